@@ -1,0 +1,1 @@
+"""The ``stoker`` command: thin; it parses arguments, calls the service, prints."""

@@ -1,0 +1,346 @@
+"""``stoker``: the command line. Flags follow ``openstack stack ...`` where it has the
+same command. Every error is one clear message and a non-zero exit, never a traceback
+(set STOKER_DEBUG=1 to see one)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from stoker.cli import render
+from stoker.sdk.exceptions import StokerError
+from stoker.template.errors import TemplateErrors
+
+FORMAT = click.option("-f", "--format", "fmt", type=click.Choice(["table", "json", "value"]), default="table", show_default=True, help="Output format.")
+
+
+class Failure(Exception):
+    """The action ran and ended FAILED: print the reason, exit 1."""
+
+
+def _service(ctx: click.Context):
+    from stoker.service import Service
+    from stoker.settings import Settings
+
+    obj = ctx.find_root().obj
+    if "service" not in obj:
+        settings = Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or []))
+        obj["service"] = Service(settings)
+        ctx.find_root().call_on_close(obj["service"].close)
+    return obj["service"]
+
+
+def _source(path: str):
+    from stoker.service import Source
+
+    file = Path(path)
+    try:
+        return Source(file.read_bytes(), str(path))
+    except OSError as error:
+        raise click.UsageError(f"cannot read {path}: {error.strerror}")
+
+
+def _parameters(pairs: tuple[str, ...]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for pair in pairs:
+        for item in pair.split(";") if ";" in pair else [pair]:
+            if "=" not in item:
+                raise click.UsageError(f"--parameter expects KEY=VALUE, got {item!r}")
+            key, value = item.split("=", 1)
+            values[key.strip()] = value
+    return values
+
+
+def _files_for(template_path: str | None) -> dict[str, str]:
+    """get_file targets are sent as a files map (never read by the engine itself)."""
+    return {}
+
+
+def _report(error: BaseException) -> None:
+    if isinstance(error, TemplateErrors):
+        if len(error.errors) == 1:
+            click.echo(f"ERROR: {error.errors[0]}", err=True)
+        else:
+            click.echo(f"ERROR: {len(error.errors)} problems found:", err=True)
+            for problem in error.errors:
+                click.echo(f"  - {problem}", err=True)
+    else:
+        click.echo(f"ERROR: {error}", err=True)
+
+
+class StokerGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (StokerError, Failure) as error:
+            _report(error)
+            sys.exit(1)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except Exception as error:  # noqa: BLE001 - last line of defence: no traceback for users
+            if os.environ.get("STOKER_DEBUG"):
+                raise
+            click.echo(f"ERROR: internal error: {type(error).__name__}: {error} (set STOKER_DEBUG=1 for the traceback)", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=StokerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--database-url", envvar="STOKER_DATABASE_URL", help="SQLAlchemy URL of the store (default: SQLite file in ~/.local/share/stoker).")
+@click.option("--plugin-dir", "plugin_dirs", multiple=True, help="Directory of resource plugins (repeatable).")
+@click.version_option(package_name="stoker")
+@click.pass_context
+def main(ctx: click.Context, database_url: str | None, plugin_dirs: tuple[str, ...]) -> None:
+    """stoker: orchestration of stacks from HOT templates."""
+    ctx.obj = {"database_url": database_url, "plugin_dirs": plugin_dirs}
+
+
+@main.group()
+def stack() -> None:
+    """Stacks: create, list, show, update, delete, and their resources, events, outputs."""
+
+
+def _finish(service, stack_record, action: str, fmt: str, show_outputs: bool = True) -> None:
+    outputs = service.outputs(stack_record.id) if show_outputs and stack_record.deleted_at is None else []
+    runtime_desc = ""
+    if stack_record.deleted_at is None:
+        runtime_desc = service.store.get_template(stack_record.raw_template_id).template.get("description", "") or ""
+    detail = render.stack_detail(stack_record, runtime_desc, outputs, stack_record.parameters)
+    if fmt == "table":
+        # A short summary, then the outputs as their own table: what the user came for.
+        summary = {k: detail[k] for k in ("id", "stack_name", "stack_status", "stack_status_reason", "creation_time", "updated_time")}
+        render.print_detail(summary, fmt)
+        if outputs:
+            render.print_list(
+                [{"output_key": o["output_key"], "output_value": o.get("output_value") if "output_error" not in o else f"ERROR: {o['output_error']}", "description": o["description"]} for o in outputs],
+                fmt,
+            )
+    else:
+        render.print_detail(detail, fmt)
+    if stack_record.status == "FAILED":
+        raise Failure(f"Stack {stack_record.name} {stack_record.state}: {stack_record.status_reason}")
+
+
+def _progress(wait: bool, fmt: str) -> list[Callable]:
+    return [render.Progress(quiet=not wait)]
+
+
+@stack.command("create")
+@click.argument("name")
+@click.option("-t", "--template", "template", required=True, help="Path to the template.")
+@click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
+@click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@click.option("--enable-rollback", is_flag=True, help="Delete what was created when the create fails.")
+@click.option("--timeout", "timeout_mins", type=int, help="Stack creation timeout in minutes.")
+@click.option("--tags", default="", help="Comma-separated tags.")
+@FORMAT
+@click.pass_context
+def stack_create(ctx, name, template, environments, parameters, wait, enable_rollback, timeout_mins, tags, fmt):
+    """Create a stack. Embedded mode runs the action to its end; --wait shows progress."""
+    service = _service(ctx)
+    result = service.create_stack(
+        name,
+        _source(template),
+        [_source(e) for e in environments],
+        _parameters(parameters),
+        disable_rollback=not enable_rollback,
+        timeout_mins=timeout_mins,
+        tags=[t for t in tags.split(",") if t],
+        listeners=_progress(wait, fmt),
+    )
+    _finish(service, result, "CREATE", fmt)
+
+
+@stack.command("update")
+@click.argument("name")
+@click.option("-t", "--template", "template", help="Path to the new template.")
+@click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
+@click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("--existing", is_flag=True, help="Reuse the stack's template, environment and parameters; merge what is given.")
+@click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@FORMAT
+@click.pass_context
+def stack_update(ctx, name, template, environments, parameters, existing, wait, fmt):
+    """Update a stack to a new template and/or parameters."""
+    service = _service(ctx)
+    result = service.update_stack(
+        name,
+        _source(template) if template else None,
+        [_source(e) for e in environments],
+        _parameters(parameters),
+        existing=existing,
+        listeners=_progress(wait, fmt),
+    )
+    _finish(service, result, "UPDATE", fmt)
+
+
+@stack.command("delete")
+@click.argument("names", nargs=-1, required=True)
+@click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@click.pass_context
+def stack_delete(ctx, names, yes, wait):
+    """Delete stacks."""
+    service = _service(ctx)
+    if not yes and sys.stdin.isatty():
+        click.confirm(f"Are you sure you want to delete {', '.join(names)}?", abort=True)
+    failed = []
+    for name in names:
+        result = service.delete_stack(name, listeners=_progress(wait, "table"))
+        if result.status == "FAILED":
+            failed.append(f"Stack {result.name} {result.state}: {result.status_reason}")
+        else:
+            click.echo(f"Stack {result.name} {result.state}", err=True)
+    if failed:
+        raise Failure("; ".join(failed))
+
+
+@stack.command("list")
+@FORMAT
+@click.pass_context
+def stack_list(ctx, fmt):
+    """List stacks."""
+    service = _service(ctx)
+    render.print_list([render.stack_row(s) for s in service.list_stacks()], fmt, ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"])
+
+
+@stack.command("show")
+@click.argument("name")
+@FORMAT
+@click.pass_context
+def stack_show(ctx, name, fmt):
+    """Show a stack."""
+    service = _service(ctx)
+    record = service.get_stack(name)
+    outputs = service.outputs(record.id)
+    description = service.template_of(record.id).get("description", "") or ""
+    render.print_detail(render.stack_detail(record, description, outputs, record.parameters), fmt)
+
+
+@stack.group("resource")
+def resource() -> None:
+    """Resources of a stack."""
+
+
+@resource.command("list")
+@click.argument("name")
+@FORMAT
+@click.pass_context
+def resource_list(ctx, name, fmt):
+    """List a stack's resources."""
+    service = _service(ctx)
+    rows = [render.resource_row(r) for r in service.list_resources(name)]
+    render.print_list(rows, fmt, ["resource_name", "physical_resource_id", "resource_type", "resource_status", "updated_time"])
+
+
+@stack.group("event")
+def event() -> None:
+    """Events of a stack."""
+
+
+@event.command("list")
+@click.argument("name")
+@click.option("--resource", "resource_name", help="Only this resource's events.")
+@click.option("-f", "--format", "fmt", type=click.Choice(["log", "table", "json", "value"]), default="log", show_default=True)
+@click.pass_context
+def event_list(ctx, name, resource_name, fmt):
+    """List a stack's events, oldest first."""
+    service = _service(ctx)
+    events = service.list_events(name, resource_name)
+    if fmt == "log":
+        for item in events:
+            click.echo(render.event_line(item))
+        return
+    render.print_list([render.event_row(e) for e in events], fmt, ["id", "resource_name", "resource_status", "resource_status_reason", "event_time"])
+
+
+@stack.group("output")
+def output() -> None:
+    """Outputs of a stack."""
+
+
+@output.command("show")
+@click.argument("name")
+@click.argument("output_name", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Show every output.")
+@FORMAT
+@click.pass_context
+def output_show(ctx, name, output_name, show_all, fmt):
+    """Show one output of a stack, or all of them with --all."""
+    if not output_name and not show_all:
+        raise click.UsageError("give an OUTPUT name or --all")
+    service = _service(ctx)
+    outputs = service.outputs(name, None if show_all else [output_name])
+    if not outputs:
+        raise StokerError(f"Specified output key {output_name} not found.", hint=f"see 'stoker stack output list {name}'")
+    if show_all:
+        detail = {o["output_key"]: {k: v for k, v in o.items()} for o in outputs}
+        render.print_detail(detail, fmt)
+        return
+    render.print_detail(outputs[0], fmt)
+
+
+@output.command("list")
+@click.argument("name")
+@FORMAT
+@click.pass_context
+def output_list(ctx, name, fmt):
+    """List a stack's outputs."""
+    service = _service(ctx)
+    rows = [{"output_key": o["output_key"], "description": o["description"]} for o in service.outputs(name)]
+    render.print_list(rows, fmt, ["output_key", "description"])
+
+
+@main.group()
+def template() -> None:
+    """Templates: validate."""
+
+
+@template.command("validate")
+@click.option("-t", "--template", "template_path", required=True, help="Path to the template.")
+@click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
+@click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("-f", "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
+@click.pass_context
+def template_validate(ctx, template_path, environments, parameters, fmt):
+    """Validate a template; print Heat's validate result."""
+    service = _service(ctx)
+    result = service.validate_template(_source(template_path), [_source(e) for e in environments], _parameters(parameters))
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=4, default=str))
+    else:
+        import yaml
+
+        click.echo(yaml.safe_dump(result, sort_keys=False, default_flow_style=False).rstrip())
+
+
+@click.group()
+def resource_type() -> None:
+    """Resource types."""
+
+
+main.add_command(resource_type, "resource")
+
+
+@resource_type.group("type")
+def rtype() -> None:
+    """Resource types known to the engine."""
+
+
+@rtype.command("list")
+@FORMAT
+@click.pass_context
+def resource_type_list(ctx, fmt):
+    """List resource types."""
+    service = _service(ctx)
+    render.print_list([{"Resource Type": name} for name in service.registry.known_types()], fmt)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,32 @@
+"""What every stack action shares: the action context, stack state transitions, and
+turning a walk's outcome into the stack's final state and reason."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from stoker.engine.lifecycle import ActionContext
+from stoker.engine.states import Action, Status
+from stoker.graph import WalkOutcome
+
+
+def stack_started(context: ActionContext, action: Action) -> None:
+    context.recorder.stack_state(action, Status.IN_PROGRESS, f"Stack {action} started")
+
+
+def outcome_reason(action: Action, outcome: WalkOutcome[Hashable], describe: Any = str) -> str:
+    """Heat's stack reason: ``Resource CREATE failed: <first failure>``."""
+    if outcome.failed:
+        node, error = next(iter(outcome.failed.items()))
+        message = getattr(error, "message", None) or f"{type(error).__name__}: {error}"
+        return f"Resource {action} failed: {message}"
+    if outcome.skipped:
+        return f"Resource {action} did not run for {len(outcome.skipped)} resources"
+    return f"Stack {action} completed successfully"
+
+
+def stack_finished(context: ActionContext, action: Action, outcome: WalkOutcome[Hashable]) -> bool:
+    status = Status.COMPLETE if outcome.ok else Status.FAILED
+    context.recorder.stack_state(action, status, outcome_reason(action, outcome))
+    return outcome.ok

@@ -1,0 +1,69 @@
+"""Stack delete: every resource record, dependents before what they depend on.
+
+Records that a replacement left behind are deleted before whatever the current resource
+of the same name depends on, so no resource disappears while something still uses it.
+"""
+
+from __future__ import annotations
+
+from stoker.engine import actions
+from stoker.engine.lifecycle import ActionContext, delete_resource
+from stoker.engine.stack import dependency_graph
+from stoker.engine.states import Action
+from stoker.graph import Graph, WalkOutcome, walk
+from stoker.store import ResourceRecord
+
+
+def teardown_graph(records: list[ResourceRecord], requirements: Graph[str]) -> Graph[int]:
+    """Graph over record ids in deletion order (a record requires its dependents gone)."""
+    by_name: dict[str, list[ResourceRecord]] = {}
+    for record in records:
+        by_name.setdefault(record.name, []).append(record)
+    graph: Graph[int] = Graph()
+    for record in records:
+        graph.add_node(record.id)
+    for record in records:
+        if record.name not in requirements:
+            continue
+        for need in requirements.requires(record.name):
+            for needed in by_name.get(need, []):
+                # ``needed`` may only go once ``record`` is gone.
+                graph.add_edge(needed.id, record.id)
+    # An old (replaced) record goes before the current one's requirements, as above; and
+    # a replacement's predecessor goes before the replacement itself.
+    for record in records:
+        if record.replaces is not None and record.replaces in graph:
+            graph.add_edge(record.id, record.replaces)
+    return graph
+
+
+async def delete_all(
+    context: ActionContext,
+    limit: int,
+    records: list[ResourceRecord] | None = None,
+    requirements: Graph[str] | None = None,
+) -> WalkOutcome[int]:
+    """Delete ``records`` (default: all of the stack's) in teardown order; the order of
+    names comes from ``requirements`` (default: the stack's current template)."""
+    runtime = context.runtime
+    records = list(runtime.records if records is None else records)
+    by_id = {record.id: record for record in records}
+    if requirements is None:
+        requirements = dependency_graph(runtime.template.resources)
+    graph = teardown_graph(records, requirements)
+
+    async def visit(record_id: int) -> None:
+        record = by_id[record_id]
+        definition = runtime.template.resources.get(record.name) if record.current else None
+        await delete_resource(context, record, definition)
+
+    return await walk(graph, visit, limit=limit)
+
+
+async def delete(context: ActionContext, limit: int) -> bool:
+    actions.stack_started(context, Action.DELETE)
+    outcome = await delete_all(context, limit)
+    ok = actions.stack_finished(context, Action.DELETE, outcome)
+    if ok:
+        context.store.delete_resources(record.id for record in context.runtime.records)
+    return ok

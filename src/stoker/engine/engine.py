@@ -1,0 +1,121 @@
+"""The engine's front door: run one stack action as a job.
+
+A job names a stack and an action; the engine loads everything it needs from the store,
+so any process with the same store can run it (one process by default; several workers
+over PostgreSQL later). Nothing outside this package drives an action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from stoker.engine import create as create_action
+from stoker.engine import delete as delete_action
+from stoker.engine import update as update_action
+from stoker.engine.clock import Clock
+from stoker.engine.errors import StackNotFoundError
+from stoker.engine.events import Listener, Recorder
+from stoker.engine.handlers import HandlerRunner
+from stoker.engine.lifecycle import ActionContext
+from stoker.engine.stack import StackRuntime, parameter_values
+from stoker.engine.states import Action, Status
+from stoker.environment.environment import Environment
+from stoker.environment.registry import ResourceRegistry
+from stoker.store import StackRecord, Store
+from stoker.template.hot import Template
+
+
+@dataclass(frozen=True)
+class Job:
+    stack_id: str
+    action: Action
+    # For UPDATE: the stored new template and the user's parameters for it.
+    template_id: int | None = None
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class EngineSettings:
+    handler_threads: int = 8
+    # Resources in flight at once per stack action (the walk's only limit).
+    max_in_flight: int = 1000
+    poll_initial_s: float = 0.01
+    poll_max_s: float = 0.5
+
+
+class Engine:
+    def __init__(
+        self,
+        store: Store,
+        registry: ResourceRegistry,
+        settings: EngineSettings | None = None,
+        clock: Clock | None = None,
+    ):
+        self.store = store
+        self.registry = registry
+        self.settings = settings or EngineSettings()
+        self.clock = clock or Clock()
+        self.listeners: list[Listener] = []
+        self._runner: HandlerRunner | None = None
+
+    @property
+    def runner(self) -> HandlerRunner:
+        if self._runner is None:
+            s = self.settings
+            self._runner = HandlerRunner(self.clock, s.handler_threads, s.poll_initial_s, s.poll_max_s)
+        return self._runner
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+    def load_runtime(self, stack: StackRecord, template_id: int | None = None, user_params: Mapping[str, Any] | None = None) -> StackRuntime:
+        stored = self.store.get_template(template_id or stack.raw_template_id)
+        template = Template.from_data(stored.template, stored.files)
+        environment = Environment.from_dict(stored.environment)
+        params = parameter_values(template, environment, stack.parameters if user_params is None else user_params, stack.name, stack.id, stack.project_id)
+        return StackRuntime(stack, template, environment, params, self.registry, self.store, self.clock, self.store.list_resources(stack.id))
+
+    async def run(self, job: Job) -> StackRecord:
+        stack = self.store.get_stack(job.stack_id)
+        if stack is None:
+            raise StackNotFoundError(job.stack_id)
+        limit = self.settings.max_in_flight
+        if job.action == Action.CREATE:
+            runtime = self.load_runtime(stack)
+            await create_action.create(self._context(runtime), limit)
+        elif job.action == Action.DELETE:
+            runtime = self.load_runtime(stack)
+            context = self._context(runtime)
+            if await delete_action.delete(context, limit):
+                self.store.update_stack(stack.id, deleted_at=self.store_now())
+        elif job.action == Action.UPDATE:
+            old_template = self.load_runtime(stack).template
+            runtime = self.load_runtime(stack, job.template_id, job.parameters)
+            context = self._context(runtime)
+            context.recorder.stack_state(
+                Action.UPDATE,
+                Status.IN_PROGRESS,
+                "Stack UPDATE started",
+                raw_template_id=job.template_id,
+                prev_raw_template_id=stack.raw_template_id,
+                parameters=dict(job.parameters),
+            )
+            await update_action.update(context, old_template, limit)
+        else:
+            raise ValueError(f"Action {job.action} is not supported yet")
+        result = self.store.get_stack(stack.id)
+        assert result is not None
+        return result
+
+    def store_now(self) -> Any:
+        from stoker.store.repository import utcnow
+
+        return utcnow()
+
+    def _context(self, runtime: StackRuntime) -> ActionContext:
+        recorder = Recorder(self.store, runtime.stack, list(self.listeners))
+        return ActionContext(runtime, recorder, self.runner, self.store)

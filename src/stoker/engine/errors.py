@@ -1,0 +1,34 @@
+"""Engine errors.
+
+    StokerError (stoker.sdk.exceptions)
+      EngineError
+        StackNotFoundError       no live stack by that name or id
+        StackExistsError         a live stack already has that name
+        ActionInProgressError    the stack is busy with another action
+        ActionFailedError        the stack action ended FAILED (carries the reason)
+"""
+
+from stoker.sdk.exceptions import StokerError
+
+
+class EngineError(StokerError):
+    pass
+
+
+class StackNotFoundError(EngineError):
+    def __init__(self, name: str):
+        super().__init__(f"The Stack ({name}) could not be found.", hint="see 'stoker stack list'")
+
+
+class StackExistsError(EngineError):
+    def __init__(self, name: str):
+        super().__init__(f"The Stack ({name}) already exists.", hint="choose another name or delete the old stack")
+
+
+class ActionInProgressError(EngineError):
+    def __init__(self, name: str, state: str):
+        super().__init__(f"Stack {name} is busy: {state}", hint="wait for the action to finish")
+
+
+class ActionFailedError(EngineError):
+    pass

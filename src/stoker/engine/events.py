@@ -1,0 +1,71 @@
+"""Recording state changes: every transition is persisted with its event, then announced.
+
+The recorder writes the new state and the event in one transaction before it returns,
+so the engine never moves on from a state the store does not have. Listeners (the CLI's
+live progress, later the API's event stream) are told after the commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from stoker.engine.states import STACK_TYPE, Action, Status
+from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
+
+LOG = logging.getLogger(__name__)
+
+Listener = Callable[[EventRecord], None]
+
+
+class Recorder:
+    def __init__(self, store: Store, stack: StackRecord, listeners: list[Listener] | None = None):
+        self.store = store
+        self.stack = stack
+        self.listeners = listeners or []
+
+    def _announce(self, event: EventRecord) -> None:
+        for listener in self.listeners:
+            try:
+                listener(event)
+            except Exception:  # noqa: BLE001 - a display problem must not break the action
+                LOG.exception("event listener failed")
+
+    def resource_state(self, record: ResourceRecord, action: Action, status: Status, reason: str = "state changed", **fields: Any) -> None:
+        event = EventRecord(
+            id=None,
+            uuid=str(uuid.uuid4()),
+            stack_id=record.stack_id,
+            resource_name=record.name,
+            physical_resource_id=fields.get("physical_resource_id", record.physical_resource_id),
+            resource_type=record.type,
+            resource_action=str(action),
+            resource_status=str(status),
+            resource_status_reason=reason,
+        )
+        self.store.update_resource(record.id, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
+        record.action, record.status, record.status_reason = str(action), str(status), reason
+        for key, value in fields.items():
+            setattr(record, key, value)
+        self._announce(event)
+
+    def stack_state(self, action: Action, status: Status, reason: str, **fields: Any) -> None:
+        stack = self.stack
+        event = EventRecord(
+            id=None,
+            uuid=str(uuid.uuid4()),
+            stack_id=stack.id,
+            resource_name=stack.name,
+            physical_resource_id=stack.id,
+            resource_type=STACK_TYPE,
+            resource_action=str(action),
+            resource_status=str(status),
+            resource_status_reason=reason,
+        )
+        self.store.update_stack(stack.id, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
+        stack.action, stack.status, stack.status_reason = str(action), str(status), reason
+        for key, value in fields.items():
+            setattr(stack, key, value)
+        self._announce(event)

@@ -1,0 +1,250 @@
+"""One resource through one action: create, update (in place or replace), delete.
+
+Each function records IN_PROGRESS, runs the plugin through the handler runner, and
+records COMPLETE or FAILED with a reason; the action modules decide the order. A failure
+is returned to the walk as ``ResourceFailure`` carrying the reason already recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from stoker.engine.events import Recorder
+from stoker.engine.handlers import HandlerRunner
+from stoker.engine.stack import StackRuntime
+from stoker.engine.states import Action, Status
+from stoker.sdk.exceptions import ResourceFailure, StokerError, UpdateReplace
+from stoker.sdk.properties import Properties
+from stoker.store import ResourceRecord, Store
+from stoker.template.definitions import ResourceDefinition
+
+
+@dataclass
+class ActionContext:
+    runtime: StackRuntime
+    recorder: Recorder
+    runner: HandlerRunner
+    store: Store
+
+
+def failure_reason(name: str, error: BaseException) -> str:
+    """Heat's form: ``ValueError: resources.<name>: <message>``."""
+    if isinstance(error, ResourceFailure):
+        return error.message
+    if isinstance(error, StokerError):
+        text = str(error)
+        if not error.path:
+            text = f"resources.{name}: {text}"
+        return f"{type(error).__name__}: {text}"
+    return f"{type(error).__name__}: resources.{name}: {error}"
+
+
+def jsonable(value: Any) -> Any:
+    """Values go into JSON columns; anything else is kept as its string form."""
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return json.loads(json.dumps(value, default=str))
+
+
+def _stored_definition(record: ResourceRecord) -> ResourceDefinition:
+    """A definition carrying the record's last resolved properties (for delete)."""
+    return ResourceDefinition(name=record.name, resource_type=record.type, properties_data=record.properties or {})
+
+
+async def create_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, reason: str = "state changed") -> None:
+    runtime, recorder = context.runtime, context.recorder
+    recorder.resource_state(record, Action.CREATE, Status.IN_PROGRESS, reason)
+    try:
+        instance = runtime.instance(record, definition, fresh=True)
+        instance.action, instance.status = Action.CREATE, Status.IN_PROGRESS
+
+        def finish() -> tuple[dict[str, Any], dict[str, Any]]:
+            return instance.properties.resolved(), runtime.attributes_to_store(record)
+
+        properties, attributes = await context.runner.run(
+            instance,
+            Action.CREATE,
+            before=instance.validate,
+            after=finish,
+            on_token=lambda token: _save_token(context, record, token),
+        )
+    except Exception as error:  # noqa: BLE001 - any plugin failure becomes CREATE_FAILED
+        reason = failure_reason(record.name, error)
+        recorder.resource_state(record, Action.CREATE, Status.FAILED, reason, handler_token=None)
+        raise ResourceFailure(reason, cause=error)
+    recorder.resource_state(
+        record,
+        Action.CREATE,
+        Status.COMPLETE,
+        properties=jsonable(properties),
+        attributes=jsonable(attributes),
+        data=jsonable(instance.data()),
+        definition=definition.render(),
+        handler_token=None,
+    )
+
+
+def _save_token(context: ActionContext, record: ResourceRecord, token: Any) -> None:
+    """Persist the handler token before waiting on it, so a restart can resume polling."""
+    try:
+        json.dumps(token)
+    except (TypeError, ValueError):
+        return
+    context.store.update_resource(record.id, handler_token={"token": token})
+    record.handler_token = {"token": token}
+
+
+async def delete_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition | None = None) -> None:
+    recorder = context.recorder
+    never_created = record.action == "INIT" or (
+        record.action == "CREATE" and record.physical_resource_id is None and record.status != "IN_PROGRESS" and not record.data
+    )
+    policy = definition.deletion_policy if definition is not None else (record.definition or {}).get("deletion_policy", "Delete")
+    if never_created:
+        if record.action != "INIT":
+            recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "state changed")
+        return
+    recorder.resource_state(record, Action.DELETE, Status.IN_PROGRESS)
+    if policy == "Retain":
+        recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "Retained: deletion_policy is Retain")
+        return
+    try:
+        instance = context.runtime.instance(record, _stored_definition(record), fresh=True)
+        instance.action, instance.status = Action.DELETE, Status.IN_PROGRESS
+        await context.runner.run(instance, Action.DELETE, on_token=lambda token: _save_token(context, record, token))
+    except Exception as error:  # noqa: BLE001
+        reason = failure_reason(record.name, error)
+        recorder.resource_state(record, Action.DELETE, Status.FAILED, reason, handler_token=None)
+        raise ResourceFailure(reason, cause=error)
+    recorder.resource_state(record, Action.DELETE, Status.COMPLETE, handler_token=None)
+
+
+@dataclass
+class UpdatePlan:
+    """What an update of one resource must do, and why."""
+
+    kind: str  # "none", "update", "replace"
+    reason: str = ""
+    prop_diff: Mapping[str, Any] | None = None
+    tmpl_diff: Mapping[str, Any] | None = None
+    new_properties: Mapping[str, Any] | None = None
+
+
+def plan_update(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition) -> UpdatePlan:
+    """Decide in place versus replacement (runs in a handler thread: it resolves values)."""
+    runtime = context.runtime
+    if record.type != definition.resource_type:
+        return UpdatePlan("replace", f"type changed from {record.type} to {definition.resource_type}")
+    instance = runtime.instance(record, definition, fresh=True)
+    if record.status == Status.FAILED or record.action == "INIT" or (record.action == Action.CREATE and record.status != Status.COMPLETE):
+        if record.action in ("INIT",) or record.physical_resource_id is None or instance.needs_replace_failed():
+            return UpdatePlan("replace", f"resource is {record.action}_{record.status}")
+    new_properties = instance.properties.resolved()
+    old_properties = record.properties or {}
+    prop_diff = {key: value for key, value in new_properties.items() if old_properties.get(key) != value}
+    prop_diff.update({key: None for key in old_properties if key not in new_properties})
+    tmpl_diff: dict[str, Any] = {}
+    if prop_diff:
+        tmpl_diff["Properties"] = definition.render().get("properties", {})
+    old_definition = record.definition or {}
+    new_render = definition.render()
+    if old_definition.get("metadata") != new_render.get("metadata"):
+        tmpl_diff["Metadata"] = new_render.get("metadata")
+    if old_definition.get("deletion_policy") != new_render.get("deletion_policy"):
+        tmpl_diff["DeletionPolicy"] = new_render.get("deletion_policy", "Delete")
+    if old_definition.get("update_policy") != new_render.get("update_policy"):
+        tmpl_diff["UpdatePolicy"] = new_render.get("update_policy")
+    if not tmpl_diff:
+        return UpdatePlan("none")
+    schema = type(instance).properties_schema
+    immutable = sorted(key for key in prop_diff if key in schema and schema[key].immutable)
+    if immutable:
+        raise StokerError(
+            f"Update of immutable property {', '.join(immutable)} is not allowed",
+            path=f"resources.{record.name}.properties.{immutable[0]}",
+            hint="restore the old value or create a new resource under another name",
+        )
+    fixed = sorted(key for key in prop_diff if key in schema and not schema[key].update_allowed)
+    if fixed:
+        return UpdatePlan("replace", f"property {', '.join(fixed)} changed and cannot be updated in place")
+    return UpdatePlan("update", "", prop_diff, tmpl_diff, new_properties)
+
+
+async def update_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition) -> ResourceRecord:
+    """Bring one resource to ``definition``. Returns the record now current for the name
+    (a new one when the resource was replaced)."""
+    runtime, recorder = context.runtime, context.recorder
+    try:
+        plan: UpdatePlan = await context.runner.call(plan_update, context, record, definition)
+    except Exception as error:  # noqa: BLE001
+        reason = failure_reason(record.name, error)
+        recorder.resource_state(record, Action.UPDATE, Status.FAILED, reason)
+        raise ResourceFailure(reason, cause=error)
+    if plan.kind == "none":
+        return record
+    if plan.kind == "update":
+        try:
+            await _update_in_place(context, record, definition, plan)
+            return record
+        except UpdateReplace as replace:
+            plan = UpdatePlan("replace", replace.message)
+            # Leave no IN_PROGRESS behind: this resource is finished with; its
+            # replacement is created now and it is deleted in the cleanup phase.
+            recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, f"Replacement required: {replace.message}")
+    return await replace_resource(context, record, definition, plan.reason)
+
+
+async def _update_in_place(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, plan: UpdatePlan) -> None:
+    runtime, recorder = context.runtime, context.recorder
+    recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS)
+    try:
+        instance = runtime.instance(record, definition, fresh=True)
+        # The plugin sees the old values as self.properties and the new ones through json_snippet.
+        instance.properties = Properties(type(instance).properties_schema, record.properties or {}, path=f"resources.{record.name}.properties", accept_any=instance.accepts_any_property)
+        instance.action, instance.status = Action.UPDATE, Status.IN_PROGRESS
+        new_definition = definition.bind(runtime.resolve)
+
+        def finish() -> dict[str, Any]:
+            return runtime.attributes_to_store(record)
+
+        attributes = await context.runner.run(
+            instance,
+            Action.UPDATE,
+            (new_definition, plan.tmpl_diff, plan.prop_diff),
+            after=finish,
+            on_token=lambda token: _save_token(context, record, token),
+        )
+    except UpdateReplace:
+        raise
+    except Exception as error:  # noqa: BLE001
+        reason = failure_reason(record.name, error)
+        recorder.resource_state(record, Action.UPDATE, Status.FAILED, reason, handler_token=None)
+        raise ResourceFailure(reason, cause=error)
+    recorder.resource_state(
+        record,
+        Action.UPDATE,
+        Status.COMPLETE,
+        properties=jsonable(plan.new_properties),
+        attributes=jsonable(attributes),
+        data=jsonable(instance.data()),
+        definition=definition.render(),
+        handler_token=None,
+    )
+
+
+async def replace_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, why: str) -> ResourceRecord:
+    """Create the replacement first; the old resource is deleted in the cleanup phase."""
+    runtime, store = context.runtime, context.store
+    replacement = runtime.new_record(definition, replaces=record.id)
+    store.insert_resources([replacement])
+    store.update_resource(record.id, current=False, replaced_by=replacement.id)
+    record.current, record.replaced_by = False, replacement.id
+    runtime.records.append(replacement)
+    runtime.current[definition.name] = replacement
+    await create_resource(context, replacement, definition, reason=f"Replacing {record.name}: {why}" if why else "state changed")
+    return replacement

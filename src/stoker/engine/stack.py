@@ -1,0 +1,234 @@
+"""A stack at run time: its template, parameter values and resource records, and the
+resolution context intrinsic functions use.
+
+Owns: building plugin instances for records, resolving get_param/get_resource/get_attr
+against live records, the per-resource attribute cache, and the hooks a plugin uses to
+persist its physical id and data. It does not decide what to do: the action modules do.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from stoker.environment.environment import Environment
+from stoker.environment.registry import ResourceRegistry
+from stoker.graph import Graph
+from stoker.sdk.attributes import select_path
+from stoker.sdk.exceptions import InvalidTemplateAttribute, StokerError
+from stoker.sdk.properties import UNRESOLVED
+from stoker.sdk.resource import Resource
+from stoker.store import ResourceRecord, StackRecord, Store
+from stoker.template import parameters as parameters_module
+from stoker.template.definitions import ResourceDefinition
+from stoker.template.errors import TemplateError, TemplateErrors
+from stoker.template.functions.base import resolve
+from stoker.template.hot import Template
+
+
+def dependency_graph(definitions: Mapping[str, ResourceDefinition]) -> Graph[str]:
+    graph: Graph[str] = Graph()
+    for name, definition in definitions.items():
+        graph.add_node(name)
+        for need in definition.required_resource_names():
+            if need in definitions:
+                graph.add_edge(name, need)
+    return graph
+
+
+def referenced_attributes(template: Template) -> dict[str, set[str | None]]:
+    """resource name -> attributes other parts of the template read (None = all)."""
+    found: dict[str, set[str | None]] = {}
+    for definition in template.resources.values():
+        for name, attribute in definition.referenced_attributes():
+            found.setdefault(name, set()).add(attribute)
+    for output in template.outputs.values():
+        for name, attribute in output.referenced_attributes():
+            found.setdefault(name, set()).add(attribute)
+    return found
+
+
+def parameter_values(template: Template, environment: Environment, user: Mapping[str, Any], stack_name: str, stack_id: str, project_id: str = "") -> dict[str, Any]:
+    pseudo = {
+        parameters_module.STACK_NAME: stack_name,
+        parameters_module.STACK_ID: stack_id,
+        parameters_module.PROJECT_ID: project_id,
+    }
+    values, errors = parameters_module.resolve_values(
+        template.parameters, {**environment.parameters, **user}, environment.parameter_defaults, pseudo
+    )
+    if errors:
+        for error in errors:
+            if error.location is None:
+                error.location = template.document.locate(error.path)
+        raise TemplateErrors(errors)
+    return values
+
+
+class _Hooks:
+    """EngineHooks for one record: called from handler threads, writes straight through."""
+
+    __slots__ = ("store", "record", "clock")
+
+    def __init__(self, store: Store, record: ResourceRecord, clock: Any):
+        self.store = store
+        self.record = record
+        self.clock = clock
+
+    def resource_id_set(self, resource: Resource, physical_id: str | None) -> None:
+        self.store.update_resource(self.record.id, physical_resource_id=physical_id)
+        self.record.physical_resource_id = physical_id
+
+    def data_changed(self, resource: Resource) -> None:
+        data = resource.data()
+        self.store.update_resource(self.record.id, data=data)
+        self.record.data = data
+
+    def client(self, resource: Resource, name: str | None) -> Any:
+        raise StokerError(f"No client plugin {name!r} is configured", hint="client plugins arrive with the OpenStack resource types")
+
+    def now(self) -> float:
+        return self.clock.now()
+
+
+class StackRuntime:
+    """Implements ``ResolutionContext`` and ``StackInfo`` for one stack action."""
+
+    def __init__(
+        self,
+        stack: StackRecord,
+        template: Template,
+        environment: Environment,
+        params: Mapping[str, Any],
+        registry: ResourceRegistry,
+        store: Store | None,
+        clock: Any,
+        records: Iterable[ResourceRecord] = (),
+    ):
+        self.stack = stack
+        self.id = stack.id
+        self.name = stack.name
+        self.template = template
+        self.environment = environment
+        self.params = dict(params)
+        self.registry = registry
+        self.store = store
+        self.clock = clock
+        self.aliases = environment.type_aliases()
+        self.records: list[ResourceRecord] = list(records)
+        # name -> the record that currently stands for that name
+        self.current: dict[str, ResourceRecord] = {r.name: r for r in self.records if r.current}
+        self.instances: dict[int, Resource] = {}
+        self.attribute_cache: dict[int, dict[str, Any]] = {}
+        self.referenced = referenced_attributes(template)
+
+    # -- plugin instances ------------------------------------------------------
+
+    def plugin_class(self, type_name: str) -> type[Resource]:
+        return self.registry.get_class(type_name, self.aliases)
+
+    def resolve(self, value: Any) -> Any:
+        return resolve(value, self)
+
+    def instance(self, record: ResourceRecord, definition: ResourceDefinition | None = None, fresh: bool = False) -> Resource:
+        """The plugin object for a record (one per record and action)."""
+        if not fresh and record.id in self.instances:
+            return self.instances[record.id]
+        if definition is None:
+            definition = self.template.resources.get(record.name)
+            if definition is None or definition.resource_type != record.type:
+                definition = ResourceDefinition(name=record.name, resource_type=record.type, properties_data=record.properties or {})
+        cls = self.plugin_class(definition.resource_type)
+        instance = cls(
+            record.name,
+            definition.bind(self.resolve),
+            self,
+            uuid=record.uuid,
+            hooks=_Hooks(self.store, record, self.clock) if self.store is not None else None,
+        )
+        instance.resource_id = record.physical_resource_id
+        instance._data = dict(record.data or {})
+        instance.action, instance.status = record.action, record.status
+        self.instances[record.id] = instance
+        return instance
+
+    def new_record(self, definition: ResourceDefinition, replaces: int | None = None) -> ResourceRecord:
+        return ResourceRecord(
+            id=None,
+            uuid=str(uuid.uuid4()),
+            stack_id=self.id,
+            name=definition.name,
+            type=definition.resource_type,
+            action="INIT",
+            status="COMPLETE",
+            definition=definition.render(),
+            replaces=replaces,
+        )
+
+    # -- ResolutionContext -----------------------------------------------------
+
+    def parameter(self, name: str) -> Any:
+        try:
+            return self.params[name]
+        except KeyError:
+            raise TemplateError(f"The Parameter ({name}) was not provided.", path=f"parameters.{name}")
+
+    def has_resource(self, name: str) -> bool:
+        return name in self.current
+
+    def _created(self, name: str) -> ResourceRecord | None:
+        record = self.current.get(name)
+        if record is None:
+            raise TemplateError(f'The specified reference "{name}" is not a resource in the template', path=f"resources.{name}")
+        if record.action == "INIT" or (record.action == "CREATE" and record.status != "COMPLETE" and record.physical_resource_id is None):
+            return None
+        return record
+
+    def resource_reference(self, name: str) -> Any:
+        record = self._created(name)
+        if record is None:
+            return UNRESOLVED
+        return self.instance(record).get_reference_id()
+
+    def compute_attribute(self, record: ResourceRecord, attribute: str) -> Any:
+        cache = self.attribute_cache.setdefault(record.id, {})
+        if attribute in cache:
+            return cache[attribute]
+        stored = record.attributes or {}
+        if attribute in stored:
+            value = stored[attribute]
+        else:
+            value = self.instance(record).get_attribute(attribute)
+        cache[attribute] = value
+        return value
+
+    def resource_attribute(self, name: str, attribute: str, path: tuple[Any, ...]) -> Any:
+        record = self._created(name)
+        if record is None:
+            return UNRESOLVED
+        return select_path(self.compute_attribute(record, attribute), path)
+
+    def resource_attributes(self, name: str) -> Any:
+        record = self._created(name)
+        if record is None:
+            return UNRESOLVED
+        cls = self.plugin_class(record.type)
+        return {key: self.compute_attribute(record, key) for key in cls.attributes_schema}
+
+    def attributes_to_store(self, record: ResourceRecord) -> dict[str, Any]:
+        """Resolve the attributes others read, to persist with the COMPLETE state."""
+        self.attribute_cache.pop(record.id, None)
+        wanted = self.referenced.get(record.name, set())
+        if not wanted:
+            return {}
+        cls = self.plugin_class(record.type)
+        names = set(cls.attributes_schema) if None in wanted else {w for w in wanted if w is not None}
+        instance = self.instance(record)
+        values = {}
+        for attribute in sorted(names):
+            try:
+                values[attribute] = instance.get_attribute(attribute)
+            except InvalidTemplateAttribute:
+                continue
+        return values

@@ -1,0 +1,50 @@
+"""Stack update: walk the new template's graph; each resource is created, left alone,
+updated in place or replaced (replacement created first). Then the cleanup phase deletes
+what the new template no longer has and the resources that were replaced, in the old
+template's teardown order, so nothing is deleted while a resource still uses it."""
+
+from __future__ import annotations
+
+from stoker.engine import actions
+from stoker.engine.delete import delete_all
+from stoker.engine.lifecycle import ActionContext, create_resource, update_resource
+from stoker.engine.stack import dependency_graph
+from stoker.engine.states import Action, Status
+from stoker.graph import Graph, walk
+from stoker.template.hot import Template
+
+
+async def update(context: ActionContext, old_template: Template, limit: int) -> bool:
+    runtime = context.runtime
+    definitions = runtime.template.resources
+
+    async def visit(name: str) -> None:
+        definition = definitions[name]
+        record = runtime.current.get(name)
+        if record is None:
+            record = runtime.new_record(definition)
+            context.store.insert_resources([record])
+            runtime.records.append(record)
+            runtime.current[name] = record
+            await create_resource(context, record, definition)
+        else:
+            await update_resource(context, record, definition)
+
+    outcome = await walk(dependency_graph(definitions), visit, limit=limit)
+    if not outcome.ok:
+        return actions.stack_finished(context, Action.UPDATE, outcome)
+
+    leftovers = [r for r in runtime.records if not r.current or r.name not in definitions]
+    if leftovers:
+        # Old names in the old order; replacements are placed by teardown_graph.
+        requirements: Graph[str] = dependency_graph(old_template.resources)
+        cleanup = await delete_all(context, limit, leftovers, requirements)
+        deleted = [r for r in leftovers if r.action == Action.DELETE and r.status == Status.COMPLETE or r.action == "INIT"]
+        context.store.delete_resources(r.id for r in deleted)
+        gone = {r.id for r in deleted}
+        runtime.records = [r for r in runtime.records if r.id not in gone]
+        for name in [n for n, r in runtime.current.items() if r.id in gone]:
+            del runtime.current[name]
+        if not cleanup.ok:
+            return actions.stack_finished(context, Action.UPDATE, cleanup)
+    return actions.stack_finished(context, Action.UPDATE, outcome)

@@ -1,0 +1,167 @@
+"""Whole-stack validation: everything that can be known before any handler runs.
+
+Collects every problem (parameters, unknown types, property values, attribute names,
+dependency cycles) with its template path and file position, instead of stopping at the
+first. Values that depend on resources not yet created are ``UNRESOLVED`` and checked
+again, with real values, just before the resource's handler runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from stoker.environment.environment import Environment
+from stoker.environment.registry import ResourceRegistry, UnknownResourceTypeError
+from stoker.graph import CycleError
+from stoker.sdk.exceptions import StokerError
+from stoker.sdk.properties import UNRESOLVED, _contains_unresolved
+from stoker.sdk.resource import Resource
+from stoker.store import StackRecord
+from stoker.template.errors import TemplateError, TemplateErrors
+from stoker.template.functions.base import resolve
+from stoker.template.hot import Template
+from stoker.engine.stack import dependency_graph, parameter_values
+
+
+class _ValidationContext:
+    """Resolves parameters for real and everything about resources as UNRESOLVED,
+    checking that referenced attributes exist on the target's type."""
+
+    def __init__(self, template: Template, params: Mapping[str, Any], classes: Mapping[str, type[Resource]], errors: list[TemplateError]):
+        self.template = template
+        self.params = params
+        self.classes = classes
+        self.errors = errors
+
+    def parameter(self, name: str) -> Any:
+        if name not in self.params:
+            return UNRESOLVED
+        return self.params[name]
+
+    def has_resource(self, name: str) -> bool:
+        return name in self.template.resources
+
+    def resource_reference(self, name: str) -> Any:
+        return UNRESOLVED
+
+    def resource_attribute(self, name: str, attribute: str, path: tuple) -> Any:
+        return UNRESOLVED
+
+    def resource_attributes(self, name: str) -> Any:
+        return UNRESOLVED
+
+
+@dataclass
+class ValidationResult:
+    template: Template
+    params: dict[str, Any]
+    classes: dict[str, type[Resource]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _attribute_errors(template: Template, classes: Mapping[str, type[Resource]]) -> list[TemplateError]:
+    """get_attr must name an attribute the target type has (unless it accepts anything)."""
+    from stoker.template.functions.access import GetAttr
+
+    problems = []
+
+    def visit(data: Any) -> None:
+        if isinstance(data, GetAttr):
+            target, *rest = data.args
+            cls = classes.get(target)
+            if cls is not None and rest and isinstance(rest[0], str) and not cls.accepts_any_property:
+                if rest[0] not in cls.all_attributes_schema():
+                    from difflib import get_close_matches
+
+                    close = get_close_matches(rest[0], list(cls.all_attributes_schema()), n=1)
+                    problems.append(
+                        TemplateError(
+                            f"The Referenced Attribute ({target} {rest[0]}) is incorrect.",
+                            path=".".join(str(p) for p in data.path) + ".get_attr",
+                            hint=f"did you mean '{close[0]}'?" if close else "attributes: " + ", ".join(sorted(cls.all_attributes_schema())),
+                        )
+                    )
+            for arg in data.args:
+                visit(arg)
+        elif hasattr(data, "args") and hasattr(data, "fn_name"):
+            visit(data.args)
+        elif isinstance(data, dict):
+            for value in data.values():
+                visit(value)
+        elif isinstance(data, list):
+            for item in data:
+                visit(item)
+
+    for definition in template.resources.values():
+        visit(definition.properties_data)
+        visit(definition.metadata)
+    for output in template.outputs.values():
+        visit(output.value)
+    return problems
+
+
+def validate(
+    template: Template,
+    environment: Environment,
+    user_params: Mapping[str, Any],
+    registry: ResourceRegistry,
+    stack: StackRecord | None = None,
+) -> ValidationResult:
+    """Validate a stack definition; raise TemplateErrors listing every problem."""
+    errors: list[TemplateError] = []
+    stack_name = stack.name if stack else "stack"
+    stack_id = stack.id if stack else "None"
+    try:
+        params = parameter_values(template, environment, user_params, stack_name, stack_id)
+    except TemplateErrors as problems:
+        errors.extend(problems.errors)
+        params = {}
+    aliases = environment.type_aliases()
+    classes: dict[str, type[Resource]] = {}
+    for name, definition in template.resources.items():
+        try:
+            classes[name] = registry.get_class(definition.resource_type, aliases)
+        except UnknownResourceTypeError as error:
+            errors.append(TemplateError(str(error), path=f"resources.{name}.type"))
+    errors.extend(_attribute_errors(template, classes))
+    context = _ValidationContext(template, params, classes, errors)
+    warnings: list[str] = []
+
+    def resolver(value: Any) -> Any:
+        return resolve(value, context)
+
+    for name, cls in classes.items():
+        definition = template.resources[name]
+        try:
+            instance = cls(name, definition.bind(resolver), stack or _Placeholder(stack_name, stack_id))
+            problems = instance.properties.errors()
+        except StokerError as error:
+            errors.append(TemplateError(error.message, path=error.path or f"resources.{name}", hint=error.hint))
+            continue
+        if problems:
+            errors.extend(TemplateError(p.message, path=p.path, hint=p.hint) for p in problems)
+            continue
+        if any(_contains_unresolved(instance.properties[key]) for key in instance.properties):
+            continue
+        try:
+            instance.validate()
+        except StokerError as error:
+            errors.append(TemplateError(error.message, path=error.path or f"resources.{name}", hint=error.hint))
+    try:
+        dependency_graph(template.resources).check_acyclic()
+    except CycleError as error:
+        errors.append(TemplateError(str(error), path=f"resources.{error.cycle[0]}", hint="remove one of these dependencies"))
+    if errors:
+        for error in errors:
+            if error.location is None:
+                error.location = template.document.locate(error.path)
+        raise TemplateErrors(errors)
+    return ValidationResult(template, params, classes, warnings)
+
+
+@dataclass
+class _Placeholder:
+    name: str
+    id: str

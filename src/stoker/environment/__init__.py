@@ -1,0 +1,1 @@
+"""Environments (parameters, parameter_defaults, resource_registry) and the type registry."""

@@ -1,0 +1,1 @@
+"""OS::Heat::* resource types that touch no cloud."""

@@ -1,0 +1,90 @@
+"""Errors a plugin author raises or sees.
+
+Hierarchy (everything derives from StokerError, which carries an optional template
+path such as ``resources.web.properties.flavor`` and a hint for the fix):
+
+    StokerError
+      ValidationError                 a template, environment or property is invalid
+        PropertyError                 one property value is wrong (names its path)
+        SchemaError                   a plugin's own schema is wrong (found at registration)
+      ResourceFailure                 a lifecycle handler failed
+      UpdateReplace                   raised by handle_update: replace the resource instead
+      UpdateInProgressError           an in-place update is not possible right now
+      ResourceNotFoundError           a named resource does not exist
+      InvalidTemplateAttribute        an attribute a template asked for does not exist
+      EntityNotFound                  a client lookup found nothing (ignored on delete)
+
+Nothing here does I/O; the engine decides how an error becomes a state and an event.
+"""
+
+from __future__ import annotations
+
+
+class StokerError(Exception):
+    """Base of every error stoker raises on purpose."""
+
+    def __init__(self, message: str, *, path: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.hint = hint
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.message}" if self.path else self.message
+        if self.hint:
+            text = f"{text} ({self.hint})"
+        return text
+
+
+class ValidationError(StokerError):
+    """Something the user wrote is invalid; the message names where."""
+
+
+class PropertyError(ValidationError):
+    """A property value does not match its schema."""
+
+
+class SchemaError(ValidationError):
+    """A plugin declares an impossible schema; reported when the plugin registers."""
+
+
+class ResourceFailure(StokerError):
+    """A lifecycle handler raised; wraps the original exception."""
+
+    def __init__(self, message: str, *, path: str | None = None, cause: BaseException | None = None):
+        super().__init__(message, path=path)
+        self.cause = cause
+
+
+class UpdateReplace(StokerError):
+    """Raised from ``handle_update`` to ask the engine for a replacement."""
+
+    def __init__(self, resource_name: str = "", message: str | None = None):
+        super().__init__(message or f"The Resource {resource_name} requires replacement.")
+        self.resource_name = resource_name
+
+
+class UpdateInProgressError(StokerError):
+    """An in-place update cannot be done now."""
+
+
+class ResourceNotFoundError(StokerError):
+    """A resource named in a template or request does not exist."""
+
+
+class InvalidTemplateAttribute(StokerError):
+    """A template asked for an attribute the resource type does not have."""
+
+    def __init__(self, resource: str, key: str):
+        super().__init__(f"The Referenced Attribute ({resource} {key}) is incorrect.")
+        self.resource = resource
+        self.key = key
+
+
+class EntityNotFound(StokerError):
+    """A client plugin could not find an entity."""
+
+    def __init__(self, entity: str = "Entity", name: str = ""):
+        super().__init__(f"The {entity} ({name}) could not be found.")
+        self.entity = entity
+        self.name = name

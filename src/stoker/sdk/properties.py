@@ -1,0 +1,404 @@
+"""Property schemas and resolved property values (seed 001, "定义资源属性").
+
+``Schema`` declares one property; ``Properties`` is what a plugin reads through
+``self.properties``: intrinsic functions resolved, defaults applied, values converted to
+the declared type and checked against constraints. ``Properties.data`` is the raw user
+data. This module knows nothing about templates: functions are resolved through the
+``resolver`` callable the engine supplies.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from stoker.sdk import constraints as constr
+from stoker.sdk.exceptions import PropertyError, SchemaError, StokerError
+from stoker.sdk.support import SUPPORTED, SupportStatus
+
+
+class _Unresolved:
+    """Stands for a value that cannot be known yet (a resource not created)."""
+
+    _instance: _Unresolved | None = None
+
+    def __new__(cls) -> _Unresolved:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<unresolved>"
+
+
+UNRESOLVED = _Unresolved()
+
+
+def _contains_unresolved(value: Any) -> bool:
+    if value is UNRESOLVED:
+        return True
+    if isinstance(value, dict):
+        return any(_contains_unresolved(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_contains_unresolved(v) for v in value)
+    return False
+
+
+class Schema:
+    """The declaration of one property."""
+
+    TYPES = (INTEGER, STRING, NUMBER, BOOLEAN, MAP, LIST, ANY) = (
+        constr.INTEGER,
+        constr.STRING,
+        constr.NUMBER,
+        constr.BOOLEAN,
+        constr.MAP,
+        constr.LIST,
+        constr.ANY,
+    )
+
+    def __init__(
+        self,
+        data_type: str,
+        description: str | None = None,
+        default: Any = None,
+        schema: Schema | Mapping[str, Schema] | None = None,
+        required: bool = False,
+        constraints: list[constr.Constraint] | None = None,
+        implemented: bool = True,
+        update_allowed: bool = False,
+        immutable: bool = False,
+        support_status: SupportStatus | None = None,
+        allow_conversion: bool = False,
+    ):
+        if data_type not in self.TYPES:
+            raise SchemaError(f"Invalid type {data_type!r}; use one of properties.Schema.TYPES")
+        self.type = data_type
+        self.description = description
+        self.default = default
+        self.schema = schema
+        self.required = required
+        self.constraints = list(constraints or [])
+        self.implemented = implemented
+        self.update_allowed = update_allowed
+        self.immutable = immutable
+        self.support_status = support_status or SupportStatus()
+        self.allow_conversion = allow_conversion
+
+    # Heat spells the attribute data_type in some places.
+    @property
+    def data_type(self) -> str:
+        return self.type
+
+    def empty_value(self) -> Any:
+        """The value of an unset property without a default (the guide's table)."""
+        return {
+            self.STRING: "",
+            self.NUMBER: 0,
+            self.INTEGER: 0,
+            self.LIST: [],
+            self.MAP: {},
+            self.BOOLEAN: False,
+        }.get(self.type)
+
+    def has_default(self) -> bool:
+        return self.default is not None
+
+    def item_schema(self) -> Schema | None:
+        """For a LIST: the schema of each item (a dict schema means structured MAP items)."""
+        if self.schema is None:
+            return None
+        if isinstance(self.schema, Schema):
+            return self.schema
+        return Schema(self.MAP, schema=self.schema)
+
+    def check(self, owner: str, path: str = "") -> list[str]:
+        """Return the mistakes in this declaration (called when a plugin registers)."""
+        problems = []
+        where = f"{owner}: property {path}" if path else owner
+        for constraint in self.constraints:
+            if self.type not in constraint.valid_types and self.type != self.ANY:
+                problems.append(
+                    f"{where}: {type(constraint).__name__} constraint does not apply to type {self.type}"
+                )
+        if self.schema is not None and self.type not in (self.MAP, self.LIST):
+            problems.append(f"{where}: a nested schema is only allowed on Map and List properties")
+        if self.type == self.MAP and isinstance(self.schema, Schema):
+            problems.append(f"{where}: the schema of a Map property must be a dict of schemas")
+        if isinstance(self.schema, Mapping):
+            for name, sub in self.schema.items():
+                if not isinstance(sub, Schema):
+                    problems.append(f"{where}.{name}: must be a properties.Schema")
+                else:
+                    problems.extend(sub.check(owner, f"{path}.{name}" if path else name))
+        elif isinstance(self.schema, Schema):
+            problems.extend(self.schema.check(owner, f"{path}[*]" if path else "[*]"))
+        chain = self.support_status.chain_error()
+        if chain:
+            problems.append(f"{where}: {chain}")
+        if self.default is not None and self.type != self.ANY:
+            try:
+                convert(self, self.default, path or "default")
+            except PropertyError as error:
+                problems.append(f"{where}: the default is invalid: {error.message}")
+        return problems
+
+    def to_dict(self) -> dict[str, Any]:
+        """The schema in Heat's resource-type API shape."""
+        body: dict[str, Any] = {
+            "type": self.type.lower() if self.type != self.MAP else "map",
+            "description": self.description,
+            "required": self.required,
+            "update_allowed": self.update_allowed,
+            "immutable": self.immutable,
+        }
+        if self.default is not None:
+            body["default"] = self.default
+        if self.constraints:
+            body["constraints"] = [c.to_dict() for c in self.constraints]
+        if isinstance(self.schema, Mapping):
+            body["schema"] = {k: v.to_dict() for k, v in self.schema.items()}
+        elif isinstance(self.schema, Schema):
+            body["schema"] = {"*": self.schema.to_dict()}
+        if self.support_status.status != SUPPORTED:
+            body["support_status"] = self.support_status.to_dict()
+        return body
+
+
+def _type_error(path: str, message: str) -> PropertyError:
+    return PropertyError(message, path=path)
+
+
+def convert(schema: Schema, value: Any, path: str, context: Any = None) -> Any:
+    """Convert ``value`` to the schema's type and check constraints, as Heat does.
+
+    ``UNRESOLVED`` passes through untouched: it is checked once its value is known.
+    """
+    if value is UNRESOLVED:
+        return value
+    kind = schema.type
+    if kind == Schema.INTEGER:
+        value = _to_integer(value, path)
+    elif kind == Schema.NUMBER:
+        value = _to_number(value, path)
+    elif kind == Schema.STRING:
+        value = _to_string(value, path)
+    elif kind == Schema.BOOLEAN:
+        value = _to_boolean(value, path)
+    elif kind == Schema.MAP:
+        value = _to_map(schema, value, path, context)
+    elif kind == Schema.LIST:
+        value = _to_list(schema, value, path, context)
+    if not _contains_unresolved(value):
+        for constraint in schema.constraints:
+            message = constraint.validate(value, context)
+            if message:
+                raise _type_error(path, message)
+    return value
+
+
+def _to_integer(value: Any, path: str) -> int:
+    if isinstance(value, bool):
+        raise _type_error(path, f"Value '{value}' is not an integer")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise _type_error(path, f"Value '{value}' is not an integer")
+
+
+def _to_number(value: Any, path: str) -> int | float:
+    if isinstance(value, bool):
+        raise _type_error(path, f"Value '{value}' is not a number")
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            try:
+                number = float(value)
+            except ValueError:
+                pass
+            else:
+                if math.isfinite(number):
+                    return number
+    raise _type_error(path, f"Value '{value}' is not a number")
+
+
+def _to_string(value: Any, path: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return str(value)
+    raise _type_error(path, f"Value must be a string; got {json.dumps(value, default=str)}")
+
+
+def _to_boolean(value: Any, path: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise _type_error(path, f'"{value}" is not a valid boolean (use true or false)')
+
+
+def _to_map(schema: Schema, value: Any, path: str, context: Any) -> dict:
+    if value is None or value == "":
+        value = {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
+    if not isinstance(value, Mapping):
+        raise _type_error(path, f"'{value}' is not a map")
+    if isinstance(schema.schema, Mapping):
+        return resolve_properties(schema.schema, value, path, context)
+    return dict(value)
+
+
+def _to_list(schema: Schema, value: Any, path: str, context: Any) -> list:
+    if value is None:
+        return []
+    if isinstance(value, (str, Mapping)) or not isinstance(value, (list, tuple)):
+        raise _type_error(path, f"'{value}' is not a list")
+    item = schema.item_schema()
+    if item is None:
+        return list(value)
+    return [convert(item, entry, f"{path}[{index}]", context) for index, entry in enumerate(value)]
+
+
+def resolve_properties(schemata: Mapping[str, Schema], data: Mapping[str, Any], path: str, context: Any) -> dict:
+    """Convert a whole map of values against a dict of schemas (used for nested maps)."""
+    unknown = [key for key in data if key not in schemata]
+    if unknown:
+        raise _type_error(f"{path}.{unknown[0]}" if path else unknown[0], _unknown_message(unknown[0], schemata))
+    result = {}
+    for key, sub in schemata.items():
+        sub_path = f"{path}.{key}" if path else key
+        result[key] = value_for(sub, data.get(key), key in data, sub_path, context)
+    return result
+
+
+def value_for(schema: Schema, value: Any, present: bool, path: str, context: Any) -> Any:
+    """The effective value of one property: the given one, else its default, else empty."""
+    if not present or value is None:
+        if schema.default is not None:
+            return convert(schema, schema.default, path, context)
+        if schema.required:
+            raise _type_error(path, "Property is required but has no value (set it in the template)")
+        return schema.empty_value()
+    return convert(schema, value, path, context)
+
+
+def _unknown_message(key: str, schemata: Mapping[str, Any]) -> str:
+    from difflib import get_close_matches
+
+    message = f"Unknown Property {key}"
+    close = get_close_matches(key, list(schemata), n=1)
+    if close:
+        message += f" (did you mean '{close[0]}'?)"
+    return message
+
+
+Resolver = Callable[[Any], Any]
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+class Properties(Mapping[str, Any]):
+    """A resource's property values, resolved and checked against its schema.
+
+    ``self.properties['name']`` resolves functions, applies the default (or the empty
+    value of the type) and converts; ``self.properties.data`` is the raw user data.
+    Resolved values are cached: the engine builds a new Properties for every action.
+    """
+
+    def __init__(
+        self,
+        schema: Mapping[str, Schema],
+        data: Mapping[str, Any] | None,
+        resolver: Resolver = _identity,
+        path: str = "properties",
+        context: Any = None,
+        accept_any: bool = False,
+    ):
+        self.schema = schema
+        self.data = dict(data or {})
+        self.resolver = resolver
+        self.path = path
+        self.context = context
+        # OS::Heat::None style: every property accepted, none converted.
+        self.accept_any = accept_any
+        self._cache: dict[str, Any] = {}
+
+    def _path(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._cache:
+            return self._cache[key]
+        if key not in self.schema:
+            if self.accept_any:
+                value = self.resolver(self.data.get(key))
+                self._cache[key] = value
+                return value
+            raise KeyError(f"Invalid Property {key}")
+        present = key in self.data
+        raw = self.resolver(self.data[key]) if present else None
+        value = value_for(self.schema[key], raw, present, self._path(key), self.context)
+        self._cache[key] = value
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __iter__(self) -> Iterator[str]:
+        if self.accept_any:
+            return iter(self.data)
+        return iter(self.schema)
+
+    def __len__(self) -> int:
+        return len(self.data) if self.accept_any else len(self.schema)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.schema or (self.accept_any and key in self.data)
+
+    def errors(self) -> list[StokerError]:
+        """Every problem in these values (unknown keys, missing, wrong type, constraints,
+        functions that cannot be evaluated)."""
+        problems: list[StokerError] = []
+        if not self.accept_any:
+            for key in self.data:
+                if key not in self.schema:
+                    problems.append(PropertyError(_unknown_message(key, self.schema), path=self._path(key)))
+        for key in self.schema:
+            try:
+                self[key]
+            except StokerError as error:
+                problems.append(error)
+        return problems
+
+    def validate(self) -> None:
+        """Raise the first problem found; ``errors()`` lists them all."""
+        problems = self.errors()
+        if problems:
+            raise problems[0]
+
+    def resolved(self) -> dict[str, Any]:
+        """All values as a plain dict (what the store records)."""
+        return {key: self[key] for key in self}

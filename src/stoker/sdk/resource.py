@@ -1,0 +1,235 @@
+"""The ``Resource`` base class every plugin extends (seed 001, "Heat 资源基础类").
+
+A plugin overrides the lifecycle handlers (``handle_<action>`` and optionally
+``check_<action>_complete``), declares ``properties_schema`` and ``attributes_schema`` and
+resolves attributes in ``_resolve_attribute``. Everything else (state, events, the store,
+ordering, polling) belongs to the engine, which calls the handlers through one explicit
+table (``stoker.engine.handlers``) and never through string-built method names.
+
+This class must stay small: helpers a plugin needs, the default handlers the guide
+documents, nothing of the engine's own bookkeeping.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from stoker.sdk import attributes as attributes_module
+from stoker.sdk.exceptions import EntityNotFound, InvalidTemplateAttribute, StokerError, UpdateReplace
+from stoker.sdk.properties import Properties, Schema
+from stoker.sdk.support import SupportStatus
+
+if TYPE_CHECKING:
+    from stoker.template.definitions import ResourceDefinition
+
+LOG = logging.getLogger(__name__)
+
+
+class EngineHooks(Protocol):
+    """What a resource may ask of the engine while a handler runs (in a worker thread)."""
+
+    def resource_id_set(self, resource: Resource, physical_id: str | None) -> None: ...
+
+    def data_changed(self, resource: Resource) -> None: ...
+
+    def client(self, resource: Resource, name: str | None) -> Any: ...
+
+    def now(self) -> float:
+        """Wall-clock seconds on the engine's clock (a fake clock in tests)."""
+        ...
+
+
+class StackInfo(Protocol):
+    """The read-only view of the owning stack a plugin gets as ``self.stack``."""
+
+    name: str
+    id: str
+
+
+class _NoHooks:
+    """Hooks for a resource used outside the engine (validation, docs, tests)."""
+
+    def resource_id_set(self, resource: Resource, physical_id: str | None) -> None:
+        pass
+
+    def data_changed(self, resource: Resource) -> None:
+        pass
+
+    def client(self, resource: Resource, name: str | None) -> Any:
+        raise StokerError(f"No client plugin {name!r} is configured")
+
+    def now(self) -> float:
+        return time.time()
+
+
+class Resource:
+    """Base of every resource plugin."""
+
+    ACTIONS = (INIT, CREATE, DELETE, UPDATE, ROLLBACK, SUSPEND, RESUME, ADOPT, SNAPSHOT, CHECK) = (
+        "INIT",
+        "CREATE",
+        "DELETE",
+        "UPDATE",
+        "ROLLBACK",
+        "SUSPEND",
+        "RESUME",
+        "ADOPT",
+        "SNAPSHOT",
+        "CHECK",
+    )
+    STATUSES = (IN_PROGRESS, FAILED, COMPLETE) = ("IN_PROGRESS", "FAILED", "COMPLETE")
+
+    properties_schema: ClassVar[Mapping[str, Schema]] = {}
+    attributes_schema: ClassVar[Mapping[str, attributes_module.Schema]] = {}
+    properties_groups_schema: ClassVar[list[Any]] = []
+    support_status: ClassVar[SupportStatus] = SupportStatus()
+    # The client plugin and entity the default handle_delete and show attribute use.
+    default_client_name: ClassVar[str | None] = None
+    entity: ClassVar[str | None] = None
+    # OS::Heat::None accepts any property; a plugin sets this to do the same.
+    accepts_any_property: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        name: str,
+        definition: ResourceDefinition,
+        stack: StackInfo,
+        *,
+        uuid: str = "",
+        hooks: EngineHooks | None = None,
+        properties: Properties | None = None,
+        context: Any = None,
+    ):
+        self.name = name
+        self.t = definition
+        self.stack = stack
+        self.uuid = uuid
+        self.context = context
+        self.action = self.INIT
+        self.status = self.COMPLETE
+        self.resource_id: str | None = None
+        self._data: dict[str, Any] = {}
+        self._hooks: EngineHooks = hooks or _NoHooks()
+        self.properties = properties if properties is not None else definition.properties(
+            self.properties_schema, context, accept_any=self.accepts_any_property
+        )
+
+    # -- identity and data ------------------------------------------------
+
+    @property
+    def type(self) -> str:
+        return self.t.resource_type
+
+    def resource_id_set(self, inst: Any) -> None:
+        """Record the physical id; the engine persists it before this returns."""
+        self.resource_id = None if inst is None else str(inst)
+        self._hooks.resource_id_set(self, self.resource_id)
+
+    def data(self) -> dict[str, Any]:
+        """Per-resource data a plugin stored with ``data_set`` (persisted)."""
+        return dict(self._data)
+
+    def data_set(self, key: str, value: Any, redact: bool = False) -> None:
+        self._data[key] = value
+        self._hooks.data_changed(self)
+
+    def data_delete(self, key: str) -> bool:
+        if key not in self._data:
+            return False
+        del self._data[key]
+        self._hooks.data_changed(self)
+        return True
+
+    def physical_resource_name(self) -> str:
+        """A name unique to this resource, ``<stack>-<resource>-<short id>``, as Heat makes it."""
+        short = base64.b32encode(bytes.fromhex(self.uuid.replace("-", "")[-16:] or "00")).decode()
+        short = short.lower().rstrip("=")[:12]
+        return f"{self.stack.name}-{self.name}-{short}"
+
+    def metadata_get(self) -> dict[str, Any]:
+        return dict(self.t.metadata or {})
+
+    # -- clients ------------------------------------------------------------
+
+    def client(self, name: str | None = None) -> Any:
+        return self._hooks.client(self, name or self.default_client_name)
+
+    def client_plugin(self, name: str | None = None) -> Any:
+        return self._hooks.client(self, name or self.default_client_name)
+
+    # -- references and attributes -------------------------------------------
+
+    def get_reference_id(self) -> str:
+        """What ``get_resource`` returns: the physical id, or the name before one exists."""
+        return self.resource_id if self.resource_id is not None else self.name
+
+    def _resolve_attribute(self, name: str) -> Any:
+        """Return the value of attribute ``name``; plugins override this."""
+        return None
+
+    def _show_resource(self) -> dict[str, Any] | None:
+        """The ``show`` attribute: the entity as the client returns it (seed 001)."""
+        if not self.entity or self.resource_id is None:
+            return None
+        try:
+            found = getattr(self.client(), self.entity).get(self.resource_id)
+        except AttributeError as error:
+            LOG.warning("Resolving 'show' attribute has failed : %s", error)
+            return None
+        return found if isinstance(found, dict) else found.to_dict()
+
+    @classmethod
+    def all_attributes_schema(cls) -> dict[str, attributes_module.Schema]:
+        schema = dict(attributes_module.BASE_ATTRIBUTES)
+        schema.update(cls.attributes_schema)
+        return schema
+
+    def get_attribute(self, key: str) -> Any:
+        """Resolve one attribute (no caching here: the engine owns the cache)."""
+        if key == attributes_module.SHOW:
+            return self._show_resource()
+        if key not in self.attributes_schema and not self.accepts_any_property:
+            raise InvalidTemplateAttribute(self.name, key)
+        return self._resolve_attribute(key)
+
+    # -- validation ------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Check the resource beyond its schema; raise ValidationError. Plugins extend this."""
+        self.properties.validate()
+
+    def translation_rules(self, properties: Properties) -> list[Any]:
+        return []
+
+    # -- lifecycle handlers (defaults documented in seed 001) -------------------
+
+    def handle_create(self) -> Any:
+        return None
+
+    def handle_update(self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]) -> Any:
+        """Default: the resource must be replaced."""
+        raise UpdateReplace(self.name)
+
+    def handle_delete(self) -> Any:
+        """Default: delete ``entity`` through the default client, ignoring not-found."""
+        if self.resource_id is None or not self.entity or not self.default_client_name:
+            return None
+        try:
+            getattr(self.client(), self.entity).delete(self.resource_id)
+        except Exception as error:  # noqa: BLE001 - a client raises its own types
+            plugin = self.client_plugin()
+            ignore = getattr(plugin, "ignore_not_found", None)
+            if ignore is not None:
+                ignore(error)
+            elif not isinstance(error, EntityNotFound):
+                raise
+            return None
+        return self.resource_id
+
+    def needs_replace_failed(self) -> bool:
+        """Whether a resource in a FAILED state is replaced on the next update."""
+        return True

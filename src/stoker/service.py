@@ -1,0 +1,206 @@
+"""The one place that wires store, registry and engine together for the CLI and API.
+
+Requests are checked here (names, templates, environments, parameters) and turned into
+jobs; jobs run in the engine. Read operations go to the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from stoker.engine.clock import Clock
+from stoker.engine.engine import Engine, EngineSettings, Job
+from stoker.engine.errors import ActionInProgressError, StackExistsError, StackNotFoundError
+from stoker.engine.events import Listener
+from stoker.engine.outputs import resolve_outputs
+from stoker.engine.states import Action, Status
+from stoker.engine.validation import validate
+from stoker.environment import environment as environment_module
+from stoker.environment.environment import Environment
+from stoker.environment.plugins import load_plugin_dirs
+from stoker.environment.registry import ResourceRegistry
+from stoker.resources import builtin_mapping
+from stoker.sdk.exceptions import ValidationError
+from stoker.settings import Settings
+from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
+from stoker.template import loader
+from stoker.template.hot import Template
+
+_STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
+
+
+@dataclass
+class Source:
+    """Text of a template or environment and where it came from (for messages)."""
+
+    text: str | bytes
+    name: str | None = None
+
+
+def build_registry(settings: Settings) -> ResourceRegistry:
+    registry = ResourceRegistry()
+    registry.register_mapping(builtin_mapping(), "stoker.resources")
+    load_plugin_dirs(registry, settings.plugin_dirs)
+    return registry
+
+
+class Service:
+    def __init__(self, settings: Settings | None = None, clock: Clock | None = None):
+        self.settings = settings or Settings.from_env()
+        self.store = Store(self.settings.database_url)
+        self.store.migrate()
+        self.registry = build_registry(self.settings)
+        self.engine = Engine(
+            self.store,
+            self.registry,
+            EngineSettings(handler_threads=self.settings.handler_threads, max_in_flight=self.settings.max_in_flight),
+            clock,
+        )
+
+    def close(self) -> None:
+        self.engine.close()
+        self.store.close()
+
+    # -- parsing --------------------------------------------------------------
+
+    def limits(self) -> loader.Limits:
+        return loader.Limits(max_bytes=self.settings.max_template_bytes)
+
+    def parse_template(self, source: Source, files: Mapping[str, str] | None = None) -> Template:
+        return Template.load(source.text, source.name, files, self.limits())
+
+    def parse_environments(self, sources: Sequence[Source]) -> Environment:
+        return environment_module.merge_all(environment_module.parse(s.text, s.name) for s in sources)
+
+    def validate_template(self, template: Source, environments: Sequence[Source] = (), parameters: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Heat's template-validate result."""
+        parsed = self.parse_template(template)
+        environment = self.parse_environments(environments)
+        validate(parsed, environment, parameters or {}, self.registry)
+        return {
+            "Description": parsed.description or "No description",
+            "Parameters": {name: schema.to_validate_dict() for name, schema in parsed.parameters.items()},
+            "ParameterGroups": parsed.parameter_groups,
+            "Environment": environment.to_dict(),
+        }
+
+    # -- actions --------------------------------------------------------------
+
+    def _run(self, job: Job, listeners: Sequence[Listener]) -> StackRecord:
+        self.engine.listeners = list(listeners)
+        try:
+            return asyncio.run(self.engine.run(job))
+        finally:
+            self.engine.listeners = []
+
+    def create_stack(
+        self,
+        name: str,
+        template: Source,
+        environments: Sequence[Source] = (),
+        parameters: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        disable_rollback: bool = True,
+        timeout_mins: int | None = None,
+        tags: Sequence[str] = (),
+        listeners: Sequence[Listener] = (),
+        on_created: Callable[[StackRecord], None] | None = None,
+    ) -> StackRecord:
+        if not _STACK_NAME.match(name or ""):
+            raise ValidationError(
+                f'Invalid stack name "{name}"',
+                hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.'",
+            )
+        if self.store.find_stack(name) is not None:
+            raise StackExistsError(name)
+        parsed = self.parse_template(template, files)
+        environment = self.parse_environments(environments)
+        user = dict(parameters or {})
+        stack = StackRecord(
+            id=str(uuid.uuid4()),
+            name=name,
+            action=str(Action.INIT),
+            status=str(Status.COMPLETE),
+            status_reason="",
+            raw_template_id=0,
+            parameters=user,
+            disable_rollback=disable_rollback,
+            timeout_mins=timeout_mins,
+            tags=list(tags),
+        )
+        validate(parsed, environment, user, self.registry, stack)
+        stack.raw_template_id = self.store.store_template(parsed.data, dict(files or {}), environment.to_dict())
+        self.store.create_stack(stack)
+        if on_created is not None:
+            on_created(stack)
+        return self._run(Job(stack.id, Action.CREATE), listeners)
+
+    def update_stack(
+        self,
+        name_or_id: str,
+        template: Source | None = None,
+        environments: Sequence[Source] = (),
+        parameters: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        existing: bool = False,
+        listeners: Sequence[Listener] = (),
+    ) -> StackRecord:
+        stack = self.get_stack(name_or_id)
+        self._check_idle(stack)
+        stored = self.store.get_template(stack.raw_template_id)
+        if template is None:
+            if not existing:
+                raise ValidationError("An update needs a template (-t) or --existing to reuse the current one")
+            parsed = Template.from_data(stored.template, stored.files)
+        else:
+            parsed = self.parse_template(template, files)
+        environment = self.parse_environments(environments)
+        user = dict(parameters or {})
+        if existing:
+            environment = Environment.from_dict(stored.environment).merge(environment)
+            user = {**stack.parameters, **user}
+        validate(parsed, environment, user, self.registry, stack)
+        kept_files = dict(files) if files else (dict(stored.files) if existing else {})
+        template_id = self.store.store_template(parsed.data, kept_files, environment.to_dict())
+        return self._run(Job(stack.id, Action.UPDATE, template_id=template_id, parameters=user), listeners)
+
+    def delete_stack(self, name_or_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
+        stack = self.get_stack(name_or_id)
+        return self._run(Job(stack.id, Action.DELETE), listeners)
+
+    def _check_idle(self, stack: StackRecord) -> None:
+        if stack.status == Status.IN_PROGRESS:
+            raise ActionInProgressError(stack.name, stack.state)
+
+    # -- reads ------------------------------------------------------------------
+
+    def get_stack(self, name_or_id: str) -> StackRecord:
+        stack = self.store.find_stack(name_or_id)
+        if stack is None:
+            raise StackNotFoundError(name_or_id)
+        return stack
+
+    def list_stacks(self) -> list[StackRecord]:
+        return self.store.list_stacks()
+
+    def list_resources(self, name_or_id: str) -> list[ResourceRecord]:
+        stack = self.get_stack(name_or_id)
+        return [r for r in self.store.list_resources(stack.id) if r.current]
+
+    def list_events(self, name_or_id: str, resource_name: str | None = None) -> list[EventRecord]:
+        stack = self.get_stack(name_or_id)
+        return self.store.list_events(stack.id, resource_name)
+
+    def outputs(self, name_or_id: str, names: list[str] | None = None) -> list[dict[str, Any]]:
+        stack = self.get_stack(name_or_id)
+        runtime = self.engine.load_runtime(stack)
+        return resolve_outputs(runtime, names)
+
+    def template_of(self, name_or_id: str) -> dict[str, Any]:
+        stack = self.get_stack(name_or_id)
+        return self.store.get_template(stack.raw_template_id).template

@@ -1,0 +1,50 @@
+"""Settings, read from the environment (``STOKER_*``) with command-line overrides.
+
+Units are in the names. Defaults follow Heat where Heat has the same knob.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def default_database_url() -> str:
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return f"sqlite:///{base / 'stoker' / 'stoker.sqlite'}"
+
+
+@dataclass
+class Settings:
+    database_url: str = field(default_factory=default_database_url)
+    plugin_dirs: list[str] = field(default_factory=list)
+    # Plugin handler calls running at once (threads).
+    handler_threads: int = 8
+    # Resources in flight at once in one stack action.
+    max_in_flight: int = 1000
+    # Heat's max_template_size.
+    max_template_bytes: int = 512 * 1024
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        env = os.environ
+        settings = cls()
+        if env.get("STOKER_DATABASE_URL"):
+            settings.database_url = env["STOKER_DATABASE_URL"]
+        if env.get("STOKER_PLUGIN_DIRS"):
+            settings.plugin_dirs = [d for d in env["STOKER_PLUGIN_DIRS"].split(os.pathsep) if d]
+        for name, variable in (
+            ("handler_threads", "STOKER_HANDLER_THREADS"),
+            ("max_in_flight", "STOKER_MAX_IN_FLIGHT"),
+            ("max_template_bytes", "STOKER_MAX_TEMPLATE_BYTES"),
+        ):
+            if env.get(variable):
+                try:
+                    setattr(settings, name, int(env[variable]))
+                except ValueError:
+                    raise ValueError(f"{variable} must be an integer, got {env[variable]!r}")
+        for key, value in overrides.items():
+            if value is not None and value != []:
+                setattr(settings, key, value)
+        return settings

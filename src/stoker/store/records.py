@@ -1,0 +1,79 @@
+"""Plain records the repository returns and accepts; no SQLAlchemy objects leak out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(slots=True)
+class StackRecord:
+    id: str
+    name: str
+    action: str
+    status: str
+    status_reason: str
+    raw_template_id: int
+    parameters: dict[str, Any]
+    disable_rollback: bool = True
+    timeout_mins: int | None = None
+    tags: list[str] = field(default_factory=list)
+    project_id: str = ""
+    prev_raw_template_id: int | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    deleted_at: datetime | None = None
+
+    @property
+    def state(self) -> str:
+        return f"{self.action}_{self.status}"
+
+
+@dataclass(slots=True)
+class TemplateRecord:
+    id: int
+    template: dict[str, Any]
+    files: dict[str, str]
+    environment: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ResourceRecord:
+    id: int | None
+    uuid: str
+    stack_id: str
+    name: str
+    type: str
+    action: str = "INIT"
+    status: str = "COMPLETE"
+    status_reason: str = ""
+    physical_resource_id: str | None = None
+    properties: dict[str, Any] | None = None
+    attributes: dict[str, Any] | None = None
+    data: dict[str, Any] | None = None
+    definition: dict[str, Any] | None = None
+    handler_token: Any = None
+    current: bool = True
+    replaces: int | None = None
+    replaced_by: int | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def state(self) -> str:
+        return f"{self.action}_{self.status}"
+
+
+@dataclass(slots=True)
+class EventRecord:
+    id: int | None
+    uuid: str
+    stack_id: str
+    resource_name: str
+    physical_resource_id: str | None
+    resource_type: str
+    resource_action: str
+    resource_status: str
+    resource_status_reason: str
+    created_at: datetime | None = None

@@ -1,0 +1,235 @@
+"""The repository: every query stoker makes goes through ``Store``.
+
+Each method is one transaction, committed before it returns, so a caller that has
+returned from a state change knows it is durable. Methods are safe to call from worker
+threads (plugins persist physical ids from handler threads). On SQLite, writes are
+serialised by ``_write_lock`` (SQLite has one writer at a time; queuing in Python is
+cheaper than busy-waiting in the driver); PostgreSQL needs no such lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from stoker.store import tables
+from stoker.store.records import EventRecord, ResourceRecord, StackRecord, TemplateRecord
+
+HEAD_REVISION = "0001"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers run beside the writer; NORMAL syncs at checkpoints, which keeps
+    # committed transactions durable across a process crash (not an OS crash).
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        path = url.split(":///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(url, connect_args={"check_same_thread": False})
+        sa.event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    return sa.create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+_STACK_FIELDS = [c.name for c in tables.stacks.columns]
+_RESOURCE_FIELDS = [c.name for c in tables.resources.columns]
+_EVENT_FIELDS = [c.name for c in tables.events.columns]
+
+
+class Store:
+    def __init__(self, url: str):
+        self.url = url
+        self.engine = make_engine(url)
+        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        self._write_lock = threading.Lock() if self.is_sqlite else None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- transactions -----------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        if self._write_lock is None:
+            with self.engine.begin() as connection:
+                yield connection
+            return
+        with self._write_lock, self.engine.begin() as connection:
+            yield connection
+
+    def _read(self) -> Any:
+        return self.engine.connect()
+
+    # -- schema -------------------------------------------------------------------
+
+    def migrate(self) -> None:
+        """Bring the schema to the newest revision (fast when it already is)."""
+        with self._read() as connection:
+            inspector = sa.inspect(connection)
+            if inspector.has_table("alembic_version"):
+                current = connection.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
+                if current == HEAD_REVISION:
+                    return
+        from stoker.store.migrations import upgrade
+
+        with self._write() as connection:
+            upgrade(connection)
+
+    # -- templates ----------------------------------------------------------------
+
+    def store_template(self, template: Mapping[str, Any], files: Mapping[str, str], environment: Mapping[str, Any]) -> int:
+        with self._write() as connection:
+            result = connection.execute(
+                tables.raw_templates.insert().values(
+                    template=dict(template), files=dict(files), environment=dict(environment), created_at=utcnow()
+                )
+            )
+            return int(result.inserted_primary_key[0])
+
+    def get_template(self, template_id: int) -> TemplateRecord:
+        with self._read() as connection:
+            row = connection.execute(sa.select(tables.raw_templates).where(tables.raw_templates.c.id == template_id)).one()
+        return TemplateRecord(row.id, row.template, row.files, row.environment)
+
+    # -- stacks ---------------------------------------------------------------------
+
+    def create_stack(self, record: StackRecord, event: EventRecord | None = None) -> None:
+        values = {name: getattr(record, name) for name in _STACK_FIELDS}
+        values["created_at"] = values["created_at"] or utcnow()
+        with self._write() as connection:
+            connection.execute(tables.stacks.insert().values(**values))
+            if event is not None:
+                self._insert_event(connection, event)
+
+    def _stack(self, row: Any) -> StackRecord:
+        return StackRecord(**{name: getattr(row, name) for name in _STACK_FIELDS})
+
+    def get_stack(self, stack_id: str) -> StackRecord | None:
+        with self._read() as connection:
+            row = connection.execute(sa.select(tables.stacks).where(tables.stacks.c.id == stack_id)).first()
+        return self._stack(row) if row else None
+
+    def find_stack(self, name_or_id: str) -> StackRecord | None:
+        """A live (not deleted) stack by id or name."""
+        table = tables.stacks
+        with self._read() as connection:
+            row = connection.execute(
+                sa.select(table).where(table.c.id == name_or_id, table.c.deleted_at.is_(None))
+            ).first()
+            if row is None:
+                row = connection.execute(
+                    sa.select(table)
+                    .where(table.c.name == name_or_id, table.c.deleted_at.is_(None))
+                    .order_by(table.c.created_at.desc())
+                ).first()
+        return self._stack(row) if row else None
+
+    def list_stacks(self, include_deleted: bool = False) -> list[StackRecord]:
+        table = tables.stacks
+        query = sa.select(table).order_by(table.c.created_at)
+        if not include_deleted:
+            query = query.where(table.c.deleted_at.is_(None))
+        with self._read() as connection:
+            return [self._stack(row) for row in connection.execute(query)]
+
+    def update_stack(self, stack_id: str, event: EventRecord | None = None, **fields: Any) -> None:
+        fields.setdefault("updated_at", utcnow())
+        with self._write() as connection:
+            connection.execute(tables.stacks.update().where(tables.stacks.c.id == stack_id).values(**fields))
+            if event is not None:
+                self._insert_event(connection, event)
+
+    # -- resources ---------------------------------------------------------------
+
+    def insert_resources(self, records: Iterable[ResourceRecord]) -> None:
+        """Insert new resource rows; their ``id`` is filled in."""
+        records = list(records)
+        if not records:
+            return
+        now = utcnow()
+        rows = []
+        for record in records:
+            values = {name: getattr(record, name) for name in _RESOURCE_FIELDS if name != "id"}
+            values["created_at"] = values["created_at"] or now
+            rows.append(values)
+        with self._write() as connection:
+            result = connection.execute(
+                tables.resources.insert().returning(tables.resources.c.id, tables.resources.c.uuid, sort_by_parameter_order=True),
+                rows,
+            )
+            ids = {row.uuid: row.id for row in result}
+        for record in records:
+            record.id = ids[record.uuid]
+
+    def update_resource(self, resource_id: int, event: EventRecord | None = None, **fields: Any) -> None:
+        fields["updated_at"] = utcnow()
+        with self._write() as connection:
+            connection.execute(tables.resources.update().where(tables.resources.c.id == resource_id).values(**fields))
+            if event is not None:
+                self._insert_event(connection, event)
+
+    def list_resources(self, stack_id: str) -> list[ResourceRecord]:
+        table = tables.resources
+        with self._read() as connection:
+            rows = connection.execute(sa.select(table).where(table.c.stack_id == stack_id).order_by(table.c.id))
+            return [ResourceRecord(**{name: getattr(row, name) for name in _RESOURCE_FIELDS}) for row in rows]
+
+    def delete_resources(self, resource_ids: Iterable[int]) -> None:
+        ids = list(resource_ids)
+        if not ids:
+            return
+        with self._write() as connection:
+            connection.execute(tables.resources.delete().where(tables.resources.c.id.in_(ids)))
+
+    # -- events ------------------------------------------------------------------
+
+    def _insert_event(self, connection: Connection, event: EventRecord) -> None:
+        values = {name: getattr(event, name) for name in _EVENT_FIELDS if name != "id"}
+        values["created_at"] = values["created_at"] or utcnow()
+        result = connection.execute(tables.events.insert().values(**values))
+        event.id = int(result.inserted_primary_key[0])
+        event.created_at = values["created_at"]
+
+    def add_event(self, event: EventRecord) -> None:
+        with self._write() as connection:
+            self._insert_event(connection, event)
+
+    def list_events(
+        self,
+        stack_id: str,
+        resource_name: str | None = None,
+        after_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[EventRecord]:
+        table = tables.events
+        query = sa.select(table).where(table.c.stack_id == stack_id).order_by(table.c.id)
+        if resource_name is not None:
+            query = query.where(table.c.resource_name == resource_name)
+        if after_id is not None:
+            query = query.where(table.c.id > after_id)
+        if limit is not None:
+            query = query.limit(limit)
+        with self._read() as connection:
+            return [EventRecord(**{name: getattr(row, name) for name in _EVENT_FIELDS}) for row in connection.execute(query)]

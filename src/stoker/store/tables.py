@@ -1,0 +1,79 @@
+"""The schema. Alembic migrations in ``migrations/`` must build exactly this (tested)."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
+
+metadata = sa.MetaData()
+
+JSON = sa.JSON().with_variant(JSONB(), "postgresql")
+
+raw_templates = sa.Table(
+    "raw_templates",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("template", JSON, nullable=False),
+    sa.Column("files", JSON, nullable=False),
+    sa.Column("environment", JSON, nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+)
+
+stacks = sa.Table(
+    "stacks",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("name", sa.String(255), nullable=False, index=True),
+    sa.Column("action", sa.String(32), nullable=False),
+    sa.Column("status", sa.String(32), nullable=False),
+    sa.Column("status_reason", sa.Text, nullable=False, default=""),
+    sa.Column("raw_template_id", sa.Integer, sa.ForeignKey("raw_templates.id"), nullable=False),
+    sa.Column("prev_raw_template_id", sa.Integer, sa.ForeignKey("raw_templates.id"), nullable=True),
+    sa.Column("parameters", JSON, nullable=False),
+    sa.Column("disable_rollback", sa.Boolean, nullable=False, default=True),
+    sa.Column("timeout_mins", sa.Integer, nullable=True),
+    sa.Column("tags", JSON, nullable=False),
+    sa.Column("project_id", sa.String(64), nullable=False, default=""),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("updated_at", sa.DateTime, nullable=True),
+    sa.Column("deleted_at", sa.DateTime, nullable=True, index=True),
+)
+
+resources = sa.Table(
+    "resources",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("uuid", sa.String(36), nullable=False, unique=True),
+    sa.Column("stack_id", sa.String(36), sa.ForeignKey("stacks.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("type", sa.String(255), nullable=False),
+    sa.Column("action", sa.String(32), nullable=False),
+    sa.Column("status", sa.String(32), nullable=False),
+    sa.Column("status_reason", sa.Text, nullable=False, default=""),
+    sa.Column("physical_resource_id", sa.String(255), nullable=True),
+    sa.Column("properties", JSON, nullable=True),
+    sa.Column("attributes", JSON, nullable=True),
+    sa.Column("data", JSON, nullable=True),
+    sa.Column("definition", JSON, nullable=True),
+    sa.Column("handler_token", JSON, nullable=True),
+    sa.Column("current", sa.Boolean, nullable=False, default=True),
+    sa.Column("replaces", sa.Integer, nullable=True),
+    sa.Column("replaced_by", sa.Integer, nullable=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("updated_at", sa.DateTime, nullable=True),
+)
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("uuid", sa.String(36), nullable=False, unique=True),
+    sa.Column("stack_id", sa.String(36), sa.ForeignKey("stacks.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("resource_name", sa.String(255), nullable=False),
+    sa.Column("physical_resource_id", sa.String(255), nullable=True),
+    sa.Column("resource_type", sa.String(255), nullable=False),
+    sa.Column("resource_action", sa.String(32), nullable=False),
+    sa.Column("resource_status", sa.String(32), nullable=False),
+    sa.Column("resource_status_reason", sa.Text, nullable=False, default=""),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+)

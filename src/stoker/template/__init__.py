@@ -1,0 +1,1 @@
+"""The HOT template language: loading, versions, functions, parameters, definitions."""

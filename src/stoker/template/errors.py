@@ -1,0 +1,89 @@
+"""Errors found in templates and environments, each with its place.
+
+    StokerError (stoker.sdk.exceptions)
+      ValidationError
+        TemplateError            one problem: message, template path, file:line:column, hint
+          TemplateSyntaxError    the text is not valid YAML/JSON
+          TemplateLimitError     the text is too big, too deep or expands too much
+        TemplateErrors           several TemplateErrors found in one pass (validation lists all)
+
+A template path is dotted (``resources.web.properties.flavor``) with list indexes in
+brackets (``depends_on[0]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from stoker.sdk.exceptions import ValidationError
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a node sits in its source file (line and column are 1-based)."""
+
+    file: str | None
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file or '<template>'}:{self.line}:{self.column}"
+
+
+def format_path(path: Iterable[object]) -> str:
+    """``('resources', 'web', 'depends_on', 0)`` -> ``resources.web.depends_on[0]``."""
+    text = ""
+    for step in path:
+        if isinstance(step, int):
+            text += f"[{step}]"
+        else:
+            text += f".{step}" if text else str(step)
+    return text
+
+
+class TemplateError(ValidationError):
+    """A problem at one place in a template or environment."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        location: Location | None = None,
+        hint: str | None = None,
+    ):
+        super().__init__(message, path=path, hint=hint)
+        self.location = location
+
+    def __str__(self) -> str:
+        where = []
+        if self.location is not None:
+            where.append(str(self.location))
+        if self.path:
+            where.append(self.path)
+        text = f"{': '.join(where)}: {self.message}" if where else self.message
+        if self.hint:
+            text = f"{text} ({self.hint})"
+        return text
+
+
+class TemplateSyntaxError(TemplateError):
+    """The document cannot be parsed."""
+
+
+class TemplateLimitError(TemplateError):
+    """The document breaks a size, depth or expansion limit."""
+
+
+class TemplateErrors(ValidationError):
+    """Every problem found in one validation pass."""
+
+    def __init__(self, errors: list[TemplateError]):
+        self.errors = list(errors)
+        super().__init__("; ".join(str(e) for e in self.errors) or "invalid template")
+
+    def __str__(self) -> str:
+        if len(self.errors) == 1:
+            return str(self.errors[0])
+        return f"{len(self.errors)} problems:\n" + "\n".join(f"  - {e}" for e in self.errors)

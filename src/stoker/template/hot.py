@@ -1,0 +1,253 @@
+"""The HOT template: sections read into parameters, resource and output definitions.
+
+``Template.parse`` checks the version and the shape of every section and collects every
+problem with its place before failing, so an author sees all mistakes at once. Checks
+that need the resource registry (types, property schemas) live in
+``stoker.engine.validation``; this module knows only the language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from difflib import get_close_matches
+from typing import Any
+
+from stoker.template import loader, versions
+from stoker.template.definitions import DELETION_POLICIES, OutputDefinition, ResourceDefinition
+from stoker.template.errors import TemplateError, TemplateErrors, format_path
+from stoker.template.functions.access import GetAttr, GetParam, GetResource
+from stoker.template.functions.base import Function, parse as parse_functions
+from stoker.template.parameters import PSEUDO, ParameterSchema, parse_schema
+
+RESOURCE_KEYS = (
+    "type",
+    "properties",
+    "metadata",
+    "depends_on",
+    "update_policy",
+    "deletion_policy",
+    "description",
+    "external_id",
+    "condition",
+)
+OUTPUT_KEYS = ("value", "description", "condition")
+
+
+def _hint(word: Any, choices) -> str | None:
+    close = get_close_matches(str(word), list(choices), n=1)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+@dataclass
+class Template:
+    version: versions.TemplateVersion
+    data: dict[str, Any]
+    document: loader.Document
+    description: str = ""
+    parameters: dict[str, ParameterSchema] = field(default_factory=dict)
+    parameter_groups: list[Any] = field(default_factory=list)
+    resources: dict[str, ResourceDefinition] = field(default_factory=dict)
+    outputs: dict[str, OutputDefinition] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, text: str | bytes, file: str | None = None, files: Mapping[str, str] | None = None, limits: loader.Limits = loader.Limits()) -> Template:
+        return cls.parse(loader.parse(text, file, limits), files)
+
+    @classmethod
+    def from_data(cls, data: Any, files: Mapping[str, str] | None = None) -> Template:
+        """Build from already parsed data (a stored template); no positions."""
+        return cls.parse(loader.Document(data), files)
+
+    @classmethod
+    def parse(cls, document: loader.Document, files: Mapping[str, str] | None = None) -> Template:
+        errors: list[TemplateError] = []
+        template = _Reader(document, errors).read(files or {})
+        for error in errors:
+            if error.location is None:
+                error.location = document.locate(error.path)
+        if errors:
+            raise TemplateErrors(errors)
+        assert template is not None
+        return template
+
+
+class _Reader:
+    def __init__(self, document: loader.Document, errors: list[TemplateError]):
+        self.document = document
+        self.errors = errors
+
+    def fail(self, message: str, path: tuple, hint: str | None = None) -> None:
+        self.errors.append(TemplateError(message, path=format_path(path) or None, location=self.document.locate(format_path(path)), hint=hint))
+
+    def read(self, files: Mapping[str, str]) -> Template | None:
+        data = self.document.data
+        if not isinstance(data, dict):
+            self.fail("The template must be a map with heat_template_version, resources and other sections", ())
+            return None
+        raw_version = data.get("heat_template_version")
+        if raw_version is None:
+            if "AWSTemplateFormatVersion" in data or "HeatTemplateFormatVersion" in data:
+                self.fail("CFN templates are not supported yet; use heat_template_version", ())
+            else:
+                self.fail(
+                    "The template has no heat_template_version",
+                    (),
+                    hint="add a first line such as 'heat_template_version: 2021-04-16'",
+                )
+            return None
+        version = versions.get(raw_version)
+        if version is None:
+            self.fail(
+                f'"{raw_version}" is not a valid heat_template_version',
+                ("heat_template_version",),
+                hint=_hint(raw_version, versions.VERSIONS) or "valid versions: " + ", ".join(versions.HOT_VERSIONS),
+            )
+            return None
+        for key in data:
+            if key not in version.sections:
+                self.fail(
+                    f"The template section '{key}' is invalid",
+                    (key,),
+                    hint=_hint(key, version.sections) or "valid sections: " + ", ".join(version.sections),
+                )
+        template = Template(version=version, data=data, document=self.document, files=dict(files))
+        template.description = str(data.get("description") or "")
+        template.parameters = self._parameters(data.get("parameters"))
+        groups = data.get("parameter_groups") or []
+        template.parameter_groups = groups if isinstance(groups, list) else []
+        template.resources = self._resources(data.get("resources"), version)
+        template.outputs = self._outputs(data.get("outputs"), version)
+        self._check_references(template)
+        return template
+
+    def _section(self, value: Any, name: str) -> dict[str, Any]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.fail(f"The {name} section must be a map", (name,))
+            return {}
+        return value
+
+    def _parameters(self, section: Any) -> dict[str, ParameterSchema]:
+        result = {}
+        for name, body in self._section(section, "parameters").items():
+            schema = parse_schema(str(name), body, ("parameters",), self.errors, lambda p: self.document.locate(format_path(p)))
+            if schema is not None:
+                result[str(name)] = schema
+        return result
+
+    def _functions(self, value: Any, path: tuple, version: versions.TemplateVersion) -> Any:
+        return parse_functions(value, version.functions, path, self.errors, version.unknown_functions)
+
+    def _resources(self, section: Any, version: versions.TemplateVersion) -> dict[str, ResourceDefinition]:
+        result = {}
+        for name, body in self._section(section, "resources").items():
+            name = str(name)
+            path = ("resources", name)
+            if not isinstance(body, dict):
+                self.fail(f"Resource {name} must be a map with at least a type", path)
+                continue
+            for key in body:
+                if key not in RESOURCE_KEYS:
+                    self.fail(f'"{key}" is not a valid keyword inside a resource definition', path + (key,), _hint(key, RESOURCE_KEYS))
+            kind = body.get("type")
+            if not isinstance(kind, str) or not kind:
+                self.fail(f"Resource {name} has no type", path + (("type",) if "type" in body else ()), hint="add 'type: OS::Heat::None' or another resource type")
+                continue
+            properties = body.get("properties") or {}
+            if not isinstance(properties, dict):
+                self.fail("properties must be a map", path + ("properties",))
+                properties = {}
+            depends_on = body.get("depends_on") or []
+            if isinstance(depends_on, str):
+                depends_on = [depends_on]
+            if not isinstance(depends_on, list) or not all(isinstance(d, str) for d in depends_on):
+                self.fail("depends_on must be a resource name or a list of names", path + ("depends_on",))
+                depends_on = []
+            policy = body.get("deletion_policy", "Delete")
+            normalized = DELETION_POLICIES.get(str(policy).lower())
+            if normalized is None:
+                self.fail(f'Invalid deletion policy "{policy}"', path + ("deletion_policy",), hint="use Delete, Retain or Snapshot")
+                normalized = "Delete"
+            metadata = body.get("metadata")
+            if metadata is not None and not isinstance(metadata, dict):
+                self.fail("metadata must be a map", path + ("metadata",))
+                metadata = None
+            result[name] = ResourceDefinition(
+                name=name,
+                resource_type=kind,
+                properties_data=self._functions(properties, path + ("properties",), version),
+                metadata=self._functions(metadata, path + ("metadata",), version),
+                depends_on=tuple(depends_on),
+                deletion_policy=normalized,
+                update_policy=self._functions(body.get("update_policy"), path + ("update_policy",), version),
+                description=str(body.get("description") or ""),
+                external_id=self._functions(body.get("external_id"), path + ("external_id",), version),
+                condition=body.get("condition"),
+            )
+        return result
+
+    def _outputs(self, section: Any, version: versions.TemplateVersion) -> dict[str, OutputDefinition]:
+        result = {}
+        for name, body in self._section(section, "outputs").items():
+            name = str(name)
+            path = ("outputs", name)
+            if not isinstance(body, dict):
+                self.fail(f"Output {name} must be a map with a value", path)
+                continue
+            for key in body:
+                if key not in OUTPUT_KEYS:
+                    self.fail(f'"{key}" is not a valid keyword inside an output definition', path + (key,), _hint(key, OUTPUT_KEYS))
+            if "value" not in body:
+                self.fail(f"Output {name} has no value", path)
+            result[name] = OutputDefinition(
+                name=name,
+                value=self._functions(body.get("value"), path + ("value",), version),
+                description=str(body.get("description") or ""),
+                condition=body.get("condition"),
+            )
+        return result
+
+    def _check_references(self, template: Template) -> None:
+        """Every get_resource/get_attr/depends_on names a resource, every get_param a parameter."""
+        names = template.resources
+        params = set(template.parameters) | set(PSEUDO)
+        for definition in template.resources.values():
+            base = ("resources", definition.name)
+            for index, target in enumerate(definition.depends_on):
+                if target not in names:
+                    self.fail(
+                        f'"{target}" (in depends_on) is not a resource in the template',
+                        base + ("depends_on", index),
+                        _hint(target, names),
+                    )
+                elif target == definition.name:
+                    self.fail("A resource cannot depend on itself", base + ("depends_on", index))
+            self._check_functions(definition.properties_data, names, params)
+            self._check_functions(definition.metadata, names, params)
+        for output in template.outputs.values():
+            self._check_functions(output.value, names, params)
+
+    def _check_functions(self, data: Any, names: Mapping[str, Any], params: set[str]) -> None:
+        if isinstance(data, Function):
+            if isinstance(data, GetParam):
+                target = data.parameter_name()
+                if target is not None and target not in params:
+                    self.fail(f'The Parameter ({target}) was not defined in template.', data.path, _hint(target, params))
+            elif isinstance(data, (GetResource, GetAttr)):
+                target = data.args if isinstance(data, GetResource) else data.args[0]
+                if target not in names:
+                    self.fail(
+                        f'The specified reference "{target}" (in {data.fn_name}) is not a resource in the template',
+                        data.path + (data.fn_name,),
+                        _hint(target, names),
+                    )
+            self._check_functions(data.args, names, params)
+        elif isinstance(data, dict):
+            for value in data.values():
+                self._check_functions(value, names, params)
+        elif isinstance(data, list):
+            for item in data:
+                self._check_functions(item, names, params)

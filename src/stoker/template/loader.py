@@ -1,0 +1,207 @@
+"""Safe loading of template and environment text into plain data plus a source map.
+
+Owns: the size limit, YAML with the libyaml C parser and only the safe tags (timestamps
+kept as strings as Heat does), a bound on alias expansion and nesting depth, JSON, and
+the map from template path to file/line/column used by every error message.
+Must not: interpret template sections; that is ``stoker.template.hot``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from stoker.template.errors import Location, TemplateLimitError, TemplateSyntaxError, format_path
+
+try:  # The C parser is many times faster; PyYAML wheels ship it.
+    _BaseLoader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - only without libyaml
+    _BaseLoader = yaml.SafeLoader  # type: ignore[misc]
+
+DEFAULT_MAX_TEMPLATE_BYTES = 512 * 1024  # Heat's max_template_size
+DEFAULT_MAX_NODES = 2_000_000  # nodes after alias expansion
+DEFAULT_MAX_DEPTH = 200
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """Safe loader that keeps timestamps and dates as strings (``heat_template_version``)."""
+
+
+def _construct_str(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_str)
+_Loader.add_constructor("tag:yaml.org,2002:str", _construct_str)
+
+
+@dataclass(slots=True)
+class Document:
+    """Parsed data and where each node came from."""
+
+    data: Any
+    file: str | None = None
+    # formatted template path ("resources.web.properties") -> (line, column)
+    positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def locate(self, path: str | tuple | None) -> Location | None:
+        """The closest known position for ``path`` (walking up to a parent)."""
+        probe = format_path(path) if isinstance(path, tuple) else (path or "")
+        while True:
+            position = self.positions.get(probe)
+            if position is not None:
+                return Location(self.file, position[0], position[1])
+            if not probe:
+                return None
+            cut = max(probe.rfind("."), probe.rfind("["))
+            probe = probe[:cut] if cut > 0 else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_bytes: int = DEFAULT_MAX_TEMPLATE_BYTES
+    max_nodes: int = DEFAULT_MAX_NODES
+    max_depth: int = DEFAULT_MAX_DEPTH
+
+
+def load(text: str | bytes, file: str | None = None, limits: Limits = Limits()) -> Document:
+    """Parse YAML or JSON text. Errors carry the file, line and column."""
+    size = len(text)
+    if size > limits.max_bytes:
+        raise TemplateLimitError(
+            f"Template size ({size} bytes) exceeds maximum allowed size ({limits.max_bytes} bytes)",
+            location=Location(file, 1, 1),
+            hint="split it into nested templates or raise max_template_size",
+        )
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise TemplateSyntaxError(f"The template is not UTF-8 text: {error}", location=Location(file, 1, 1))
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as error:
+        raise _syntax_error(error, file)
+    except yaml.YAMLError as error:
+        raise TemplateSyntaxError(f"Invalid YAML: {error}", location=Location(file, 1, 1))
+    except RecursionError:
+        raise TemplateLimitError(
+            "The document is nested too deeply to parse", location=Location(file, 1, 1)
+        )
+    finally:
+        loader.dispose()
+    if node is None:
+        return Document(None, file)
+    builder = _Builder(loader, file, limits)
+    data = builder.build(node, "", 0)
+    return Document(data, file, builder.positions)
+
+
+def _syntax_error(error: yaml.MarkedYAMLError, file: str | None) -> TemplateSyntaxError:
+    mark = error.problem_mark or error.context_mark
+    location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)
+    problem = error.problem or str(error)
+    if error.context:
+        problem = f"{problem} ({error.context})"
+    hint = None
+    if "\t" in problem or "tab" in problem:
+        hint = "indent with spaces, not tabs"
+    return TemplateSyntaxError(f"Invalid YAML: {problem}", location=location, hint=hint)
+
+
+_COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
+
+
+class _Builder:
+    """Turns a composed node graph into plain data, counting nodes so that aliases
+    (which share nodes) cannot expand into more than ``max_nodes``."""
+
+    def __init__(self, loader: yaml.SafeLoader, file: str | None, limits: Limits):
+        self.loader = loader
+        self.file = file
+        self.limits = limits
+        self.count = 0
+        self.positions: dict[str, tuple[int, int]] = {}
+
+    def _fail(self, message: str, node: yaml.Node, path: str, hint: str | None = None) -> TemplateLimitError:
+        mark = node.start_mark
+        return TemplateLimitError(
+            message, path=path or None, location=Location(self.file, mark.line + 1, mark.column + 1), hint=hint
+        )
+
+    def build(self, node: yaml.Node, path: str, depth: int) -> Any:
+        self.count += 1
+        if self.count > self.limits.max_nodes:
+            raise self._fail(
+                f"The document expands to more than {self.limits.max_nodes} nodes",
+                node,
+                path,
+                hint="YAML aliases expand to copies; use fewer or smaller anchors",
+            )
+        if depth > self.limits.max_depth:
+            raise self._fail(f"The document is nested more than {self.limits.max_depth} levels deep", node, path)
+        self.positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if not isinstance(node, yaml.ScalarNode) and node.tag not in _COLLECTION_TAGS:
+            mark = node.start_mark
+            raise TemplateSyntaxError(
+                f"Unsupported YAML tag {node.tag!r}: only plain YAML/JSON data is allowed",
+                path=path or None,
+                location=Location(self.file, mark.line + 1, mark.column + 1),
+            )
+        if isinstance(node, yaml.MappingNode):
+            self.loader.flatten_mapping(node)
+            result: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                key = self._scalar(key_node, path)
+                if isinstance(key, (dict, list)):
+                    raise self._fail("A mapping key must be a scalar", key_node, path)
+                if key in result:
+                    mark = key_node.start_mark
+                    raise TemplateSyntaxError(
+                        f"Duplicate key {key!r}",
+                        path=f"{path}.{key}" if path else str(key),
+                        location=Location(self.file, mark.line + 1, mark.column + 1),
+                    )
+                result[key] = self.build(value_node, f"{path}.{key}" if path else str(key), depth + 1)
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, f"{path}[{index}]", depth + 1) for index, item in enumerate(node.value)]
+        return self._scalar(node, path)
+
+    def _scalar(self, node: yaml.Node, path: str) -> Any:
+        if not isinstance(node, yaml.ScalarNode):
+            return self.build(node, path, 0)
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except yaml.constructor.ConstructorError as error:
+            mark = node.start_mark
+            raise TemplateSyntaxError(
+                f"Unsupported YAML tag {node.tag!r}: only plain YAML/JSON data is allowed",
+                path=path or None,
+                location=Location(self.file, mark.line + 1, mark.column + 1),
+            ) from error
+
+
+def load_json(text: str, file: str | None = None) -> Document:
+    """Strict JSON (used when YAML refuses text that is valid JSON, e.g. with tabs)."""
+    try:
+        return Document(json.loads(text), file)
+    except json.JSONDecodeError as error:
+        raise TemplateSyntaxError(f"Invalid JSON: {error.msg}", location=Location(file, error.lineno, error.colno))
+
+
+def parse(text: str | bytes, file: str | None = None, limits: Limits = Limits()) -> Document:
+    """Load a template or environment: YAML (JSON is YAML too), JSON as a fallback."""
+    try:
+        return load(text, file, limits)
+    except TemplateSyntaxError:
+        stripped = text.lstrip() if isinstance(text, str) else text.lstrip().decode("utf-8", "replace")
+        if stripped.startswith("{"):
+            if len(text) > limits.max_bytes:
+                raise
+            return load_json(stripped, file)
+        raise

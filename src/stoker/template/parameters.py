@@ -1,0 +1,271 @@
+"""Template parameters: declarations, user values, conversion and constraints.
+
+Owns Heat's conversion rules for the five parameter types and the pseudo parameters
+(OS::stack_name, OS::stack_id, OS::project_id). Errors name ``parameters.<name>``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from stoker.sdk import constraints as constr
+from stoker.template.errors import TemplateError
+
+TYPES = (STRING, NUMBER, BOOLEAN, JSON, COMMA_DELIMITED_LIST) = (
+    "string",
+    "number",
+    "boolean",
+    "json",
+    "comma_delimited_list",
+)
+PSEUDO = (STACK_NAME, STACK_ID, PROJECT_ID) = ("OS::stack_name", "OS::stack_id", "OS::project_id")
+KEYS = ("type", "label", "description", "default", "hidden", "constraints", "immutable", "tags")
+
+_TRUE = {"1", "t", "true", "on", "y", "yes"}
+_FALSE = {"0", "f", "false", "off", "n", "no"}
+
+
+@dataclass
+class ParameterSchema:
+    name: str
+    type: str
+    default: Any = None
+    label: str | None = None
+    description: str | None = None
+    hidden: bool = False
+    immutable: bool = False
+    tags: list[str] = field(default_factory=list)
+    constraints: list[constr.Constraint] = field(default_factory=list)
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+    def convert(self, value: Any) -> Any:
+        """Convert a user value to this type; raise ValueError with a plain message."""
+        kind = self.type
+        if kind == STRING:
+            if isinstance(value, (dict, list)):
+                raise ValueError(f"Value must be a string, not a {type(value).__name__}")
+            if isinstance(value, bool):
+                return str(value).lower()
+            return "" if value is None else str(value)
+        if kind == NUMBER:
+            if isinstance(value, bool):
+                raise ValueError(f"Value '{value}' is not a number")
+            if isinstance(value, (int, float)):
+                return value
+            try:
+                return int(str(value))
+            except ValueError:
+                try:
+                    return float(str(value))
+                except ValueError:
+                    raise ValueError(f"Value '{value}' is not a number")
+        if kind == BOOLEAN:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+            raise ValueError(f"Unrecognized value '{value}', acceptable values are: " + ", ".join(sorted(_TRUE | _FALSE)))
+        if kind == JSON:
+            if isinstance(value, (dict, list)):
+                return value
+            if value is None or value == "":
+                return {}
+            try:
+                loaded = json.loads(str(value))
+            except ValueError as error:
+                raise ValueError(f"Value must be valid JSON: {error}")
+            if not isinstance(loaded, (dict, list)):
+                raise ValueError("Value must be a JSON object or list")
+            return loaded
+        if kind == COMMA_DELIMITED_LIST:
+            if isinstance(value, list):
+                return [str(item) if not isinstance(item, str) else item for item in value]
+            if value is None or value == "":
+                return []
+            if isinstance(value, dict):
+                raise ValueError("Value must be a comma-delimited list string or a list")
+            return [item.strip() for item in str(value).split(",")]
+        raise ValueError(f"Unknown parameter type {kind}")
+
+    def check_constraints(self, value: Any) -> str | None:
+        for constraint in self.constraints:
+            message = constraint.validate(value)
+            if message:
+                return message
+        return None
+
+    def to_validate_dict(self) -> dict[str, Any]:
+        """Heat's template-validate shape for one parameter."""
+        body: dict[str, Any] = {
+            "Type": _VALIDATE_TYPES[self.type],
+            "NoEcho": "true" if self.hidden else "false",
+            "Description": self.description or "",
+            "Label": self.label or self.name,
+        }
+        if self.default is not None:
+            body["Default"] = self.default
+        for constraint in self.constraints:
+            shape = constraint.to_dict()
+            if "allowed_values" in shape:
+                body["AllowedValues"] = shape["allowed_values"]
+            if "allowed_pattern" in shape:
+                body["AllowedPattern"] = shape["allowed_pattern"]
+            if "length" in shape:
+                if "min" in shape["length"]:
+                    body["MinLength"] = shape["length"]["min"]
+                if "max" in shape["length"]:
+                    body["MaxLength"] = shape["length"]["max"]
+            if "range" in shape:
+                if "min" in shape["range"]:
+                    body["MinValue"] = shape["range"]["min"]
+                if "max" in shape["range"]:
+                    body["MaxValue"] = shape["range"]["max"]
+            if constraint.description:
+                body["ConstraintDescription"] = constraint.description
+        if self.tags:
+            body["Tags"] = list(self.tags)
+        return body
+
+
+_VALIDATE_TYPES = {
+    STRING: "String",
+    NUMBER: "Number",
+    BOOLEAN: "Boolean",
+    JSON: "Json",
+    COMMA_DELIMITED_LIST: "CommaDelimitedList",
+}
+
+
+def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError], locate) -> ParameterSchema | None:
+    """Read one entry of the ``parameters`` section."""
+    from stoker.template.errors import format_path
+
+    where = path + (name,)
+    if not isinstance(body, Mapping):
+        errors.append(TemplateError("A parameter must be a map with at least a type", path=format_path(where), location=locate(where)))
+        return None
+    for key in body:
+        if key not in KEYS:
+            errors.append(
+                TemplateError(
+                    f"Invalid key '{key}' for parameter ({name})",
+                    path=format_path(where + (key,)),
+                    location=locate(where + (key,)),
+                    hint=_did_you_mean(key, KEYS),
+                )
+            )
+    kind = body.get("type")
+    if kind not in TYPES:
+        errors.append(
+            TemplateError(
+                f"Invalid type ({kind}) for parameter {name}" if kind is not None else f"Missing parameter type for parameter: {name}",
+                path=format_path(where + ("type",)),
+                location=locate(where + ("type",) if kind is not None else where),
+                hint="use one of " + ", ".join(TYPES),
+            )
+        )
+        return None
+    constraints = []
+    for index, entry in enumerate(body.get("constraints") or []):
+        try:
+            if not isinstance(entry, Mapping):
+                raise ValueError("a constraint must be a map")
+            constraints.append(constr.constraint_from_mapping(entry))
+        except (ValueError, TypeError, AttributeError) as error:
+            spot = where + ("constraints", index)
+            errors.append(TemplateError(f"Invalid constraint: {error}", path=format_path(spot), location=locate(spot)))
+    schema = ParameterSchema(
+        name=name,
+        type=kind,
+        default=body.get("default"),
+        label=body.get("label"),
+        description=body.get("description"),
+        hidden=_truthy(body.get("hidden")),
+        immutable=_truthy(body.get("immutable")),
+        tags=list(body.get("tags") or []),
+        constraints=constraints,
+    )
+    if schema.default is not None:
+        try:
+            default = schema.convert(schema.default)
+            message = schema.check_constraints(default)
+            if message:
+                raise ValueError(message)
+        except ValueError as error:
+            spot = where + ("default",)
+            errors.append(
+                TemplateError(f"Invalid default for parameter {name}: {error}", path=format_path(spot), location=locate(spot))
+            )
+    return schema
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def _did_you_mean(word: str, choices) -> str | None:
+    from difflib import get_close_matches
+
+    close = get_close_matches(str(word), list(choices), n=1)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+def resolve_values(
+    schemas: Mapping[str, ParameterSchema],
+    user_values: Mapping[str, Any],
+    defaults: Mapping[str, Any],
+    pseudo: Mapping[str, Any],
+) -> tuple[dict[str, Any], list[TemplateError]]:
+    """Compute every parameter's value. Returns (values, errors): errors list every problem.
+
+    ``user_values`` come from the request and the environment's ``parameters``;
+    ``defaults`` from ``parameter_defaults`` (they override template defaults and may name
+    parameters the template does not have).
+    """
+    errors: list[TemplateError] = []
+    values: dict[str, Any] = dict(pseudo)
+    for name in user_values:
+        if name not in schemas:
+            errors.append(
+                TemplateError(
+                    f"The Parameter ({name}) was not defined in template.",
+                    path=f"parameters.{name}",
+                    hint=_did_you_mean(name, schemas) or "remove it or declare it in the template's parameters section",
+                )
+            )
+    for name, schema in schemas.items():
+        if name in user_values:
+            raw = user_values[name]
+        elif name in defaults:
+            raw = defaults[name]
+        elif schema.default is not None:
+            raw = schema.default
+        else:
+            errors.append(
+                TemplateError(
+                    f"The Parameter ({name}) was not provided.",
+                    path=f"parameters.{name}",
+                    hint=f"pass --parameter {name}=VALUE or set it in an environment file",
+                )
+            )
+            continue
+        try:
+            value = schema.convert(raw)
+        except ValueError as error:
+            errors.append(TemplateError(f"Parameter '{name}' is invalid: {error}", path=f"parameters.{name}"))
+            continue
+        message = schema.check_constraints(value)
+        if message:
+            errors.append(TemplateError(f"Parameter '{name}' is invalid: {message}", path=f"parameters.{name}"))
+            continue
+        values[name] = value
+    return values, errors
