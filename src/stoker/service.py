@@ -72,7 +72,7 @@ class Service:
         return loader.Limits(max_bytes=self.settings.max_template_bytes)
 
     def parse_template(self, source: Source, files: Mapping[str, str] | None = None) -> Template:
-        return Template.load(source.text, source.name, files, self.limits())
+        return Template.load(source.text, source.name, files, self.limits(), collect=True)
 
     def parse_environments(self, sources: Sequence[Source]) -> Environment:
         return environment_module.merge_all(environment_module.parse(s.text, s.name) for s in sources)

@@ -109,8 +109,9 @@ def validate(
     registry: ResourceRegistry,
     stack: StackRecord | None = None,
 ) -> ValidationResult:
-    """Validate a stack definition; raise TemplateErrors listing every problem."""
-    errors: list[TemplateError] = []
+    """Validate a stack definition; raise TemplateErrors listing every problem
+    (including those the template reader collected)."""
+    errors: list[TemplateError] = list(template.problems)
     stack_name = stack.name if stack else "stack"
     stack_id = stack.id if stack else "None"
     try:

@@ -80,7 +80,11 @@ class TemplateErrors(ValidationError):
     """Every problem found in one validation pass."""
 
     def __init__(self, errors: list[TemplateError]):
-        self.errors = list(errors)
+        # In reading order: by position where known, the rest after.
+        self.errors = sorted(
+            errors,
+            key=lambda e: (e.location is None, e.location.line if e.location else 0, e.location.column if e.location else 0),
+        )
         super().__init__("; ".join(str(e) for e in self.errors) or "invalid template")
 
     def __str__(self) -> str:

@@ -50,10 +50,20 @@ class Template:
     resources: dict[str, ResourceDefinition] = field(default_factory=dict)
     outputs: dict[str, OutputDefinition] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
+    # Problems found while reading, kept when parsing with collect=True so that
+    # validation can report them together with its own.
+    problems: list[TemplateError] = field(default_factory=list)
 
     @classmethod
-    def load(cls, text: str | bytes, file: str | None = None, files: Mapping[str, str] | None = None, limits: loader.Limits = loader.Limits()) -> Template:
-        return cls.parse(loader.parse(text, file, limits), files)
+    def load(
+        cls,
+        text: str | bytes,
+        file: str | None = None,
+        files: Mapping[str, str] | None = None,
+        limits: loader.Limits = loader.Limits(),
+        collect: bool = False,
+    ) -> Template:
+        return cls.parse(loader.parse(text, file, limits), files, collect)
 
     @classmethod
     def from_data(cls, data: Any, files: Mapping[str, str] | None = None) -> Template:
@@ -61,15 +71,18 @@ class Template:
         return cls.parse(loader.Document(data), files)
 
     @classmethod
-    def parse(cls, document: loader.Document, files: Mapping[str, str] | None = None) -> Template:
+    def parse(cls, document: loader.Document, files: Mapping[str, str] | None = None, collect: bool = False) -> Template:
+        """Read a document. Problems raise TemplateErrors, unless ``collect`` is set and
+        the template is readable enough to validate further (then see ``problems``)."""
         errors: list[TemplateError] = []
         template = _Reader(document, errors).read(files or {})
         for error in errors:
             if error.location is None:
                 error.location = document.locate(error.path)
-        if errors:
+        if errors and (template is None or not collect):
             raise TemplateErrors(errors)
         assert template is not None
+        template.problems = errors
         return template
 
 
