@@ -1,0 +1,109 @@
+"""Shared fixtures: real SQLite files and a real PostgreSQL database.
+
+PostgreSQL: the suite uses the server at 127.0.0.1:5432 (override with
+STOKER_TEST_POSTGRES_URL). If it is not running, the suite starts the machine's cluster
+with pg_ctlcluster; if that fails too, PostgreSQL tests fail (they are never skipped
+silently). Each test gets its own schema, dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+POSTGRES_URL = os.environ.get("STOKER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+def _postgres_up(url: str) -> bool:
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            connection.execute(sa.text("SELECT 1"))
+        return True
+    except sa.exc.OperationalError:
+        return False
+    finally:
+        engine.dispose()
+
+
+def _start_postgres() -> None:
+    clusters = Path("/etc/postgresql")
+    if not clusters.is_dir() or shutil.which("pg_ctlcluster") is None:
+        return
+    for version in sorted(os.listdir(clusters)):
+        subprocess.run(
+            ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "start"],
+            check=False,
+            capture_output=True,
+            timeout=60,
+        )
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    if not _postgres_up(POSTGRES_URL):
+        _start_postgres()
+        deadline = time.monotonic() + 30
+        while not _postgres_up(POSTGRES_URL):
+            if time.monotonic() > deadline:
+                pytest.fail(f"PostgreSQL is not reachable at {POSTGRES_URL} and could not be started")
+            time.sleep(0.5)
+    return POSTGRES_URL
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """A URL whose connections use a fresh schema of their own."""
+    schema = f"stoker_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(postgres_server)
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in postgres_server else "?"
+    yield f"{postgres_server}{separator}options=-csearch_path%3D{schema}"
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'stoker.sqlite'}"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """Run the test once on SQLite and once on PostgreSQL."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("sqlite_url")
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def make_service(sqlite_url: str):
+    """Build Services on a real store; closed at the end of the test."""
+    from stoker.service import Service
+    from stoker.settings import Settings
+
+    made = []
+
+    def factory(url: str | None = None, clock=None, **settings):
+        service = Service(Settings(database_url=url or sqlite_url, **settings), clock=clock)
+        made.append(service)
+        return service
+
+    yield factory
+    for service in made:
+        service.close()
+
+
+@pytest.fixture
+def service(make_service):
+    return make_service()
