@@ -11,8 +11,8 @@ from stoker.engine.states import Action, Status
 from stoker.graph import WalkOutcome
 
 
-def stack_started(context: ActionContext, action: Action) -> None:
-    context.recorder.stack_state(action, Status.IN_PROGRESS, f"Stack {action} started")
+async def stack_started(context: ActionContext, action: Action) -> None:
+    await context.recorder.stack_state(action, Status.IN_PROGRESS, f"Stack {action} started")
 
 
 def outcome_reason(action: Action, outcome: WalkOutcome[Hashable], describe: Any = str) -> str:
@@ -26,7 +26,7 @@ def outcome_reason(action: Action, outcome: WalkOutcome[Hashable], describe: Any
     return f"Stack {action} completed successfully"
 
 
-def stack_finished(context: ActionContext, action: Action, outcome: WalkOutcome[Hashable]) -> bool:
+async def stack_finished(context: ActionContext, action: Action, outcome: WalkOutcome[Hashable]) -> bool:
     status = Status.COMPLETE if outcome.ok else Status.FAILED
-    context.recorder.stack_state(action, status, outcome_reason(action, outcome))
+    await context.recorder.stack_state(action, status, outcome_reason(action, outcome))
     return outcome.ok

@@ -4,6 +4,8 @@ the created resources are then deleted (ROLLBACK)."""
 
 from __future__ import annotations
 
+import asyncio
+
 from stoker.engine import actions
 from stoker.engine.delete import delete_all
 from stoker.engine.lifecycle import ActionContext, create_resource
@@ -15,11 +17,11 @@ from stoker.graph import walk
 async def create(context: ActionContext, limit: int) -> bool:
     runtime = context.runtime
     definitions = runtime.template.resources
-    actions.stack_started(context, Action.CREATE)
+    await actions.stack_started(context, Action.CREATE)
     # All rows first, in one transaction: the store knows every resource the stack will
     # have before any physical resource exists.
     new = [runtime.new_record(definition) for name, definition in definitions.items() if name not in runtime.current]
-    context.store.insert_resources(new)
+    await context.store.insert_resources_async(new)
     runtime.records.extend(new)
     runtime.current.update({record.name: record for record in new})
 
@@ -30,16 +32,16 @@ async def create(context: ActionContext, limit: int) -> bool:
         await create_resource(context, record, definitions[name])
 
     outcome = await walk(dependency_graph(definitions), visit, limit=limit)
-    ok = actions.stack_finished(context, Action.CREATE, outcome)
+    ok = await actions.stack_finished(context, Action.CREATE, outcome)
     if not ok and not runtime.stack.disable_rollback:
         await rollback_create(context, limit)
     return ok
 
 
 async def rollback_create(context: ActionContext, limit: int) -> bool:
-    actions.stack_started(context, Action.ROLLBACK)
+    await actions.stack_started(context, Action.ROLLBACK)
     outcome = await delete_all(context, limit)
-    ok = actions.stack_finished(context, Action.ROLLBACK, outcome)
+    ok = await actions.stack_finished(context, Action.ROLLBACK, outcome)
     if ok:
         context.store.delete_resources(record.id for record in context.runtime.records)
         context.runtime.records.clear()

@@ -61,9 +61,9 @@ async def delete_all(
 
 
 async def delete(context: ActionContext, limit: int) -> bool:
-    actions.stack_started(context, Action.DELETE)
+    await actions.stack_started(context, Action.DELETE)
     outcome = await delete_all(context, limit)
-    ok = actions.stack_finished(context, Action.DELETE, outcome)
+    ok = await actions.stack_finished(context, Action.DELETE, outcome)
     if ok:
         context.store.delete_resources(record.id for record in context.runtime.records)
     return ok

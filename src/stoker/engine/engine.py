@@ -96,7 +96,7 @@ class Engine:
             old_template = self.load_runtime(stack).template
             runtime = self.load_runtime(stack, job.template_id, job.parameters)
             context = self._context(runtime)
-            context.recorder.stack_state(
+            await context.recorder.stack_state(
                 Action.UPDATE,
                 Status.IN_PROGRESS,
                 "Stack UPDATE started",

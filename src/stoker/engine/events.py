@@ -7,6 +7,7 @@ live progress, later the API's event stream) are told after the commit.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Callable
@@ -33,7 +34,7 @@ class Recorder:
             except Exception:  # noqa: BLE001 - a display problem must not break the action
                 LOG.exception("event listener failed")
 
-    def resource_state(self, record: ResourceRecord, action: Action, status: Status, reason: str = "state changed", **fields: Any) -> None:
+    async def resource_state(self, record: ResourceRecord, action: Action, status: Status, reason: str = "state changed", **fields: Any) -> None:
         event = EventRecord(
             id=None,
             uuid=str(uuid.uuid4()),
@@ -45,13 +46,13 @@ class Recorder:
             resource_status=str(status),
             resource_status_reason=reason,
         )
-        self.store.update_resource(record.id, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
+        await self.store.update_resource_async(record.id, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
         record.action, record.status, record.status_reason = str(action), str(status), reason
         for key, value in fields.items():
             setattr(record, key, value)
         self._announce(event)
 
-    def stack_state(self, action: Action, status: Status, reason: str, **fields: Any) -> None:
+    async def stack_state(self, action: Action, status: Status, reason: str, **fields: Any) -> None:
         stack = self.stack
         event = EventRecord(
             id=None,
@@ -64,7 +65,7 @@ class Recorder:
             resource_status=str(status),
             resource_status_reason=reason,
         )
-        self.store.update_stack(stack.id, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
+        await self.store.update_stack_async(stack.id, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
         stack.action, stack.status, stack.status_reason = str(action), str(status), reason
         for key, value in fields.items():
             setattr(stack, key, value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -89,7 +89,7 @@ class HandlerRunner:
         *,
         before: Callable[[], None] | None = None,
         after: Callable[[], Any] | None = None,
-        on_token: Callable[[Any], None] | None = None,
+        on_token: Callable[[Any], Awaitable[None]] | None = None,
     ) -> Any:
         """Run ``before``, the handler, the first check and ``after`` in one thread hop;
         then, if not done, record the token and poll. Returns what ``after`` returned."""
@@ -106,7 +106,7 @@ class HandlerRunner:
         if outcome.done:
             return outcome.extra
         if on_token is not None:
-            on_token(outcome.token)
+            await on_token(outcome.token)
         assert check is not None
         token = outcome.token
 

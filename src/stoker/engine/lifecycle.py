@@ -7,6 +7,7 @@ is returned to the walk as ``ResourceFailure`` carrying the reason already recor
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -58,7 +59,7 @@ def _stored_definition(record: ResourceRecord) -> ResourceDefinition:
 
 async def create_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, reason: str = "state changed") -> None:
     runtime, recorder = context.runtime, context.recorder
-    recorder.resource_state(record, Action.CREATE, Status.IN_PROGRESS, reason)
+    await recorder.resource_state(record, Action.CREATE, Status.IN_PROGRESS, reason)
     try:
         instance = runtime.instance(record, definition, fresh=True)
         instance.action, instance.status = Action.CREATE, Status.IN_PROGRESS
@@ -75,9 +76,9 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
         )
     except Exception as error:  # noqa: BLE001 - any plugin failure becomes CREATE_FAILED
         reason = failure_reason(record.name, error)
-        recorder.resource_state(record, Action.CREATE, Status.FAILED, reason, handler_token=None)
+        await recorder.resource_state(record, Action.CREATE, Status.FAILED, reason, handler_token=None)
         raise ResourceFailure(reason, cause=error)
-    recorder.resource_state(
+    await recorder.resource_state(
         record,
         Action.CREATE,
         Status.COMPLETE,
@@ -89,13 +90,13 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
     )
 
 
-def _save_token(context: ActionContext, record: ResourceRecord, token: Any) -> None:
+async def _save_token(context: ActionContext, record: ResourceRecord, token: Any) -> None:
     """Persist the handler token before waiting on it, so a restart can resume polling."""
     try:
         json.dumps(token)
     except (TypeError, ValueError):
         return
-    context.store.update_resource(record.id, handler_token={"token": token})
+    await context.store.update_resource_async(record.id, handler_token={"token": token})
     record.handler_token = {"token": token}
 
 
@@ -107,11 +108,11 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
     policy = definition.deletion_policy if definition is not None else (record.definition or {}).get("deletion_policy", "Delete")
     if never_created:
         if record.action != "INIT":
-            recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "state changed")
+            await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "state changed")
         return
-    recorder.resource_state(record, Action.DELETE, Status.IN_PROGRESS)
+    await recorder.resource_state(record, Action.DELETE, Status.IN_PROGRESS)
     if policy == "Retain":
-        recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "Retained: deletion_policy is Retain")
+        await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "Retained: deletion_policy is Retain")
         return
     try:
         instance = context.runtime.instance(record, _stored_definition(record), fresh=True)
@@ -119,9 +120,9 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
         await context.runner.run(instance, Action.DELETE, on_token=lambda token: _save_token(context, record, token))
     except Exception as error:  # noqa: BLE001
         reason = failure_reason(record.name, error)
-        recorder.resource_state(record, Action.DELETE, Status.FAILED, reason, handler_token=None)
+        await recorder.resource_state(record, Action.DELETE, Status.FAILED, reason, handler_token=None)
         raise ResourceFailure(reason, cause=error)
-    recorder.resource_state(record, Action.DELETE, Status.COMPLETE, handler_token=None)
+    await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, handler_token=None)
 
 
 @dataclass
@@ -183,7 +184,7 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
         plan: UpdatePlan = await context.runner.call(plan_update, context, record, definition)
     except Exception as error:  # noqa: BLE001
         reason = failure_reason(record.name, error)
-        recorder.resource_state(record, Action.UPDATE, Status.FAILED, reason)
+        await recorder.resource_state(record, Action.UPDATE, Status.FAILED, reason)
         raise ResourceFailure(reason, cause=error)
     if plan.kind == "none":
         return record
@@ -195,13 +196,13 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
             plan = UpdatePlan("replace", replace.message)
             # Leave no IN_PROGRESS behind: this resource is finished with; its
             # replacement is created now and it is deleted in the cleanup phase.
-            recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, f"Replacement required: {replace.message}")
+            await recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, f"Replacement required: {replace.message}")
     return await replace_resource(context, record, definition, plan.reason)
 
 
 async def _update_in_place(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, plan: UpdatePlan) -> None:
     runtime, recorder = context.runtime, context.recorder
-    recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS)
+    await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS)
     try:
         instance = runtime.instance(record, definition, fresh=True)
         # The plugin sees the old values as self.properties and the new ones through json_snippet.
@@ -223,9 +224,9 @@ async def _update_in_place(context: ActionContext, record: ResourceRecord, defin
         raise
     except Exception as error:  # noqa: BLE001
         reason = failure_reason(record.name, error)
-        recorder.resource_state(record, Action.UPDATE, Status.FAILED, reason, handler_token=None)
+        await recorder.resource_state(record, Action.UPDATE, Status.FAILED, reason, handler_token=None)
         raise ResourceFailure(reason, cause=error)
-    recorder.resource_state(
+    await recorder.resource_state(
         record,
         Action.UPDATE,
         Status.COMPLETE,
@@ -241,8 +242,8 @@ async def replace_resource(context: ActionContext, record: ResourceRecord, defin
     """Create the replacement first; the old resource is deleted in the cleanup phase."""
     runtime, store = context.runtime, context.store
     replacement = runtime.new_record(definition, replaces=record.id)
-    store.insert_resources([replacement])
-    store.update_resource(record.id, current=False, replaced_by=replacement.id)
+    await store.insert_resources_async([replacement])
+    await store.update_resource_async(record.id, current=False, replaced_by=replacement.id)
     record.current, record.replaced_by = False, replacement.id
     runtime.records.append(replacement)
     runtime.current[definition.name] = replacement

@@ -81,8 +81,11 @@ class _Hooks:
         self.record.physical_resource_id = physical_id
 
     def data_changed(self, resource: Resource) -> None:
+        # Queued, not awaited: the single writer commits in order, so the next write
+        # that is awaited (the physical id, or the final state, which stores the data
+        # again) proves this one durable too.
         data = resource.data()
-        self.store.update_resource(self.record.id, data=data)
+        self.store.update_resource_nowait(self.record.id, data=data)
         self.record.data = data
 
     def client(self, resource: Resource, name: str | None) -> Any:

@@ -5,6 +5,8 @@ template's teardown order, so nothing is deleted while a resource still uses it.
 
 from __future__ import annotations
 
+import asyncio
+
 from stoker.engine import actions
 from stoker.engine.delete import delete_all
 from stoker.engine.lifecycle import ActionContext, create_resource, update_resource
@@ -23,7 +25,7 @@ async def update(context: ActionContext, old_template: Template, limit: int) -> 
         record = runtime.current.get(name)
         if record is None:
             record = runtime.new_record(definition)
-            context.store.insert_resources([record])
+            await context.store.insert_resources_async([record])
             runtime.records.append(record)
             runtime.current[name] = record
             await create_resource(context, record, definition)
@@ -32,7 +34,7 @@ async def update(context: ActionContext, old_template: Template, limit: int) -> 
 
     outcome = await walk(dependency_graph(definitions), visit, limit=limit)
     if not outcome.ok:
-        return actions.stack_finished(context, Action.UPDATE, outcome)
+        return await actions.stack_finished(context, Action.UPDATE, outcome)
 
     leftovers = [r for r in runtime.records if not r.current or r.name not in definitions]
     if leftovers:
@@ -46,5 +48,5 @@ async def update(context: ActionContext, old_template: Template, limit: int) -> 
         for name in [n for n, r in runtime.current.items() if r.id in gone]:
             del runtime.current[name]
         if not cleanup.ok:
-            return actions.stack_finished(context, Action.UPDATE, cleanup)
-    return actions.stack_finished(context, Action.UPDATE, outcome)
+            return await actions.stack_finished(context, Action.UPDATE, cleanup)
+    return await actions.stack_finished(context, Action.UPDATE, outcome)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from stoker.engine.stack import dependency_graph, parameter_values
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry, UnknownResourceTypeError
 from stoker.graph import CycleError
@@ -22,7 +23,6 @@ from stoker.store import StackRecord
 from stoker.template.errors import TemplateError, TemplateErrors
 from stoker.template.functions.base import resolve
 from stoker.template.hot import Template
-from stoker.engine.stack import dependency_graph, parameter_values
 
 
 class _ValidationContext:

@@ -129,6 +129,6 @@ class Graph(Generic[N]):
         """One line per node, ``node: requirement, ...``, sorted (for golden tests)."""
         lines = []
         for node in sorted(self._requires, key=str):
-            needs = ", ".join(sorted((str(n) for n in self._requires[node])))
+            needs = ", ".join(sorted(str(n) for n in self._requires[node]))
             lines.append(f"{node}: {needs}" if needs else f"{node}:")
         return "\n".join(lines) + "\n"

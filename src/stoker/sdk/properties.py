@@ -278,25 +278,28 @@ def _to_list(schema: Schema, value: Any, path: str, context: Any) -> list:
 
 
 def resolve_properties(schemata: Mapping[str, Schema], data: Mapping[str, Any], path: str, context: Any) -> dict:
-    """Convert a whole map of values against a dict of schemas (used for nested maps)."""
+    """Convert a nested map against its dict of schemas. As in Heat, a nested key with
+    no value and no default is None (only top-level properties get the empty value of
+    their type), so plugins can tell "not given" from "given as 0"."""
     unknown = [key for key in data if key not in schemata]
     if unknown:
         raise _type_error(f"{path}.{unknown[0]}" if path else unknown[0], _unknown_message(unknown[0], schemata))
     result = {}
     for key, sub in schemata.items():
         sub_path = f"{path}.{key}" if path else key
-        result[key] = value_for(sub, data.get(key), key in data, sub_path, context)
+        result[key] = value_for(sub, data.get(key), key in data, sub_path, context, empty=False)
     return result
 
 
-def value_for(schema: Schema, value: Any, present: bool, path: str, context: Any) -> Any:
-    """The effective value of one property: the given one, else its default, else empty."""
+def value_for(schema: Schema, value: Any, present: bool, path: str, context: Any, empty: bool = True) -> Any:
+    """The effective value of one property: the given one, else its default, else the
+    empty value of its type (``empty``) or None."""
     if not present or value is None:
         if schema.default is not None:
             return convert(schema, schema.default, path, context)
         if schema.required:
             raise _type_error(path, "Property is required but has no value (set it in the template)")
-        return schema.empty_value()
+        return schema.empty_value() if empty else None
     return convert(schema, value, path, context)
 
 

@@ -19,7 +19,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from stoker.sdk import attributes as attributes_module
-from stoker.sdk.exceptions import EntityNotFound, InvalidTemplateAttribute, StokerError, UpdateReplace
+from stoker.sdk.exceptions import (
+    EntityNotFound,
+    InvalidTemplateAttribute,
+    StokerError,
+    UpdateReplace,
+)
 from stoker.sdk.properties import Properties, Schema
 from stoker.sdk.support import SupportStatus
 

@@ -1,17 +1,17 @@
 """The repository: every query stoker makes goes through ``Store``.
 
-Each method is one transaction, committed before it returns, so a caller that has
-returned from a state change knows it is durable. Methods are safe to call from worker
-threads (plugins persist physical ids from handler threads). On SQLite, writes are
-serialised by ``_write_lock`` (SQLite has one writer at a time; queuing in Python is
-cheaper than busy-waiting in the driver); PostgreSQL needs no such lock.
+A write method returns only after its transaction has committed, so a caller that has
+returned from a state change knows it is durable. Writes go through the single writer
+thread (``stoker.store.writer``), which batches concurrent writes into one commit;
+``<op>_nowait`` variants return the Future instead of waiting, for the event loop.
+Methods are safe to call from any thread (plugins persist physical ids from handler
+threads). Reads use pooled connections of their own.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import tables
 from stoker.store.records import EventRecord, ResourceRecord, StackRecord, TemplateRecord
+from stoker.store.writer import WriteQueue
 
 HEAD_REVISION = "0001"
 
@@ -58,26 +59,31 @@ _RESOURCE_FIELDS = [c.name for c in tables.resources.columns]
 _EVENT_FIELDS = [c.name for c in tables.events.columns]
 
 
+def _update_statement(table: sa.Table, fields: frozenset[str]) -> sa.Update:
+    """An UPDATE by id with bound parameters; built once per set of fields (building
+    statements per call costs more than running them)."""
+    return table.update().where(table.c.id == sa.bindparam("_id")).values({name: sa.bindparam(name) for name in sorted(fields)})
+
+
 class Store:
     def __init__(self, url: str):
         self.url = url
         self.engine = make_engine(url)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
-        self._write_lock = threading.Lock() if self.is_sqlite else None
+        self.writes = WriteQueue(self.engine)
+        self._statements: dict[tuple[str, frozenset[str]], sa.Update] = {}
+        self._insert_event_statement = tables.events.insert()
+
+    def _update(self, connection: Connection, table: sa.Table, row_id: Any, fields: dict[str, Any]) -> None:
+        key = (table.name, frozenset(fields))
+        statement = self._statements.get(key)
+        if statement is None:
+            statement = self._statements[key] = _update_statement(table, key[1])
+        connection.execute(statement, {"_id": row_id, **fields})
 
     def close(self) -> None:
+        self.writes.close()
         self.engine.dispose()
-
-    # -- transactions -----------------------------------------------------------
-
-    @contextmanager
-    def _write(self) -> Iterator[Connection]:
-        if self._write_lock is None:
-            with self.engine.begin() as connection:
-                yield connection
-            return
-        with self._write_lock, self.engine.begin() as connection:
-            yield connection
 
     def _read(self) -> Any:
         return self.engine.connect()
@@ -94,19 +100,18 @@ class Store:
                     return
         from stoker.store.migrations import upgrade
 
-        with self._write() as connection:
+        with self.engine.begin() as connection:
             upgrade(connection)
 
     # -- templates ----------------------------------------------------------------
 
     def store_template(self, template: Mapping[str, Any], files: Mapping[str, str], environment: Mapping[str, Any]) -> int:
-        with self._write() as connection:
-            result = connection.execute(
-                tables.raw_templates.insert().values(
-                    template=dict(template), files=dict(files), environment=dict(environment), created_at=utcnow()
-                )
-            )
-            return int(result.inserted_primary_key[0])
+        values = {"template": dict(template), "files": dict(files), "environment": dict(environment), "created_at": utcnow()}
+
+        def write(connection: Connection) -> int:
+            return int(connection.execute(tables.raw_templates.insert(), values).inserted_primary_key[0])
+
+        return self.writes.run(write)
 
     def get_template(self, template_id: int) -> TemplateRecord:
         with self._read() as connection:
@@ -118,10 +123,13 @@ class Store:
     def create_stack(self, record: StackRecord, event: EventRecord | None = None) -> None:
         values = {name: getattr(record, name) for name in _STACK_FIELDS}
         values["created_at"] = values["created_at"] or utcnow()
-        with self._write() as connection:
-            connection.execute(tables.stacks.insert().values(**values))
+
+        def write(connection: Connection) -> None:
+            connection.execute(tables.stacks.insert(), values)
             if event is not None:
                 self._insert_event(connection, event)
+
+        self.writes.run(write)
 
     def _stack(self, row: Any) -> StackRecord:
         return StackRecord(**{name: getattr(row, name) for name in _STACK_FIELDS})
@@ -155,40 +163,71 @@ class Store:
             return [self._stack(row) for row in connection.execute(query)]
 
     def update_stack(self, stack_id: str, event: EventRecord | None = None, **fields: Any) -> None:
+        self.update_stack_nowait(stack_id, event, **fields).result()
+
+    def update_stack_nowait(self, stack_id: str, event: EventRecord | None = None, **fields: Any) -> Future[None]:
+        return self.writes.submit(self._stack_write(stack_id, event, fields))
+
+    async def update_stack_async(self, stack_id: str, event: EventRecord | None = None, **fields: Any) -> None:
+        await self.writes.submit_async(self._stack_write(stack_id, event, fields))
+
+    def _stack_write(self, stack_id: str, event: EventRecord | None, fields: dict[str, Any]) -> Any:
         fields.setdefault("updated_at", utcnow())
-        with self._write() as connection:
-            connection.execute(tables.stacks.update().where(tables.stacks.c.id == stack_id).values(**fields))
+
+        def write(connection: Connection) -> None:
+            self._update(connection, tables.stacks, stack_id, fields)
             if event is not None:
                 self._insert_event(connection, event)
+
+        return write
 
     # -- resources ---------------------------------------------------------------
 
     def insert_resources(self, records: Iterable[ResourceRecord]) -> None:
         """Insert new resource rows; their ``id`` is filled in."""
         records = list(records)
-        if not records:
-            return
+        if records:
+            self.writes.run(self._insert_resources_write(records))
+
+    async def insert_resources_async(self, records: Iterable[ResourceRecord]) -> None:
+        records = list(records)
+        if records:
+            await self.writes.submit_async(self._insert_resources_write(records))
+
+    def _insert_resources_write(self, records: list[ResourceRecord]) -> Any:
         now = utcnow()
         rows = []
         for record in records:
             values = {name: getattr(record, name) for name in _RESOURCE_FIELDS if name != "id"}
             values["created_at"] = values["created_at"] or now
             rows.append(values)
-        with self._write() as connection:
-            result = connection.execute(
-                tables.resources.insert().returning(tables.resources.c.id, tables.resources.c.uuid, sort_by_parameter_order=True),
-                rows,
-            )
-            ids = {row.uuid: row.id for row in result}
-        for record in records:
-            record.id = ids[record.uuid]
+        statement = tables.resources.insert().returning(tables.resources.c.id, tables.resources.c.uuid, sort_by_parameter_order=True)
+
+        def write(connection: Connection) -> None:
+            ids = {row.uuid: row.id for row in connection.execute(statement, rows)}
+            for record in records:
+                record.id = ids[record.uuid]
+
+        return write
 
     def update_resource(self, resource_id: int, event: EventRecord | None = None, **fields: Any) -> None:
+        self.update_resource_nowait(resource_id, event, **fields).result()
+
+    def update_resource_nowait(self, resource_id: int, event: EventRecord | None = None, **fields: Any) -> Future[None]:
+        return self.writes.submit(self._resource_write(resource_id, event, fields))
+
+    async def update_resource_async(self, resource_id: int, event: EventRecord | None = None, **fields: Any) -> None:
+        await self.writes.submit_async(self._resource_write(resource_id, event, fields))
+
+    def _resource_write(self, resource_id: int, event: EventRecord | None, fields: dict[str, Any]) -> Any:
         fields["updated_at"] = utcnow()
-        with self._write() as connection:
-            connection.execute(tables.resources.update().where(tables.resources.c.id == resource_id).values(**fields))
+
+        def write(connection: Connection) -> None:
+            self._update(connection, tables.resources, resource_id, fields)
             if event is not None:
                 self._insert_event(connection, event)
+
+        return write
 
     def list_resources(self, stack_id: str) -> list[ResourceRecord]:
         table = tables.resources
@@ -200,21 +239,25 @@ class Store:
         ids = list(resource_ids)
         if not ids:
             return
-        with self._write() as connection:
-            connection.execute(tables.resources.delete().where(tables.resources.c.id.in_(ids)))
+        statement = tables.resources.delete().where(tables.resources.c.id.in_(sa.bindparam("ids", expanding=True)))
+        # Chunks keep the statement under every driver's parameter limit.
+        def write(connection: Connection) -> None:
+            for start in range(0, len(ids), 500):
+                connection.execute(statement, {"ids": ids[start:start + 500]})
+
+        self.writes.run(write)
 
     # -- events ------------------------------------------------------------------
 
     def _insert_event(self, connection: Connection, event: EventRecord) -> None:
         values = {name: getattr(event, name) for name in _EVENT_FIELDS if name != "id"}
         values["created_at"] = values["created_at"] or utcnow()
-        result = connection.execute(tables.events.insert().values(**values))
+        result = connection.execute(self._insert_event_statement, values)
         event.id = int(result.inserted_primary_key[0])
         event.created_at = values["created_at"]
 
     def add_event(self, event: EventRecord) -> None:
-        with self._write() as connection:
-            self._insert_event(connection, event)
+        self.writes.run(lambda connection: self._insert_event(connection, event))
 
     def list_events(
         self,

@@ -17,7 +17,8 @@ from stoker.template import loader, versions
 from stoker.template.definitions import DELETION_POLICIES, OutputDefinition, ResourceDefinition
 from stoker.template.errors import TemplateError, TemplateErrors, format_path
 from stoker.template.functions.access import GetAttr, GetParam, GetResource
-from stoker.template.functions.base import Function, parse as parse_functions
+from stoker.template.functions.base import Function
+from stoker.template.functions.base import parse as parse_functions
 from stoker.template.parameters import PSEUDO, ParameterSchema, parse_schema
 
 RESOURCE_KEYS = (

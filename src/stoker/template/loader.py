@@ -69,6 +69,10 @@ class Limits:
 
 def load(text: str | bytes, file: str | None = None, limits: Limits = Limits()) -> Document:
     """Parse YAML or JSON text. Errors carry the file, line and column."""
+    return _load(text, file, limits, json_fallback=False)
+
+
+def _load(text: str | bytes, file: str | None, limits: Limits, json_fallback: bool) -> Document:
     size = len(text)
     if size > limits.max_bytes:
         raise TemplateLimitError(
@@ -83,22 +87,156 @@ def load(text: str | bytes, file: str | None = None, limits: Limits = Limits()) 
             raise TemplateSyntaxError(f"The template is not UTF-8 text: {error}", location=Location(file, 1, 1))
     loader = _Loader(text)
     try:
-        node = loader.get_single_node()
+        node = _compose(loader, file, limits)
     except yaml.MarkedYAMLError as error:
+        # YAML refuses some valid JSON (a tab where YAML wants indentation): read it as JSON.
+        if json_fallback and text.lstrip().startswith("{"):
+            return load_json(text.lstrip(), file, limits)
         raise _syntax_error(error, file)
     except yaml.YAMLError as error:
         raise TemplateSyntaxError(f"Invalid YAML: {error}", location=Location(file, 1, 1))
-    except RecursionError:
-        raise TemplateLimitError(
-            "The document is nested too deeply to parse", location=Location(file, 1, 1)
-        )
     finally:
         loader.dispose()
     if node is None:
         return Document(None, file)
+    _measure(node, file, limits)
     builder = _Builder(loader, file, limits)
-    data = builder.build(node, "", 0)
+    try:
+        data = builder.build(node, "", 0)
+    except RecursionError:  # only with a max_depth above Python's recursion limit
+        raise TemplateLimitError("The document is nested too deeply to parse", location=Location(file, 1, 1))
     return Document(data, file, builder.positions)
+
+
+_COLLECTION_EVENTS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_END_EVENTS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def _compose(loader: yaml.SafeLoader, file: str | None, limits: Limits) -> yaml.Node | None:
+    """Compose the one document into nodes, from parser events and without recursion.
+
+    libyaml's own composer recurses in C and crashes the process on deeply nested input,
+    and its scanner slows down with every level of flow nesting; so the nesting depth is
+    checked event by event and reading stops as soon as it passes ``max_depth``.
+    Anchors are registered before their content, as PyYAML's composer does, so a
+    recursive alias composes into a cycle that ``_measure`` then refuses.
+    """
+    loader.get_event()  # StreamStart
+    if loader.check_event(yaml.StreamEndEvent):
+        loader.get_event()
+        return None
+    loader.get_event()  # DocumentStart
+    anchors: dict[str, yaml.Node] = {}
+    # Open collections; for a mapping, the key node waiting for its value.
+    stack: list[list[Any]] = []
+    root: yaml.Node | None = None
+    while root is None:
+        event = loader.get_event()
+        if isinstance(event, _END_EVENTS):
+            node = stack.pop()[0]
+            node.end_mark = event.end_mark
+        elif isinstance(event, yaml.AliasEvent):
+            node = anchors.get(event.anchor)
+            if node is None:
+                raise yaml.composer.ComposerError(
+                    None, None, f"found undefined alias {event.anchor!r}", event.start_mark
+                )
+        else:
+            if event.anchor is not None and event.anchor in anchors:
+                raise yaml.composer.ComposerError(
+                    f"found duplicate anchor {event.anchor!r}; first occurrence",
+                    anchors[event.anchor].start_mark,
+                    "second occurrence",
+                    event.start_mark,
+                )
+            if isinstance(event, yaml.ScalarEvent):
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+                node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+                if event.anchor is not None:
+                    anchors[event.anchor] = node
+            elif isinstance(event, _COLLECTION_EVENTS):
+                if len(stack) >= limits.max_depth:
+                    mark = event.start_mark
+                    raise TemplateLimitError(
+                        f"The document is nested more than {limits.max_depth} levels deep",
+                        location=Location(file, mark.line + 1, mark.column + 1),
+                    )
+                kind = yaml.SequenceNode if isinstance(event, yaml.SequenceStartEvent) else yaml.MappingNode
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = loader.resolve(kind, None, event.implicit)
+                node = kind(tag, [], event.start_mark, None, flow_style=event.flow_style)
+                if event.anchor is not None:
+                    anchors[event.anchor] = node
+                stack.append([node, None])
+                continue
+            else:  # pragma: no cover - the parser emits no other event inside a document
+                raise yaml.composer.ComposerError(None, None, f"unexpected {event}", event.start_mark)
+        if not stack:
+            root = node
+            continue
+        parent = stack[-1]
+        if isinstance(parent[0], yaml.SequenceNode):
+            parent[0].value.append(node)
+        elif parent[1] is None:
+            parent[1] = node
+        else:
+            parent[0].value.append((parent[1], node))
+            parent[1] = None
+    loader.get_event()  # DocumentEnd
+    if not loader.check_event(yaml.StreamEndEvent):
+        event = loader.get_event()
+        raise yaml.composer.ComposerError(
+            "expected a single document in the stream", None, "but found another document", event.start_mark
+        )
+    return root
+
+
+def _measure(root: yaml.Node, file: str | None, limits: Limits) -> None:
+    """Refuse a document whose aliases expand past ``max_nodes`` or ``max_depth``, or
+    refer to themselves, before anything is expanded.
+
+    Every alias shares its anchor's node, so each distinct node is measured once
+    (its expanded size and height are memoised): a "billion laughs" document costs as
+    much as its text, not as much as its expansion.
+    """
+    measured: dict[int, tuple[int, int]] = {}  # id(node) -> (expanded size, height)
+    open_nodes: set[int] = set()
+
+    def fail(message: str, node: yaml.Node, hint: str | None = None) -> TemplateLimitError:
+        mark = node.start_mark
+        return TemplateLimitError(message, location=Location(file, mark.line + 1, mark.column + 1), hint=hint)
+
+    def visit(node: yaml.Node, depth: int) -> tuple[int, int]:
+        known = measured.get(id(node))
+        if known is None:
+            if id(node) in open_nodes:
+                raise fail("A YAML alias refers to the collection that contains it", node)
+            if depth > limits.max_depth:
+                raise fail(f"The document is nested more than {limits.max_depth} levels deep", node)
+            size, height = 1, 0
+            if not isinstance(node, yaml.ScalarNode):
+                open_nodes.add(id(node))
+                children = node.value if isinstance(node, yaml.SequenceNode) else [n for pair in node.value for n in pair]
+                for child in children:
+                    child_size, child_height = visit(child, depth + 1)
+                    size += child_size
+                    height = max(height, child_height + 1)
+                    if size > limits.max_nodes:
+                        raise fail(
+                            f"The document expands to more than {limits.max_nodes} nodes",
+                            node,
+                            hint="YAML aliases expand to copies; use fewer or smaller anchors",
+                        )
+                open_nodes.discard(id(node))
+            known = measured[id(node)] = (size, height)
+        if depth + known[1] > limits.max_depth:
+            raise fail(f"The document is nested more than {limits.max_depth} levels deep", node)
+        return known
+
+    visit(root, 0)
 
 
 def _syntax_error(error: yaml.MarkedYAMLError, file: str | None) -> TemplateSyntaxError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import string
 from typing import Any
@@ -19,6 +20,36 @@ _SEQUENCES = {
     "hexdigits": string.digits + "ABCDEF",
     "octdigits": string.octdigits,
 }
+
+
+class _Entropy:
+    """Unbiased choices from the OS's cryptographic source, read in blocks: one
+    ``os.urandom`` call per string instead of one per character."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self._offset = 0
+
+    def _byte(self) -> int:
+        if self._offset >= len(self._buffer):
+            self._buffer = os.urandom(256)
+            self._offset = 0
+        value = self._buffer[self._offset]
+        self._offset += 1
+        return value
+
+    def below(self, bound: int) -> int:
+        """A uniform integer in [0, bound) by rejection sampling."""
+        if bound <= 256:
+            limit = 256 - 256 % bound
+            while True:
+                value = self._byte()
+                if value < limit:
+                    return value % bound
+        return secrets.randbelow(bound)
+
+    def choice(self, items: Any) -> Any:
+        return items[self.below(len(items))]
 
 
 class RandomString(Resource):
@@ -140,12 +171,14 @@ class RandomString(Resource):
         if not pools_classes and not pools_sequences:
             pools_classes = [_SEQUENCES[self.properties[self.SEQUENCE] or "lettersdigits"]]
         # The minimums first, then fill from all pools, then shuffle.
-        chars = [secrets.choice(pool) for pool in classes + sequences]
+        rng = _Entropy()
+        chars = [rng.choice(pool) for pool in classes + sequences]
         pools = pools_classes + pools_sequences
         while len(chars) < length:
-            chars.append(secrets.choice(secrets.choice(pools)))
-        rng = secrets.SystemRandom()
-        rng.shuffle(chars)
+            chars.append(rng.choice(rng.choice(pools)))
+        for index in range(len(chars) - 1, 0, -1):  # Fisher-Yates
+            other = rng.below(index + 1)
+            chars[index], chars[other] = chars[other], chars[index]
         return "".join(chars)
 
     def handle_create(self) -> None:

@@ -1,0 +1,152 @@
+"""The store's single writer: every write runs on one thread, batched into shared
+transactions (group commit).
+
+A caller hands in a function of a Connection and gets a Future that resolves only after
+the transaction holding its write has committed, so "persisted before the engine moves
+on" holds while many resources in flight share one commit. If a batch fails, each write
+in it is retried alone so only the faulty one fails.
+
+Invariant: only the writer thread writes through this engine; callers never hold a
+database lock while they wait, so handler threads and the event loop never wait on each
+other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+from sqlalchemy.engine import Connection, Engine
+
+Write = Callable[[Connection], Any]
+_STOP = object()
+
+
+class WriteQueue:
+    def __init__(self, engine: Engine, max_batch: int = 1000):
+        self.engine = engine
+        self.max_batch = max_batch
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self.batches = 0  # commits made, for benchmarks
+
+    def submit(self, write: Write) -> Future[Any]:
+        future: Future[Any] = Future()
+        if self._thread is None:
+            self._start()
+        self._queue.put((write, future))
+        return future
+
+    def submit_async(self, write: Write) -> asyncio.Future[Any]:
+        """Submit from the event loop; the returned future resolves on that loop. All
+        futures of one batch are resolved by a single callback per loop (one wake-up,
+        not one per write)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        if self._thread is None:
+            self._start()
+        self._queue.put((write, _LoopFuture(loop, future)))
+        return future
+
+    def run(self, write: Write) -> Any:
+        """Submit and wait for the commit (for threads and synchronous callers)."""
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("a write cannot wait for the writer thread from inside it")
+        return self.submit(write).result()
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._queue.put(_STOP)
+            self._thread.join()
+            self._thread = None
+
+    def _start(self) -> None:
+        with self._start_lock:
+            if self._thread is None:
+                thread = threading.Thread(target=self._loop, name="stoker-store-writer", daemon=True)
+                thread.start()
+                self._thread = thread
+
+    def _loop(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            batch = [item]
+            stop = False
+            while len(batch) < self.max_batch:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is _STOP:
+                    stop = True
+                    break
+                batch.append(item)
+            self._commit(batch)
+            if stop:
+                return
+
+    def _commit(self, batch: list[tuple[Write, Future[Any]]]) -> None:
+        try:
+            with self.engine.begin() as connection:
+                results = [write(connection) for write, _ in batch]
+        except Exception:  # noqa: BLE001 - retried one by one below
+            for write, future in batch:
+                self._commit_one(write, future)
+            return
+        self.batches += 1
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
+        for (_, future), result in zip(batch, results, strict=True):
+            if isinstance(future, _LoopFuture):
+                by_loop.setdefault(future.loop, []).append((future.future, result, None))
+            else:
+                future.set_result(result)
+        _resolve_on_loops(by_loop)
+
+    def _commit_one(self, write: Write, future: Any) -> None:
+        try:
+            with self.engine.begin() as connection:
+                result = write(connection)
+        except BaseException as error:  # noqa: BLE001 - handed to the caller
+            outcome: tuple[Any, BaseException | None] = (None, error)
+        else:
+            self.batches += 1
+            outcome = (result, None)
+        if isinstance(future, _LoopFuture):
+            _resolve_on_loops({future.loop: [(future.future, *outcome)]})
+        elif outcome[1] is not None:
+            future.set_exception(outcome[1])
+        else:
+            future.set_result(outcome[0])
+
+
+class _LoopFuture:
+    __slots__ = ("loop", "future")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]):
+        self.loop = loop
+        self.future = future
+
+
+def _resolve(items: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    for future, result, error in items:
+        if future.cancelled():
+            continue
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+
+def _resolve_on_loops(by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]]) -> None:
+    for loop, items in by_loop.items():
+        try:
+            loop.call_soon_threadsafe(_resolve, items)
+        except RuntimeError:  # the loop has closed; nobody is waiting any more
+            pass
