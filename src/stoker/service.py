@@ -29,6 +29,7 @@ from stoker.sdk.exceptions import ValidationError
 from stoker.settings import Settings
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
 from stoker.template import loader
+from stoker.template.errors import TemplateError, TemplateErrors
 from stoker.template.hot import Template
 
 _STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
@@ -72,10 +73,16 @@ class Service:
         return loader.Limits(max_bytes=self.settings.max_template_bytes)
 
     def parse_template(self, source: Source, files: Mapping[str, str] | None = None) -> Template:
-        return Template.load(source.text, source.name, files, self.limits(), collect=True)
+        try:
+            return Template.load(source.text, source.name, files, self.limits(), collect=True)
+        except TemplateError as error:  # one problem stops reading: report it like the rest
+            raise TemplateErrors([error])
 
     def parse_environments(self, sources: Sequence[Source]) -> Environment:
-        return environment_module.merge_all(environment_module.parse(s.text, s.name) for s in sources)
+        try:
+            return environment_module.merge_all(environment_module.parse(s.text, s.name) for s in sources)
+        except TemplateError as error:
+            raise TemplateErrors([error])
 
     def validate_template(self, template: Source, environments: Sequence[Source] = (), parameters: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Heat's template-validate result."""

@@ -124,6 +124,11 @@ def _finish(service, stack_record, action: str, fmt: str, show_outputs: bool = T
         render.print_detail(detail, fmt)
     if stack_record.status == "FAILED":
         raise Failure(f"Stack {stack_record.name} {stack_record.state}: {stack_record.status_reason}")
+    if stack_record.action != action:
+        # e.g. a failed create that was rolled back: say why it failed.
+        failures = [e for e in service.store.list_events(stack_record.id, stack_record.name) if e.resource_action == action and e.resource_status == "FAILED"]
+        why = failures[-1].resource_status_reason if failures else stack_record.status_reason
+        raise Failure(f"Stack {stack_record.name} {action} failed and ended {stack_record.state}: {why}")
 
 
 def _progress(wait: bool, fmt: str) -> list[Callable]:

@@ -14,8 +14,6 @@ from typing import Any
 from stoker.sdk.properties import Properties, Schema
 from stoker.template.functions.base import dependencies, referenced_attributes, to_template
 
-DELETION_POLICIES = {"delete": "Delete", "retain": "Retain", "snapshot": "Snapshot"}
-
 
 def _unbound(value: Any) -> Any:
     raise RuntimeError("This resource definition is not bound to a stack; functions cannot be resolved")

@@ -14,30 +14,23 @@ from difflib import get_close_matches
 from typing import Any
 
 from stoker.template import loader, versions
-from stoker.template.definitions import DELETION_POLICIES, OutputDefinition, ResourceDefinition
+from stoker.template.definitions import OutputDefinition, ResourceDefinition
 from stoker.template.errors import TemplateError, TemplateErrors, format_path
 from stoker.template.functions.access import GetAttr, GetParam, GetResource
 from stoker.template.functions.base import Function
 from stoker.template.functions.base import parse as parse_functions
 from stoker.template.parameters import PSEUDO, ParameterSchema, parse_schema
 
-RESOURCE_KEYS = (
-    "type",
-    "properties",
-    "metadata",
-    "depends_on",
-    "update_policy",
-    "deletion_policy",
-    "description",
-    "external_id",
-    "condition",
-)
-OUTPUT_KEYS = ("value", "description", "condition")
-
 
 def _hint(word: Any, choices) -> str | None:
     close = get_close_matches(str(word), list(choices), n=1)
     return f"did you mean '{close[0]}'?" if close else None
+
+
+def _newer(key: Any, version: versions.TemplateVersion, *later: str) -> str | None:
+    if key in later:
+        return f"'{key}' needs heat_template_version 2016-10-14 or later"
+    return None
 
 
 @dataclass
@@ -61,7 +54,7 @@ class Template:
         text: str | bytes,
         file: str | None = None,
         files: Mapping[str, str] | None = None,
-        limits: loader.Limits = loader.Limits(),
+        limits: loader.Limits = loader.DEFAULT_LIMITS,
         collect: bool = False,
     ) -> Template:
         return cls.parse(loader.parse(text, file, limits), files, collect)
@@ -164,8 +157,12 @@ class _Reader:
                 self.fail(f"Resource {name} must be a map with at least a type", path)
                 continue
             for key in body:
-                if key not in RESOURCE_KEYS:
-                    self.fail(f'"{key}" is not a valid keyword inside a resource definition', path + (key,), _hint(key, RESOURCE_KEYS))
+                if key not in version.resource_keys:
+                    self.fail(
+                        f'"{key}" is not a valid keyword inside a resource definition',
+                        path + (key,),
+                        _hint(key, version.resource_keys) or _newer(key, version, "external_id", "condition"),
+                    )
             kind = body.get("type")
             if not isinstance(kind, str) or not kind:
                 self.fail(f"Resource {name} has no type", path + (("type",) if "type" in body else ()), hint="add 'type: OS::Heat::None' or another resource type")
@@ -181,9 +178,12 @@ class _Reader:
                 self.fail("depends_on must be a resource name or a list of names", path + ("depends_on",))
                 depends_on = []
             policy = body.get("deletion_policy", "Delete")
-            normalized = DELETION_POLICIES.get(str(policy).lower())
+            normalized = version.deletion_policies.get(policy) if isinstance(policy, str) else None
             if normalized is None:
-                self.fail(f'Invalid deletion policy "{policy}"', path + ("deletion_policy",), hint="use Delete, Retain or Snapshot")
+                hint = "use Delete, Retain or Snapshot"
+                if str(policy) in ("delete", "retain", "snapshot"):
+                    hint += " (lower-case spellings need heat_template_version 2016-10-14 or later)"
+                self.fail(f'Invalid deletion policy "{policy}"', path + ("deletion_policy",), hint=hint)
                 normalized = "Delete"
             metadata = body.get("metadata")
             if metadata is not None and not isinstance(metadata, dict):
@@ -212,8 +212,12 @@ class _Reader:
                 self.fail(f"Output {name} must be a map with a value", path)
                 continue
             for key in body:
-                if key not in OUTPUT_KEYS:
-                    self.fail(f'"{key}" is not a valid keyword inside an output definition', path + (key,), _hint(key, OUTPUT_KEYS))
+                if key not in version.output_keys:
+                    self.fail(
+                        f'"{key}" is not a valid keyword inside an output definition',
+                        path + (key,),
+                        _hint(key, version.output_keys) or _newer(key, version, "condition"),
+                    )
             if "value" not in body:
                 self.fail(f"Output {name} has no value", path)
             result[name] = OutputDefinition(
@@ -239,12 +243,14 @@ class _Reader:
                     )
                 elif target == definition.name:
                     self.fail("A resource cannot depend on itself", base + ("depends_on", index))
-            self._check_functions(definition.properties_data, names, params)
-            self._check_functions(definition.metadata, names, params)
+            self._check_functions(definition.properties_data, names, params, definition.name)
+            self._check_functions(definition.metadata, names, params, definition.name)
         for output in template.outputs.values():
             self._check_functions(output.value, names, params)
 
-    def _check_functions(self, data: Any, names: Mapping[str, Any], params: set[str]) -> None:
+    def _check_functions(self, data: Any, names: Mapping[str, Any], params: set[str], owner: str | None = None) -> None:
+        """``owner``: the resource whose properties or metadata hold ``data``; it may not
+        refer to itself (Heat reports that as a circular dependency)."""
         if isinstance(data, Function):
             if isinstance(data, GetParam):
                 target = data.parameter_name()
@@ -258,10 +264,15 @@ class _Reader:
                         data.path + (data.fn_name,),
                         _hint(target, names),
                     )
-            self._check_functions(data.args, names, params)
+                elif target == owner:
+                    self.fail(
+                        f"Circular dependency: resource {owner} refers to itself (in {data.fn_name})",
+                        data.path + (data.fn_name,),
+                    )
+            self._check_functions(data.args, names, params, owner)
         elif isinstance(data, dict):
             for value in data.values():
-                self._check_functions(value, names, params)
+                self._check_functions(value, names, params, owner)
         elif isinstance(data, list):
             for item in data:
-                self._check_functions(item, names, params)
+                self._check_functions(item, names, params, owner)

@@ -67,7 +67,10 @@ class Limits:
     max_depth: int = DEFAULT_MAX_DEPTH
 
 
-def load(text: str | bytes, file: str | None = None, limits: Limits = Limits()) -> Document:
+DEFAULT_LIMITS = Limits()
+
+
+def load(text: str | bytes, file: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Document:
     """Parse YAML or JSON text. Errors carry the file, line and column."""
     return _load(text, file, limits, json_fallback=False)
 
@@ -87,21 +90,22 @@ def _load(text: str | bytes, file: str | None, limits: Limits, json_fallback: bo
             raise TemplateSyntaxError(f"The template is not UTF-8 text: {error}", location=Location(file, 1, 1))
     loader = _Loader(text)
     try:
-        node = _compose(loader, file, limits)
+        node, aliased = _compose(loader, file, limits)
     except yaml.MarkedYAMLError as error:
         # YAML refuses some valid JSON (a tab where YAML wants indentation): read it as JSON.
         if json_fallback and text.lstrip().startswith("{"):
             return load_json(text.lstrip(), file, limits)
-        raise _syntax_error(error, file)
+        raise _syntax_error(error, file, text)
     except yaml.YAMLError as error:
         raise TemplateSyntaxError(f"Invalid YAML: {error}", location=Location(file, 1, 1))
     finally:
         loader.dispose()
     if node is None:
         return Document(None, file)
-    _measure(node, file, limits)
     builder = _Builder(loader, file, limits)
     try:
+        if aliased:  # without aliases the tree is as small and as shallow as the text
+            _measure(node, file, limits)
         data = builder.build(node, "", 0)
     except RecursionError:  # only with a max_depth above Python's recursion limit
         raise TemplateLimitError("The document is nested too deeply to parse", location=Location(file, 1, 1))
@@ -112,7 +116,7 @@ _COLLECTION_EVENTS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 _END_EVENTS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
-def _compose(loader: yaml.SafeLoader, file: str | None, limits: Limits) -> yaml.Node | None:
+def _compose(loader: yaml.SafeLoader, file: str | None, limits: Limits) -> tuple[yaml.Node | None, bool]:
     """Compose the one document into nodes, from parser events and without recursion.
 
     libyaml's own composer recurses in C and crashes the process on deeply nested input,
@@ -120,16 +124,18 @@ def _compose(loader: yaml.SafeLoader, file: str | None, limits: Limits) -> yaml.
     checked event by event and reading stops as soon as it passes ``max_depth``.
     Anchors are registered before their content, as PyYAML's composer does, so a
     recursive alias composes into a cycle that ``_measure`` then refuses.
+    Returns the root node (None for an empty document) and whether any alias was used.
     """
     loader.get_event()  # StreamStart
     if loader.check_event(yaml.StreamEndEvent):
         loader.get_event()
-        return None
+        return None, False
     loader.get_event()  # DocumentStart
     anchors: dict[str, yaml.Node] = {}
     # Open collections; for a mapping, the key node waiting for its value.
     stack: list[list[Any]] = []
     root: yaml.Node | None = None
+    aliased = False
     while root is None:
         event = loader.get_event()
         if isinstance(event, _END_EVENTS):
@@ -141,12 +147,14 @@ def _compose(loader: yaml.SafeLoader, file: str | None, limits: Limits) -> yaml.
                 raise yaml.composer.ComposerError(
                     None, None, f"found undefined alias {event.anchor!r}", event.start_mark
                 )
+            aliased = True
         else:
             if event.anchor is not None and event.anchor in anchors:
+                first = anchors[event.anchor].start_mark
                 raise yaml.composer.ComposerError(
-                    f"found duplicate anchor {event.anchor!r}; first occurrence",
-                    anchors[event.anchor].start_mark,
-                    "second occurrence",
+                    None,
+                    None,
+                    f"found duplicate anchor {event.anchor!r} (first defined on line {first.line + 1})",
                     event.start_mark,
                 )
             if isinstance(event, yaml.ScalarEvent):
@@ -191,7 +199,7 @@ def _compose(loader: yaml.SafeLoader, file: str | None, limits: Limits) -> yaml.
         raise yaml.composer.ComposerError(
             "expected a single document in the stream", None, "but found another document", event.start_mark
         )
-    return root
+    return root, aliased
 
 
 def _measure(root: yaml.Node, file: str | None, limits: Limits) -> None:
@@ -239,14 +247,17 @@ def _measure(root: yaml.Node, file: str | None, limits: Limits) -> None:
     visit(root, 0)
 
 
-def _syntax_error(error: yaml.MarkedYAMLError, file: str | None) -> TemplateSyntaxError:
+def _syntax_error(error: yaml.MarkedYAMLError, file: str | None, text: str) -> TemplateSyntaxError:
     mark = error.problem_mark or error.context_mark
     location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)
     problem = error.problem or str(error)
     if error.context:
         problem = f"{problem} ({error.context})"
     hint = None
-    if "\t" in problem or "tab" in problem:
+    # libyaml does not say "tab"; look at the character it stopped on.
+    lines = text.splitlines()
+    line = lines[mark.line] if mark and mark.line < len(lines) else ""
+    if "\t" in line[: mark.column + 1 if mark else 0] or "tab" in problem:
         hint = "indent with spaces, not tabs"
     return TemplateSyntaxError(f"Invalid YAML: {problem}", location=location, hint=hint)
 
@@ -254,9 +265,19 @@ def _syntax_error(error: yaml.MarkedYAMLError, file: str | None) -> TemplateSynt
 _COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
 
 
+def _child(path: str, step: object) -> str:
+    """The path of a child, spelled as ``format_path`` spells it."""
+    if isinstance(step, int):
+        return f"{path}[{step}]"
+    return f"{path}.{step}" if path else str(step)
+
+
 class _Builder:
-    """Turns a composed node graph into plain data, counting nodes so that aliases
-    (which share nodes) cannot expand into more than ``max_nodes``."""
+    """Turns a composed (and measured) node graph into plain data and positions.
+
+    Node count and depth are checked again as data is built, as a second line of defence
+    behind ``_measure``.
+    """
 
     def __init__(self, loader: yaml.SafeLoader, file: str | None, limits: Limits):
         self.loader = loader
@@ -265,10 +286,18 @@ class _Builder:
         self.count = 0
         self.positions: dict[str, tuple[int, int]] = {}
 
-    def _fail(self, message: str, node: yaml.Node, path: str, hint: str | None = None) -> TemplateLimitError:
+    def _location(self, node: yaml.Node) -> Location:
         mark = node.start_mark
-        return TemplateLimitError(
-            message, path=path or None, location=Location(self.file, mark.line + 1, mark.column + 1), hint=hint
+        return Location(self.file, mark.line + 1, mark.column + 1)
+
+    def _fail(self, message: str, node: yaml.Node, path: str, hint: str | None = None) -> TemplateLimitError:
+        return TemplateLimitError(message, path=path or None, location=self._location(node), hint=hint)
+
+    def _unsupported_tag(self, node: yaml.Node, path: str) -> TemplateSyntaxError:
+        return TemplateSyntaxError(
+            f"Unsupported YAML tag {node.tag!r}: only plain YAML/JSON data is allowed",
+            path=path or None,
+            location=self._location(node),
         )
 
     def build(self, node: yaml.Node, path: str, depth: int) -> Any:
@@ -284,62 +313,128 @@ class _Builder:
             raise self._fail(f"The document is nested more than {self.limits.max_depth} levels deep", node, path)
         self.positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if not isinstance(node, yaml.ScalarNode) and node.tag not in _COLLECTION_TAGS:
-            mark = node.start_mark
+            raise self._unsupported_tag(node, path)
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path, depth)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, _child(path, index), depth + 1) for index, item in enumerate(node.value)]
+        return self._scalar(node, path)
+
+    def _mapping(self, node: yaml.MappingNode, path: str, depth: int) -> dict[Any, Any]:
+        own = len(node.value)
+        try:
+            self.loader.flatten_mapping(node)
+        except yaml.constructor.ConstructorError as error:
+            mark = error.problem_mark or node.start_mark
             raise TemplateSyntaxError(
-                f"Unsupported YAML tag {node.tag!r}: only plain YAML/JSON data is allowed",
+                f"Invalid YAML merge: {error.problem}",
                 path=path or None,
                 location=Location(self.file, mark.line + 1, mark.column + 1),
             )
-        if isinstance(node, yaml.MappingNode):
-            self.loader.flatten_mapping(node)
-            result: dict[Any, Any] = {}
-            for key_node, value_node in node.value:
-                key = self._scalar(key_node, path)
-                if isinstance(key, (dict, list)):
-                    raise self._fail("A mapping key must be a scalar", key_node, path)
-                if key in result:
-                    mark = key_node.start_mark
-                    raise TemplateSyntaxError(
-                        f"Duplicate key {key!r}",
-                        path=f"{path}.{key}" if path else str(key),
-                        location=Location(self.file, mark.line + 1, mark.column + 1),
-                    )
-                result[key] = self.build(value_node, f"{path}.{key}" if path else str(key), depth + 1)
-            return result
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, f"{path}[{index}]", depth + 1) for index, item in enumerate(node.value)]
-        return self._scalar(node, path)
+        # flatten_mapping puts the merged (``<<``) entries first; the mapping's own keys
+        # follow and override them. Only a key written twice in the mapping itself is a
+        # duplicate.
+        merged = len(node.value) - own
+        result: dict[Any, Any] = {}
+        seen: set[Any] = set()
+        for index, (key_node, value_node) in enumerate(node.value):
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise TemplateSyntaxError(
+                    "A mapping key must be a string or another scalar, not a list or map",
+                    path=path or None,
+                    location=self._location(key_node),
+                )
+            key = self._scalar(key_node, path)
+            child = _child(path, key)
+            if index >= merged:
+                if key in seen:
+                    raise TemplateSyntaxError(f"Duplicate key {key!r}", path=child, location=self._location(key_node))
+                seen.add(key)
+            result[key] = self.build(value_node, child, depth + 1)
+        return result
 
-    def _scalar(self, node: yaml.Node, path: str) -> Any:
-        if not isinstance(node, yaml.ScalarNode):
-            return self.build(node, path, 0)
+    def _scalar(self, node: yaml.ScalarNode, path: str) -> Any:
         try:
             return self.loader.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as error:
-            mark = node.start_mark
+            raise self._unsupported_tag(node, path) from error
+        except (ValueError, KeyError, TypeError) as error:  # e.g. ``!!int abc``
             raise TemplateSyntaxError(
-                f"Unsupported YAML tag {node.tag!r}: only plain YAML/JSON data is allowed",
+                f"Invalid value {node.value!r} for YAML tag {node.tag!r}",
                 path=path or None,
-                location=Location(self.file, mark.line + 1, mark.column + 1),
+                location=self._location(node),
             ) from error
 
 
-def load_json(text: str, file: str | None = None) -> Document:
-    """Strict JSON (used when YAML refuses text that is valid JSON, e.g. with tabs)."""
+class _DuplicateKeyError(ValueError):
+    pass
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKeyError(key)
+        result[key] = value
+    return result
+
+
+def _json_depth_error(text: str, file: str | None, max_depth: int) -> TemplateLimitError | None:
+    """Find nesting past ``max_depth`` by a linear scan (strings skipped), before json
+    recurses into it."""
+    depth = 0
+    line, column = 1, 0
+    in_string = escaped = False
+    for char in text:
+        column += 1
+        if char == "\n":
+            line, column = line + 1, 0
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > max_depth:
+                return TemplateLimitError(
+                    f"The document is nested more than {max_depth} levels deep", location=Location(file, line, column)
+                )
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def load_json(text: str, file: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Document:
+    """Strict JSON (used when YAML refuses text that is valid JSON, e.g. with tabs).
+
+    Positions are not tracked; errors fall back to the nearest known place."""
+    if len(text) > limits.max_bytes:
+        raise TemplateLimitError(
+            f"Template size ({len(text)} bytes) exceeds maximum allowed size ({limits.max_bytes} bytes)",
+            location=Location(file, 1, 1),
+        )
+    too_deep = _json_depth_error(text, file, limits.max_depth)
+    if too_deep is not None:
+        raise too_deep
     try:
-        return Document(json.loads(text), file)
+        return Document(json.loads(text, object_pairs_hook=_reject_duplicates), file)
     except json.JSONDecodeError as error:
         raise TemplateSyntaxError(f"Invalid JSON: {error.msg}", location=Location(file, error.lineno, error.colno))
+    except _DuplicateKeyError as error:
+        raise TemplateSyntaxError(f"Duplicate key {error.args[0]!r}", location=Location(file, 1, 1))
+    except RecursionError:
+        raise TemplateLimitError("The document is nested too deeply to parse", location=Location(file, 1, 1))
 
 
-def parse(text: str | bytes, file: str | None = None, limits: Limits = Limits()) -> Document:
-    """Load a template or environment: YAML (JSON is YAML too), JSON as a fallback."""
-    try:
-        return load(text, file, limits)
-    except TemplateSyntaxError:
-        stripped = text.lstrip() if isinstance(text, str) else text.lstrip().decode("utf-8", "replace")
-        if stripped.startswith("{"):
-            if len(text) > limits.max_bytes:
-                raise
-            return load_json(stripped, file)
-        raise
+def parse(text: str | bytes, file: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Document:
+    """Load a template or environment: YAML (JSON is YAML too), JSON as a fallback.
+
+    The fallback applies only when the YAML parser refuses text that starts like a JSON
+    object; a document YAML reads but refuses (duplicate keys, tags, limits) stays refused.
+    """
+    return _load(text, file, limits, json_fallback=True)

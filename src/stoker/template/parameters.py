@@ -113,6 +113,7 @@ class ParameterSchema:
         }
         if self.default is not None:
             body["Default"] = self.default
+        descriptions = []
         for constraint in self.constraints:
             shape = constraint.to_dict()
             if "allowed_values" in shape:
@@ -129,8 +130,15 @@ class ParameterSchema:
                     body["MinValue"] = shape["range"]["min"]
                 if "max" in shape["range"]:
                     body["MaxValue"] = shape["range"]["max"]
+            if "modulo" in shape:
+                body["Step"] = shape["modulo"]["step"]
+                body["Offset"] = shape["modulo"]["offset"]
+            if "custom_constraint" in shape:
+                body["CustomConstraint"] = shape["custom_constraint"]
             if constraint.description:
-                body["ConstraintDescription"] = constraint.description
+                descriptions.append(constraint.description)
+        if descriptions:  # as Heat: every constraint's description, in order
+            body["ConstraintDescription"] = " ".join(descriptions)
         if self.tags:
             body["Tags"] = list(self.tags)
         return body

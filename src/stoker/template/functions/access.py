@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from stoker.sdk.attributes import select_path
 from stoker.sdk.properties import UNRESOLVED
-from stoker.template.functions.base import Function, ResolutionContext, dependencies, resolve
+from stoker.template.functions.base import (
+    Function,
+    ResolutionContext,
+    contains_unresolved,
+    dependencies,
+    referenced_attributes,
+    resolve,
+)
 
 
 class GetParam(Function):
@@ -28,14 +34,36 @@ class GetParam(Function):
         args = resolve(self.args, context)
         if isinstance(args, str):
             return context.parameter(args)
+        if contains_unresolved(args):
+            return UNRESOLVED
         name, *path = args
-        return select_path(context.parameter(name), tuple(path))
+        if not isinstance(name, str):
+            raise self.error(f"The parameter name given to get_param must be a string, got {type(name).__name__}")
+        return _select_parameter(context.parameter(name), path)
 
     def parameter_name(self) -> str | None:
         if isinstance(self.args, str):
             return self.args
         first = self.args[0]
         return first if isinstance(first, str) else None
+
+
+def _select_parameter(value: Any, path: list[Any]) -> Any:
+    """Follow get_param's path as Heat does: map keys, list indexes (numeric strings
+    too); a step that cannot be followed gives "". A string is not walked into."""
+    for step in path:
+        if value is UNRESOLVED:
+            return UNRESOLVED
+        if isinstance(value, dict) and isinstance(step, (str, int)) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and isinstance(step, (str, int)) and not isinstance(step, bool):
+            try:
+                value = value[int(step)]
+            except (ValueError, IndexError):
+                return ""
+        else:
+            return ""
+    return value
 
 
 class GetResource(Function):
@@ -56,16 +84,23 @@ class GetResource(Function):
 
 
 class GetAttr(Function):
-    """``{get_attr: [resource, attribute, path...]}``; ``[resource]`` alone gives all attributes."""
+    """``{get_attr: [resource, attribute, path...]}``; ``[resource]`` alone gives all
+    attributes (from 2015-10-15 on; ``all_attributes`` is set by the version table)."""
 
     __slots__ = ()
     description = "A function for resolving resource attributes."
+    all_attributes = True
 
     def check(self) -> None:
         args = self.args
         if not isinstance(args, list) or not args or not isinstance(args[0], str):
             raise self.error(
                 "Arguments to get_attr must be a list [resource_name, attribute, path...]",
+            )
+        if len(args) == 1 and not self.all_attributes:
+            raise self.error(
+                "Arguments to get_attr must be a list [resource_name, attribute, path...]",
+                hint="the form [resource_name] (all attributes) needs heat_template_version 2015-10-15 or later",
             )
         if len(args) > 1 and not isinstance(args[1], (str, Function)):
             raise self.error("The attribute name given to get_attr must be a string")
@@ -80,8 +115,10 @@ class GetAttr(Function):
             return context.resource_attributes(name)
         attribute = resolve(self.args[1], context)
         path = tuple(resolve(self.args[2:], context))
-        if attribute is UNRESOLVED or UNRESOLVED in path:
+        if attribute is UNRESOLVED or contains_unresolved(list(path)):
             return UNRESOLVED
+        if not isinstance(attribute, str):
+            raise self.error(f"The attribute name given to get_attr must be a string, got {type(attribute).__name__}")
         return context.resource_attribute(name, attribute, path)
 
     def dependencies(self) -> Iterator[str]:
@@ -95,3 +132,12 @@ class GetAttr(Function):
             yield (self.args[0], self.args[1])
         else:
             yield (self.args[0], None)
+        # the attribute name and the path may read other attributes themselves
+        yield from referenced_attributes(self.args[1:])
+
+
+class GetAttrNamed(GetAttr):
+    """get_attr before 2015-10-15: the attribute name is required."""
+
+    __slots__ = ()
+    all_attributes = False

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, Protocol
 
+from stoker.sdk.properties import UNRESOLVED
 from stoker.template.errors import TemplateError, format_path
 
 
@@ -128,6 +129,17 @@ def referenced_attributes(data: Any) -> Iterator[tuple[str, str | None]]:
     elif isinstance(data, list):
         for item in data:
             yield from referenced_attributes(item)
+
+
+def contains_unresolved(value: Any) -> bool:
+    """Whether ``UNRESOLVED`` appears anywhere in a resolved value."""
+    if value is UNRESOLVED:
+        return True
+    if isinstance(value, dict):
+        return any(contains_unresolved(v) for v in value.values())
+    if isinstance(value, list):
+        return any(contains_unresolved(v) for v in value)
+    return False
 
 
 def has_functions(data: Any) -> bool:

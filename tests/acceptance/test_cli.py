@@ -1,0 +1,165 @@
+"""The ``stoker`` command as a user runs it: a real process, a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+STOKER = str(Path(sys.executable).with_name("stoker"))
+
+
+@pytest.fixture
+def run(tmp_path):
+    env = {**os.environ, "STOKER_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite'}", "COLUMNS": "200"}
+    env.pop("STOKER_DEBUG", None)
+
+    def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run([STOKER, *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, stdin=subprocess.DEVNULL)
+        assert "Traceback" not in result.stderr, result.stderr
+        if check:
+            assert result.returncode == 0, result.stderr
+        return result
+
+    return invoke
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def test_cli_full_lifecycle_of_the_example(run, tmp_path):
+    example = str(ROOT / "examples" / "hello.yaml")
+    created = run("stack", "create", "demo", "-t", example, "--wait", "-f", "json")
+    detail = json.loads(created.stdout)
+    assert detail["stack_status"] == "CREATE_COMPLETE"
+    outputs = {o["output_key"]: o["output_value"] for o in detail["outputs"]}
+    assert outputs["connection_string"].startswith("postgresql://shop:")
+    # live progress went to stderr, one line per event
+    assert "[database]: CREATE_IN_PROGRESS  state changed" in created.stderr
+    assert "[demo]: CREATE_COMPLETE  Stack CREATE completed successfully" in created.stderr
+
+    listed = json.loads(run("stack", "list", "-f", "json").stdout)
+    assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [("demo", "CREATE_COMPLETE")]
+    shown = json.loads(run("stack", "show", "demo", "-f", "json").stdout)
+    assert shown["id"] == detail["id"]
+
+    resources = json.loads(run("stack", "resource", "list", "demo", "-f", "json").stdout)
+    assert {r["resource_name"]: r["resource_status"] for r in resources} == {
+        name: "CREATE_COMPLETE" for name in ("db_password", "api_token", "database", "web", "settings", "marker")
+    }
+    log = run("stack", "event", "list", "demo").stdout.splitlines()
+    assert log[0].endswith("[demo]: CREATE_IN_PROGRESS  Stack CREATE started")
+    events = json.loads(run("stack", "event", "list", "demo", "--resource", "web", "-f", "json").stdout)
+    assert [e["resource_status"] for e in events] == ["CREATE_IN_PROGRESS", "CREATE_COMPLETE"]
+
+    one = json.loads(run("stack", "output", "show", "demo", "settings", "-f", "json").stdout)
+    assert one["output_value"]["regions"] == ["eu-west", "us-east"]
+    every = json.loads(run("stack", "output", "show", "demo", "--all", "-f", "json").stdout)
+    assert set(every) == {"connection_string", "api_token", "settings"}
+
+    updated = run("stack", "update", "demo", "-t", example, "--parameter", "app_name=store", "-f", "json")
+    assert json.loads(updated.stdout)["stack_status"] == "UPDATE_COMPLETE"
+    token = json.loads(run("stack", "output", "show", "demo", "connection_string", "-f", "json").stdout)
+    assert token["output_value"].startswith("postgresql://store:")
+
+    deleted = run("stack", "delete", "demo", "-y", "--wait")
+    assert "Stack demo DELETE_COMPLETE" in deleted.stderr
+    assert json.loads(run("stack", "list", "-f", "json").stdout) == []
+
+
+def test_cli_table_output_is_readable(run):
+    example = str(ROOT / "examples" / "hello.yaml")
+    created = run("stack", "create", "demo", "-t", example)
+    assert "CREATE_COMPLETE" in created.stdout
+    assert "connection_string" in created.stdout
+    assert created.stderr == ""  # progress only with --wait
+    table = run("stack", "resource", "list", "demo").stdout
+    assert "OS::Heat::RandomString" in table and "resource_status" in table
+
+
+def test_cli_failed_action_exits_non_zero_with_reason(run, tmp_path):
+    path = write(tmp_path, "fail.yaml", """
+        heat_template_version: 2021-04-16
+        resources:
+          broken:
+            type: OS::Heat::TestResource
+            properties: {fail: true}
+    """)
+    result = run("stack", "create", "f", "-t", path, check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == "ERROR: Stack f CREATE_FAILED: Resource CREATE failed: ValueError: resources.broken: Test Resource failed broken"
+    rolled = run("stack", "create", "g", "-t", path, "--enable-rollback", check=False)
+    assert rolled.returncode == 1
+    assert "ROLLBACK_COMPLETE" in rolled.stderr
+    assert json.loads(run("stack", "resource", "list", "g", "-f", "json").stdout) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("heat_template_version: 2021-04-16\nresources:\n  a:\n    type: OS::Heat::None\n     x: 1\n", "bad.yaml:5:7: Invalid YAML"),
+        ("heat_template_version: 2021-04-16\nresources:\n  a:\n    type: My::Type\n", "bad.yaml:4:11: resources.a.type: The Resource Type (My::Type) could not be found."),
+        ("heat_template_version: 2021-04-16\nresources:\n  a:\n    type: OS::Heat::Value\n", "bad.yaml:4:5: resources.a.properties.value: Property is required"),
+        ("heat_template_version: 2021-04-16\nresources:\n  a:\n    type: OS::Heat::RandomString\n    properties: {length: many}\n", "resources.a.properties.length: Value 'many' is not an integer"),
+        ("heat_template_version: 2021-04-16\nresources:\n  a:\n    type: OS::Heat::None\n    properties: {p: {get_resource: zz}}\n", 'The specified reference "zz" (in get_resource) is not a resource'),
+        ("heat_template_version: 2021-04-16\nresources:\n  a: {type: OS::Heat::None, depends_on: b}\n  b: {type: OS::Heat::None, depends_on: a}\n", "Circular Dependency Found: a -> b -> a"),
+        ("heat_template_version: 2021-04-16\nparameters:\n  p: {type: string}\nresources: {}\n", "parameters.p: The Parameter (p) was not provided."),
+    ],
+    ids=["yaml", "type", "required", "property-type", "get_resource", "cycle", "parameter"],
+)
+def test_cli_bad_input_is_one_clear_line(run, tmp_path, body, message):
+    path = write(tmp_path, "bad.yaml", body)
+    result = run("stack", "create", "x", "-t", path, check=False)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("ERROR: ")
+    assert message in lines[0]
+
+
+def test_cli_unknown_stack_and_missing_file(run, tmp_path):
+    result = run("stack", "show", "ghost", check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip() == "ERROR: The Stack (ghost) could not be found. (see 'stoker stack list')"
+    result = run("stack", "create", "x", "-t", str(tmp_path / "missing.yaml"), check=False)
+    assert result.returncode == 2
+    assert "cannot read" in result.stderr
+
+
+def test_cli_template_validate(run, tmp_path):
+    path = write(tmp_path, "v.yaml", """
+        heat_template_version: 2021-04-16
+        description: Validated.
+        parameters:
+          size:
+            type: number
+            default: 3
+            label: Size
+            description: How many.
+            constraints:
+              - range: {min: 1, max: 5}
+                description: one to five
+        resources:
+          r: {type: OS::Heat::None}
+    """)
+    result = json.loads(run("template", "validate", "-t", path, "-f", "json").stdout)
+    assert result["Description"] == "Validated."
+    assert result["Parameters"]["size"] == {
+        "Type": "Number",
+        "NoEcho": "false",
+        "Description": "How many.",
+        "Label": "Size",
+        "Default": 3,
+        "MinValue": 1,
+        "MaxValue": 5,
+        "ConstraintDescription": "one to five",
+    }

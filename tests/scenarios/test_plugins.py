@@ -1,0 +1,110 @@
+"""Plugins from plugin_dirs: loaded through resource_mapping(), tests/ never loaded,
+broken plugins reported and skipped."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tests.support.stacks import template
+
+GOOD = '''
+from stoker.sdk import attributes, constraints, properties, resource
+
+
+class Greeting(resource.Resource):
+    """Says hello to someone."""
+
+    properties_schema = {
+        "name": properties.Schema(properties.Schema.STRING, "Who to greet.", required=True,
+                                  constraints=[constraints.Length(max=10)]),
+        "times": properties.Schema(properties.Schema.INTEGER, "How often.", default=1, update_allowed=True),
+    }
+    attributes_schema = {"text": attributes.Schema("The greeting.", type=attributes.Schema.STRING)}
+
+    def handle_create(self):
+        self.resource_id_set("greeting-" + self.properties["name"])
+
+    def handle_update(self, json_snippet, tmpl_diff, prop_diff):
+        return None
+
+    def _resolve_attribute(self, name):
+        if name == "text":
+            return " ".join(["hello " + self.properties["name"]] * self.properties["times"])
+
+
+def resource_mapping():
+    return {"Demo::Greeting": Greeting, "Demo::Hello": Greeting}
+'''
+
+
+def write(directory, relative, text):
+    path = directory / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_plugin_dir_types_are_usable(make_service, tmp_path):
+    plugins = tmp_path / "plugins"
+    write(plugins, "greeting.py", GOOD)
+    service = make_service(plugin_dirs=[str(plugins)])
+    assert {"Demo::Greeting", "Demo::Hello"} <= set(service.registry.known_types())
+    body = """
+    heat_template_version: 2021-04-16
+    resources:
+      g:
+        type: Demo::Hello
+        properties: {name: ada, times: "2"}
+    outputs:
+      text: {value: {get_attr: [g, text]}}
+    """
+    stack = service.create_stack("hi", template(body))
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    assert service.outputs("hi")[0]["output_value"] == "hello ada hello ada"
+    assert service.list_resources("hi")[0].physical_resource_id == "greeting-ada"
+
+
+def test_plugin_tests_directory_is_never_loaded(make_service, tmp_path):
+    plugins = tmp_path / "plugins"
+    write(plugins, "greeting.py", GOOD)
+    write(plugins, "tests/test_greeting.py", "raise RuntimeError('tests must not be imported')\n")
+    write(plugins, "pkg/tests/helper.py", "raise RuntimeError('nested tests must not be imported')\n")
+    service = make_service(plugin_dirs=[str(plugins)])
+    assert service.registry.problems == []
+
+
+def test_broken_plugins_are_reported_and_skipped(make_service, tmp_path):
+    plugins = tmp_path / "plugins"
+    write(plugins, "greeting.py", GOOD)
+    write(plugins, "syntax.py", "def broken(:\n")
+    write(plugins, "imports.py", "import module_that_does_not_exist\n")
+    write(plugins, "mapping.py", "def resource_mapping():\n    raise ValueError('no mapping today')\n")
+    write(
+        plugins,
+        "schema.py",
+        """
+        from stoker.sdk import constraints, properties, resource
+
+        class Bad(resource.Resource):
+            '''A range on a string.'''
+            properties_schema = {"p": properties.Schema(properties.Schema.STRING, constraints=[constraints.Range(1, 2)])}
+
+        def resource_mapping():
+            return {"Demo::Bad": Bad}
+        """,
+    )
+    write(plugins, "notaplugin.py", "class X:\n    pass\n\ndef resource_mapping():\n    return {'Demo::X': X}\n")
+    service = make_service(plugin_dirs=[str(plugins)])
+    problems = "\n".join(service.registry.problems)
+    assert "syntax.py: failed to load: SyntaxError" in problems
+    assert "imports.py: failed to load: ModuleNotFoundError" in problems
+    assert "resource_mapping() failed: ValueError: no mapping today" in problems
+    assert "Demo::Bad" in problems and "Range constraint does not apply to type String" in problems
+    assert "Demo::X" in problems and "must extend" in problems
+    assert "Demo::Greeting" in service.registry.known_types()
+    assert "Demo::Bad" not in service.registry.known_types()
+
+
+def test_missing_plugin_dir_is_reported(make_service, tmp_path):
+    service = make_service(plugin_dirs=[str(tmp_path / "nowhere")])
+    assert any("does not exist" in p for p in service.registry.problems)
