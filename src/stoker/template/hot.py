@@ -230,8 +230,13 @@ class _Reader:
 
     def _check_references(self, template: Template) -> None:
         """Every get_resource/get_attr/depends_on names a resource, every get_param a parameter."""
-        names = template.resources
-        params = set(template.parameters) | set(PSEUDO)
+        # Every name declared counts, even of a resource too broken to read (already
+        # reported): a second error about references to it would only mislead.
+        section = template.data.get("resources")
+        names = {str(name): None for name in section} if isinstance(section, dict) else {}
+        declared = template.data.get("parameters")
+        params = {str(name) for name in declared} if isinstance(declared, dict) else set()
+        params |= set(PSEUDO)
         for definition in template.resources.values():
             base = ("resources", definition.name)
             for index, target in enumerate(definition.depends_on):
