@@ -4,8 +4,6 @@ the created resources are then deleted (ROLLBACK)."""
 
 from __future__ import annotations
 
-import asyncio
-
 from stoker.engine import actions
 from stoker.engine.delete import delete_all
 from stoker.engine.lifecycle import ActionContext, create_resource

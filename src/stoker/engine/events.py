@@ -7,7 +7,6 @@ live progress, later the API's event stream) are told after the commit.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import uuid
 from collections.abc import Callable

@@ -7,7 +7,6 @@ is returned to the walk as ``ResourceFailure`` carrying the reason already recor
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -142,9 +141,10 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
     if record.type != definition.resource_type:
         return UpdatePlan("replace", f"type changed from {record.type} to {definition.resource_type}")
     instance = runtime.instance(record, definition, fresh=True)
-    if record.status == Status.FAILED or record.action == "INIT" or (record.action == Action.CREATE and record.status != Status.COMPLETE):
-        if record.action in ("INIT",) or record.physical_resource_id is None or instance.needs_replace_failed():
-            return UpdatePlan("replace", f"resource is {record.action}_{record.status}")
+    unfinished = record.status == Status.FAILED or record.action == "INIT" or (record.action == Action.CREATE and record.status != Status.COMPLETE)
+    never_made = record.action == "INIT" or record.physical_resource_id is None
+    if unfinished and (never_made or instance.needs_replace_failed()):
+        return UpdatePlan("replace", f"resource is {record.action}_{record.status}")
     new_properties = instance.properties.resolved()
     old_properties = record.properties or {}
     prop_diff = {key: value for key, value in new_properties.items() if old_properties.get(key) != value}
@@ -179,7 +179,7 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
 async def update_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition) -> ResourceRecord:
     """Bring one resource to ``definition``. Returns the record now current for the name
     (a new one when the resource was replaced)."""
-    runtime, recorder = context.runtime, context.recorder
+    recorder = context.recorder
     try:
         plan: UpdatePlan = await context.runner.call(plan_update, context, record, definition)
     except Exception as error:  # noqa: BLE001

@@ -5,8 +5,6 @@ template's teardown order, so nothing is deleted while a resource still uses it.
 
 from __future__ import annotations
 
-import asyncio
-
 from stoker.engine import actions
 from stoker.engine.delete import delete_all
 from stoker.engine.lifecycle import ActionContext, create_resource, update_resource

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from typing import Any
 
 from stoker.engine.stack import dependency_graph, parameter_values
@@ -71,18 +72,16 @@ def _attribute_errors(template: Template, classes: Mapping[str, type[Resource]])
         if isinstance(data, GetAttr):
             target, *rest = data.args
             cls = classes.get(target)
-            if cls is not None and rest and isinstance(rest[0], str) and not cls.accepts_any_property:
-                if rest[0] not in cls.all_attributes_schema():
-                    from difflib import get_close_matches
-
-                    close = get_close_matches(rest[0], list(cls.all_attributes_schema()), n=1)
-                    problems.append(
-                        TemplateError(
-                            f"The Referenced Attribute ({target} {rest[0]}) is incorrect.",
-                            path=".".join(str(p) for p in data.path) + ".get_attr",
-                            hint=f"did you mean '{close[0]}'?" if close else "attributes: " + ", ".join(sorted(cls.all_attributes_schema())),
-                        )
+            known = cls.all_attributes_schema() if cls is not None else {}
+            if cls is not None and rest and isinstance(rest[0], str) and not cls.accepts_any_property and rest[0] not in known:
+                close = get_close_matches(rest[0], list(known), n=1)
+                problems.append(
+                    TemplateError(
+                        f"The Referenced Attribute ({target} {rest[0]}) is incorrect.",
+                        path=".".join(str(p) for p in data.path) + ".get_attr",
+                        hint=f"did you mean '{close[0]}'?" if close else "attributes: " + ", ".join(sorted(known)),
                     )
+                )
             for arg in data.args:
                 visit(arg)
         elif hasattr(data, "args") and hasattr(data, "fn_name"):

@@ -79,6 +79,8 @@ class ResourceDefinition:
             body["external_id"] = to_template(self.external_id)
         if self.description:
             body["description"] = self.description
+        if self.condition is not None:
+            body["condition"] = to_template(self.condition)
         return body
 
 

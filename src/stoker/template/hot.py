@@ -27,7 +27,8 @@ def _hint(word: Any, choices) -> str | None:
     return f"did you mean '{close[0]}'?" if close else None
 
 
-def _newer(key: Any, version: versions.TemplateVersion, *later: str) -> str | None:
+def _newer(key: Any, *later: str) -> str | None:
+    """The hint for a key that this version lacks but a later one has."""
     if key in later:
         return f"'{key}' needs heat_template_version 2016-10-14 or later"
     return None
@@ -161,7 +162,7 @@ class _Reader:
                     self.fail(
                         f'"{key}" is not a valid keyword inside a resource definition',
                         path + (key,),
-                        _hint(key, version.resource_keys) or _newer(key, version, "external_id", "condition"),
+                        _newer(key, "external_id", "condition") or _hint(key, version.resource_keys),
                     )
             kind = body.get("type")
             if not isinstance(kind, str) or not kind:
@@ -216,7 +217,7 @@ class _Reader:
                     self.fail(
                         f'"{key}" is not a valid keyword inside an output definition',
                         path + (key,),
-                        _hint(key, version.output_keys) or _newer(key, version, "condition"),
+                        _newer(key, "condition") or _hint(key, version.output_keys),
                     )
             if "value" not in body:
                 self.fail(f"Output {name} has no value", path)

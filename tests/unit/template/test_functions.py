@@ -14,7 +14,13 @@ from stoker.template import versions
 from stoker.template.errors import TemplateError
 from stoker.template.functions import base
 from stoker.template.functions.access import GetAttr, GetParam, GetResource
-from stoker.template.functions.base import Function, dependencies, referenced_attributes, resolve, to_template
+from stoker.template.functions.base import (
+    Function,
+    dependencies,
+    referenced_attributes,
+    resolve,
+    to_template,
+)
 from stoker.template.functions.strings import ListJoin, StrReplace
 
 LATEST = "2021-04-16"
