@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from stoker.environment.registry import ResourceRegistry
+from stoker.sdk import compat
 
 LOG = logging.getLogger(__name__)
 
@@ -33,6 +34,10 @@ def _module_files(directory: Path) -> list[Path]:
 
 
 def load_plugin_dirs(registry: ResourceRegistry, directories: Iterable[str | Path]) -> None:
+    directories = list(directories)
+    if directories:
+        # Plugins written for Heat import heat.engine.*; serve them stoker's SDK.
+        compat.install()
     for directory in directories:
         root = Path(directory).expanduser()
         if not root.is_dir():

@@ -254,10 +254,11 @@ def _syntax_error(error: yaml.MarkedYAMLError, file: str | None, text: str) -> T
     if error.context:
         problem = f"{problem} ({error.context})"
     hint = None
-    # libyaml does not say "tab"; look at the character it stopped on.
+    # libyaml does not say "tab": look at the line's indentation and where it stopped.
     lines = text.splitlines()
     line = lines[mark.line] if mark and mark.line < len(lines) else ""
-    if "\t" in line[: mark.column + 1 if mark else 0] or "tab" in problem:
+    indentation = line[: len(line) - len(line.lstrip())]
+    if "\t" in indentation or (mark and line[mark.column : mark.column + 1] == "\t") or "tab" in problem:
         hint = "indent with spaces, not tabs"
     return TemplateSyntaxError(f"Invalid YAML: {problem}", location=location, hint=hint)
 
