@@ -84,17 +84,20 @@ class Service:
         except TemplateError as error:
             raise TemplateErrors([error])
 
-    def validate_template(self, template: Source, environments: Sequence[Source] = (), parameters: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Heat's template-validate result."""
+    def validate_template(
+        self, template: Source, environments: Sequence[Source] = (), parameters: Mapping[str, Any] | None = None
+    ) -> tuple[dict[str, Any], list[str]]:
+        """Heat's template-validate result, and the warnings (deprecated things in use)."""
         parsed = self.parse_template(template)
         environment = self.parse_environments(environments)
-        validate(parsed, environment, parameters or {}, self.registry)
-        return {
+        result = validate(parsed, environment, parameters or {}, self.registry)
+        body = {
             "Description": parsed.description or "No description",
             "Parameters": {name: schema.to_validate_dict() for name, schema in parsed.parameters.items()},
             "ParameterGroups": parsed.parameter_groups,
             "Environment": environment.to_dict(),
         }
+        return body, result.warnings
 
     # -- actions --------------------------------------------------------------
 

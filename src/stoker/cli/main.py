@@ -316,7 +316,9 @@ def template() -> None:
 def template_validate(ctx, template_path, environments, parameters, fmt):
     """Validate a template; print Heat's validate result."""
     service = _service(ctx)
-    result = service.validate_template(_source(template_path), [_source(e) for e in environments], _parameters(parameters))
+    result, warnings = service.validate_template(_source(template_path), [_source(e) for e in environments], _parameters(parameters))
+    for warning in warnings:
+        click.echo(f"WARNING: {warning}", err=True)
     if fmt == "json":
         click.echo(json.dumps(result, indent=4, default=str))
     else:

@@ -11,8 +11,26 @@ from stoker.engine.states import Action, Status
 from stoker.graph import WalkOutcome
 
 
-async def stack_started(context: ActionContext, action: Action) -> None:
-    await context.recorder.stack_state(action, Status.IN_PROGRESS, f"Stack {action} started")
+async def stack_started(context: ActionContext, action: Action, **fields: Any) -> None:
+    await context.recorder.stack_state(action, Status.IN_PROGRESS, f"Stack {action} started", **fields)
+    if action in (Action.CREATE, Action.UPDATE):
+        await announce_warnings(context, action)
+
+
+async def announce_warnings(context: ActionContext, action: Action) -> None:
+    """Deprecated types, properties and attributes in use, as stack events."""
+    from stoker.engine.validation import support_warnings
+    from stoker.environment.registry import UnknownResourceTypeError
+
+    runtime = context.runtime
+    classes = {}
+    for name, definition in runtime.template.resources.items():
+        try:
+            classes[name] = runtime.plugin_class(definition.resource_type)
+        except UnknownResourceTypeError:
+            continue
+    for warning in support_warnings(runtime.template, classes):
+        await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Warning: {warning}")
 
 
 def outcome_reason(action: Action, outcome: WalkOutcome[Hashable], describe: Any = str) -> str:

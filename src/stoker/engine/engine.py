@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from stoker.engine import actions
 from stoker.engine import create as create_action
 from stoker.engine import delete as delete_action
 from stoker.engine import update as update_action
@@ -96,10 +97,9 @@ class Engine:
             old_template = self.load_runtime(stack).template
             runtime = self.load_runtime(stack, job.template_id, job.parameters)
             context = self._context(runtime)
-            await context.recorder.stack_state(
+            await actions.stack_started(
+                context,
                 Action.UPDATE,
-                Status.IN_PROGRESS,
-                "Stack UPDATE started",
                 raw_template_id=job.template_id,
                 prev_raw_template_id=stack.raw_template_id,
                 parameters=dict(job.parameters),

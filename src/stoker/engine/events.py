@@ -51,9 +51,9 @@ class Recorder:
             setattr(record, key, value)
         self._announce(event)
 
-    async def stack_state(self, action: Action, status: Status, reason: str, **fields: Any) -> None:
+    def _stack_event(self, action: Action, status: Status, reason: str) -> EventRecord:
         stack = self.stack
-        event = EventRecord(
+        return EventRecord(
             id=None,
             uuid=str(uuid.uuid4()),
             stack_id=stack.id,
@@ -64,6 +64,16 @@ class Recorder:
             resource_status=str(status),
             resource_status_reason=reason,
         )
+
+    async def stack_event(self, action: Action, status: Status, reason: str) -> None:
+        """An event about the stack that does not change its state (e.g. a warning)."""
+        event = self._stack_event(action, status, reason)
+        await self.store.add_event_async(event)
+        self._announce(event)
+
+    async def stack_state(self, action: Action, status: Status, reason: str, **fields: Any) -> None:
+        stack = self.stack
+        event = self._stack_event(action, status, reason)
         await self.store.update_stack_async(stack.id, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
         stack.action, stack.status, stack.status_reason = str(action), str(status), reason
         for key, value in fields.items():

@@ -17,9 +17,11 @@ from stoker.engine.stack import dependency_graph, parameter_values
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry, UnknownResourceTypeError
 from stoker.graph import CycleError
+from stoker.sdk import support
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.properties import UNRESOLVED, _contains_unresolved
 from stoker.sdk.resource import Resource
+from stoker.sdk.support import SupportStatus
 from stoker.store import StackRecord
 from stoker.template.errors import TemplateError, TemplateErrors
 from stoker.template.functions.base import resolve
@@ -158,7 +160,81 @@ def validate(
             if error.location is None:
                 error.location = template.document.locate(error.path)
         raise TemplateErrors(errors)
+    warnings.extend(support_warnings(template, classes))
     return ValidationResult(template, params, classes, warnings)
+
+
+def _support_note(kind: str, name: str, status: SupportStatus) -> str | None:
+    """A warning for a DEPRECATED or HIDDEN object, carrying the message of its chain."""
+    if status.status not in (support.DEPRECATED, support.HIDDEN):
+        return None
+    message = status.message
+    previous = status.previous_status
+    while not message and previous is not None:
+        message = previous.message
+        previous = previous.previous_status
+    since = f" since {status.version}" if status.version else ""
+    return f"{kind} {name} is {status.status}{since}" + (f": {message}" if message else "")
+
+
+def support_warnings(template: Template, classes: Mapping[str, type[Resource]]) -> list[str]:
+    """Warnings for deprecated (or hidden) types, properties and attributes a template uses."""
+    from stoker.template.functions.access import GetAttr
+    from stoker.template.functions.base import Function
+
+    warnings: list[str] = []
+    for name, definition in template.resources.items():
+        cls = classes.get(name)
+        if cls is None:
+            continue
+        note = _support_note("resource type", definition.resource_type, cls.support_status)
+        if note:
+            warnings.append(f"resources.{name}.type: {note}")
+        _property_notes(cls.properties_schema, definition.properties_data, f"resources.{name}.properties", warnings)
+
+    def visit(data: Any, where: str) -> None:
+        if isinstance(data, GetAttr):
+            target, *rest = data.args
+            cls = classes.get(target)
+            if cls is not None and rest and isinstance(rest[0], str) and rest[0] in cls.attributes_schema:
+                note = _support_note("attribute", f"{target}.{rest[0]}", cls.attributes_schema[rest[0]].support_status)
+                if note:
+                    warnings.append(f"{where}: {note}")
+        if isinstance(data, Function):
+            visit(data.args, where)
+        elif isinstance(data, dict):
+            for value in data.values():
+                visit(value, where)
+        elif isinstance(data, list):
+            for item in data:
+                visit(item, where)
+
+    for name, definition in template.resources.items():
+        visit(definition.properties_data, f"resources.{name}.properties")
+    for name, output in template.outputs.items():
+        visit(output.value, f"outputs.{name}.value")
+    return warnings
+
+
+def _property_notes(schemata: Mapping[str, Any], data: Any, path: str, warnings: list[str]) -> None:
+    if not isinstance(data, Mapping):
+        return
+    for key, value in data.items():
+        schema = schemata.get(key)
+        if schema is None:
+            continue
+        note = _support_note("property", key, schema.support_status)
+        if note:
+            warnings.append(f"{path}.{key}: {note}")
+        if isinstance(schema.schema, Mapping):
+            if isinstance(value, Mapping):
+                _property_notes(schema.schema, value, f"{path}.{key}", warnings)
+            elif isinstance(value, list) and schema.type == schema.LIST:
+                for index, item in enumerate(value):
+                    _property_notes(schema.schema, item, f"{path}.{key}[{index}]", warnings)
+        elif schema.schema is not None and isinstance(value, list) and isinstance(schema.schema.schema, Mapping):
+            for index, item in enumerate(value):
+                _property_notes(schema.schema.schema, item, f"{path}.{key}[{index}]", warnings)
 
 
 @dataclass

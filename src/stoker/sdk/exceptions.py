@@ -13,6 +13,9 @@ path such as ``resources.web.properties.flavor`` and a hint for the fix):
       ResourceNotFoundError           a named resource does not exist
       InvalidTemplateAttribute        an attribute a template asked for does not exist
       EntityNotFound                  a client lookup found nothing (ignored on delete)
+      ClientPluginError               a client plugin is unknown or cannot agree a version
+        UnknownClientPluginError      no client plugin of that name is registered
+        MicroversionUnavailableError  the cloud does not offer the version a feature needs
 
 Nothing here does I/O; the engine decides how an error becomes a state and an event.
 """
@@ -88,3 +91,30 @@ class EntityNotFound(StokerError):
         super().__init__(f"The {entity} ({name}) could not be found.")
         self.entity = entity
         self.name = name
+
+
+class ClientPluginError(StokerError):
+    """A client plugin cannot serve a request: unknown, misconfigured, or no version in
+    common with the service."""
+
+
+class UnknownClientPluginError(ClientPluginError):
+    """No client plugin is registered under the name a resource asked for."""
+
+    def __init__(self, name: str | None, known: list[str]):
+        from difflib import get_close_matches
+
+        close = get_close_matches(name or "", known, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else None
+        super().__init__(f"No client plugin named {name!r} is registered", hint=hint)
+        self.name = name
+
+
+class MicroversionUnavailableError(ClientPluginError):
+    """A feature needs a (micro)version newer than the one in use for a service."""
+
+    def __init__(self, message: str, *, service: str, required: str, available: str | None):
+        super().__init__(message)
+        self.service = service
+        self.required = required
+        self.available = available

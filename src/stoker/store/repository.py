@@ -259,6 +259,9 @@ class Store:
     def add_event(self, event: EventRecord) -> None:
         self.writes.run(lambda connection: self._insert_event(connection, event))
 
+    async def add_event_async(self, event: EventRecord) -> None:
+        await self.writes.submit_async(lambda connection: self._insert_event(connection, event))
+
     def list_events(
         self,
         stack_id: str,

@@ -1,0 +1,157 @@
+"""Support status (seed 000): lifecycle checked at registration, warnings when used."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from stoker.environment.registry import ResourceRegistry
+from stoker.sdk import attributes, properties, resource, support
+from stoker.sdk.exceptions import SchemaError
+from tests.support.stacks import template
+
+PLUGIN = '''
+from stoker.sdk import attributes, properties, resource, support
+
+
+class Old(resource.Resource):
+    """An old resource type."""
+
+    support_status = support.SupportStatus(
+        status=support.DEPRECATED,
+        version='5.0.0',
+        message='Use New::Thing instead.',
+        previous_status=support.SupportStatus(version='2014.2'),
+    )
+    properties_schema = {
+        'old_property': properties.Schema(
+            properties.Schema.STRING, 'Old.',
+            support_status=support.SupportStatus(status=support.DEPRECATED, version='6.0.0',
+                                                 message='Use property new_property instead.')),
+        'new_property': properties.Schema(properties.Schema.STRING, 'New.'),
+    }
+    attributes_schema = {
+        'old_attr': attributes.Schema(
+            'Old attribute.',
+            support_status=support.SupportStatus(
+                status=support.DEPRECATED, version='5.0.0', message='Use attribute new_attr',
+                previous_status=support.SupportStatus(version='2014.2', message='Feature available since 2014.2'))),
+        'new_attr': attributes.Schema('New attribute.'),
+    }
+
+    def handle_create(self):
+        self.resource_id_set('old')
+
+    def _resolve_attribute(self, name):
+        return name
+
+
+def resource_mapping():
+    return {'Old::Thing': Old}
+'''
+
+BODY = """
+heat_template_version: 2021-04-16
+resources:
+  thing:
+    type: Old::Thing
+    properties: {old_property: x}
+outputs:
+  attr: {value: {get_attr: [thing, old_attr]}}
+"""
+
+EXPECTED = [
+    "resources.thing.type: resource type Old::Thing is DEPRECATED since 5.0.0: Use New::Thing instead.",
+    "resources.thing.properties.old_property: property old_property is DEPRECATED since 6.0.0: Use property new_property instead.",
+    "outputs.attr.value: attribute thing.old_attr is DEPRECATED since 5.0.0: Use attribute new_attr",
+]
+
+
+@pytest.fixture
+def old_service(make_service, tmp_path):
+    (tmp_path / "old.py").write_text(textwrap.dedent(PLUGIN))
+    return make_service(plugin_dirs=[str(tmp_path)])
+
+
+def test_deprecated_use_warns_in_validate(old_service):
+    _, warnings = old_service.validate_template(template(BODY))
+    assert warnings == EXPECTED
+
+
+def test_deprecated_use_warns_in_stack_events(old_service):
+    stack = old_service.create_stack("old", template(BODY))
+    assert stack.state == "CREATE_COMPLETE"
+    reasons = [e.resource_status_reason for e in old_service.list_events("old", "old")]
+    assert reasons[1:4] == [f"Warning: {w}" for w in EXPECTED]
+
+
+def test_support_status_to_dict_nests_previous_status():
+    status = support.SupportStatus(
+        status=support.HIDDEN,
+        version="5.0.0",
+        message="Some message",
+        previous_status=support.SupportStatus(status=support.DEPRECATED, version="2015.1", previous_status=support.SupportStatus(version="2014.2")),
+    )
+    assert status.to_dict() == {
+        "status": "HIDDEN",
+        "message": "Some message",
+        "version": "5.0.0",
+        "previous_status": {
+            "status": "DEPRECATED",
+            "message": None,
+            "version": "2015.1",
+            "previous_status": {"status": "SUPPORTED", "message": None, "version": "2014.2", "previous_status": None},
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("chain", "valid"),
+    [
+        ([support.UNSUPPORTED, support.SUPPORTED, support.DEPRECATED, support.HIDDEN], True),
+        ([support.SUPPORTED, support.DEPRECATED, support.UNSUPPORTED], True),
+        ([support.SUPPORTED, support.DEPRECATED], True),
+        ([support.SUPPORTED, support.HIDDEN], False),
+        ([support.DEPRECATED, support.SUPPORTED], False),
+        ([support.HIDDEN, support.DEPRECATED], False),
+        ([support.UNSUPPORTED, support.DEPRECATED], False),
+    ],
+)
+def test_support_status_lifecycle_checked_at_registration(chain, valid):
+    status = None
+    for name in chain:
+        status = support.SupportStatus(status=name, previous_status=status)
+
+    class Plugin(resource.Resource):
+        """A plugin with a support chain."""
+
+        support_status = status
+
+    registry = ResourceRegistry()
+    if valid:
+        registry.register("Chain::Test", Plugin)
+        assert "Chain::Test" in registry.types
+    else:
+        with pytest.raises(SchemaError, match=r"Chain::Test .*Plugin.*cannot be followed by"):
+            registry.register("Chain::Test", Plugin)
+
+
+def test_impossible_chain_on_property_and_attribute_is_refused():
+    bad = support.SupportStatus(status=support.SUPPORTED, previous_status=support.SupportStatus(status=support.HIDDEN))
+
+    class WithProperty(resource.Resource):
+        """Bad property chain."""
+
+        properties_schema = {"p": properties.Schema(properties.Schema.STRING, "p", support_status=bad)}
+
+    class WithAttribute(resource.Resource):
+        """Bad attribute chain."""
+
+        attributes_schema = {"a": attributes.Schema("a", support_status=bad)}
+
+    registry = ResourceRegistry()
+    with pytest.raises(SchemaError, match="property p: support status HIDDEN cannot be followed by SUPPORTED"):
+        registry.register("Bad::Property", WithProperty)
+    with pytest.raises(SchemaError, match="attribute a: support status HIDDEN cannot be followed by SUPPORTED"):
+        registry.register("Bad::Attribute", WithAttribute)
