@@ -108,3 +108,55 @@ def test_broken_plugins_are_reported_and_skipped(make_service, tmp_path):
 def test_missing_plugin_dir_is_reported(make_service, tmp_path):
     service = make_service(plugin_dirs=[str(tmp_path / "nowhere")])
     assert any("does not exist" in p for p in service.registry.problems)
+
+
+CONSTRAINED = '''
+from stoker.sdk import constraints, properties, resource
+
+
+class EvenConstraint(constraints.BaseCustomConstraint):
+    def validate_with_client(self, client, value):
+        if int(value) % 2:
+            raise ValueError(f"{value} is odd; use an even number")
+
+
+class Counter(resource.Resource):
+    """Counts in twos."""
+
+    properties_schema = {
+        "count": properties.Schema(properties.Schema.INTEGER, "An even count.",
+                                   constraints=[constraints.CustomConstraint("test.even")]),
+        "label": properties.Schema(properties.Schema.STRING, "A label.",
+                                   constraints=[constraints.CustomConstraint("test.missing", "must be known")]),
+    }
+
+    def handle_create(self):
+        self.resource_id_set("counter")
+
+
+def resource_mapping():
+    return {"Demo::Counter": Counter}
+
+
+def constraint_mapping():
+    return {"test.even": EvenConstraint}
+'''
+
+
+def test_custom_constraints_come_from_constraint_mapping(make_service, tmp_path):
+    import pytest
+
+    from stoker.template.errors import TemplateErrors
+
+    plugins = tmp_path / "plugins"
+    write(plugins, "counter.py", CONSTRAINED)
+    service = make_service(plugin_dirs=[str(plugins)])
+    body = "heat_template_version: 2021-04-16\nresources:\n  c:\n    type: Demo::Counter\n    properties: {count: COUNT}\n"
+    assert service.create_stack("even", template(body.replace("COUNT", "4"))).state == "CREATE_COMPLETE"
+    with pytest.raises(TemplateErrors) as caught:
+        service.create_stack("odd", template(body.replace("COUNT", "3"), "odd.yaml"))
+    assert [str(e) for e in caught.value.errors] == ["odd.yaml:5:25: resources.c.properties.count: 3 is odd; use an even number"]
+    body = body.replace("{count: COUNT}", "{count: 2, label: x}")
+    with pytest.raises(TemplateErrors) as caught:
+        service.create_stack("unknown", template(body))
+    assert "resources.c.properties.label: must be known" in str(caught.value)

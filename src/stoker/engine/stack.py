@@ -149,6 +149,7 @@ class StackRuntime:
             self,
             uuid=record.uuid,
             hooks=_Hooks(self.store, record, self.clock) if self.store is not None else None,
+            context=self,
         )
         instance.resource_id = record.physical_resource_id
         instance._data = dict(record.data or {})
@@ -168,6 +169,10 @@ class StackRuntime:
             definition=definition.render(),
             replaces=replaces,
         )
+
+    def custom_constraint(self, name: str) -> Any:
+        """The named constraint plugins registered (constraint_mapping())."""
+        return self.registry.constraints.get(name)
 
     # -- ResolutionContext -----------------------------------------------------
 

@@ -32,7 +32,15 @@ class _ValidationContext:
     """Resolves parameters for real and everything about resources as UNRESOLVED,
     checking that referenced attributes exist on the target's type."""
 
-    def __init__(self, template: Template, params: Mapping[str, Any], classes: Mapping[str, type[Resource]], errors: list[TemplateError]):
+    def __init__(
+        self,
+        template: Template,
+        params: Mapping[str, Any],
+        classes: Mapping[str, type[Resource]],
+        errors: list[TemplateError],
+        registry: ResourceRegistry,
+    ):
+        self.registry = registry
         self.template = template
         self.params = params
         self.classes = classes
@@ -54,6 +62,9 @@ class _ValidationContext:
 
     def resource_attributes(self, name: str) -> Any:
         return UNRESOLVED
+
+    def custom_constraint(self, name: str) -> Any:
+        return self.registry.constraints.get(name)
 
 
 @dataclass
@@ -128,7 +139,7 @@ def validate(
         except UnknownResourceTypeError as error:
             errors.append(TemplateError(str(error), path=f"resources.{name}.type"))
     errors.extend(_attribute_errors(template, classes))
-    context = _ValidationContext(template, params, classes, errors)
+    context = _ValidationContext(template, params, classes, errors, registry)
     warnings: list[str] = []
 
     def resolver(value: Any) -> Any:
@@ -137,7 +148,7 @@ def validate(
     for name, cls in classes.items():
         definition = template.resources[name]
         try:
-            instance = cls(name, definition.bind(resolver), stack or _Placeholder(stack_name, stack_id))
+            instance = cls(name, definition.bind(resolver), stack or _Placeholder(stack_name, stack_id), context=context)
             problems = instance.properties.errors()
         except StokerError as error:
             errors.append(TemplateError(error.message, path=error.path or f"resources.{name}", hint=error.hint))

@@ -219,11 +219,21 @@ class CustomConstraint(Constraint):
         lookup: Callable[[str], Any] | None = getattr(context, "custom_constraint", None)
         checker = lookup(self.name) if lookup else None
         if checker is None:
-            self._last_error = f'"{self.name}" does not validate: no such custom constraint is registered'
+            # Checked again with the engine's registry at run time; a plain Properties
+            # object without one cannot judge a custom constraint.
+            if lookup is None:
+                return True
+            self._last_error = f'"{self.name}" is not a registered custom constraint'
             return False
-        ok = checker.validate(value, context) if hasattr(checker, "validate") else checker(value)
+        if isinstance(checker, type):
+            checker = checker()
+        if hasattr(checker, "validate"):
+            ok = checker.validate(value, context)
+        else:
+            ok = checker(value)
         if not ok:
-            self._last_error = getattr(checker, "error_message", None) or f'"{value}" does not validate {self.name}'
+            message = getattr(checker, "error", None)
+            self._last_error = message(value) if callable(message) else f'"{value}" does not validate {self.name}'
         return bool(ok)
 
     def _explain(self, value: Any) -> str:
@@ -231,6 +241,39 @@ class CustomConstraint(Constraint):
 
     def to_dict(self) -> dict[str, Any]:
         return {"custom_constraint": self.name, "description": self.description}
+
+
+class BaseCustomConstraint:
+    """Base of named constraints a plugin registers through ``constraint_mapping()``.
+
+    Override ``validate_with_client(client, value)`` (raising one of
+    ``expected_exceptions`` when the value is wrong) or ``validate(value, context)``.
+    """
+
+    expected_exceptions: tuple[type[BaseException], ...] = (ValueError,)
+    resource_client_name: str | None = None
+    resource_getter_name: str | None = None
+
+    def __init__(self) -> None:
+        self._error_message: str | None = None
+
+    def error(self, value: Any) -> str:
+        return self._error_message or f'"{value}" does not validate {type(self).__name__}'
+
+    def validate(self, value: Any, context: Any, template: Any = None) -> bool:
+        client = None
+        if self.resource_client_name and context is not None and hasattr(context, "client"):
+            client = context.client(self.resource_client_name)
+        try:
+            self.validate_with_client(client, value)
+        except self.expected_exceptions as error:
+            self._error_message = str(error)
+            return False
+        return True
+
+    def validate_with_client(self, client: Any, value: Any) -> None:
+        if client is not None and self.resource_getter_name:
+            getattr(client, self.resource_getter_name)(value)
 
 
 def constraint_from_mapping(data: Mapping[str, Any]) -> Constraint:

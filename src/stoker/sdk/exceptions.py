@@ -104,9 +104,12 @@ class UnknownClientPluginError(ClientPluginError):
     def __init__(self, name: str | None, known: list[str]):
         from difflib import get_close_matches
 
-        close = get_close_matches(name or "", known, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else None
-        super().__init__(f"No client plugin named {name!r} is registered", hint=hint)
+        if not name:
+            super().__init__("No client plugin was named, and the resource type sets no default_client_name")
+        else:
+            close = get_close_matches(name, known, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else None
+            super().__init__(f"No client plugin named {name!r} is registered", hint=hint)
         self.name = name
 
 
