@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 from stoker.engine.clock import FakeClock
-from stoker.engine.handlers import HANDLERS, HandlerRunner, handler_pair
+from stoker.engine.handlers import DELETE_SNAPSHOT, HANDLERS, SNAPSHOT_DELETE, HandlerRunner, handler_pair
 from stoker.engine.states import Action
 from stoker.environment.registry import check_plugin
 from stoker.resources import builtin_mapping
@@ -43,7 +43,7 @@ def test_plugin_handler_pairs_are_callable(type_name, cls):
             continue
         assert callable(handle), f"{type_name}.{pair.handle}"
         params = list(inspect.signature(handle).parameters)[1:]
-        expected = ["json_snippet", "tmpl_diff", "prop_diff"] if action == Action.UPDATE else []
+        expected = {Action.UPDATE: ["json_snippet", "tmpl_diff", "prop_diff"], SNAPSHOT_DELETE: ["state"], DELETE_SNAPSHOT: ["snapshot"]}.get(action, [])
         assert params == expected, f"{type_name}.{pair.handle}{params}"
         check = getattr(cls, pair.check, None)
         if check is not None:

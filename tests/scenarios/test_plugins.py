@@ -160,3 +160,49 @@ def test_custom_constraints_come_from_constraint_mapping(make_service, tmp_path)
     with pytest.raises(TemplateErrors) as caught:
         service.create_stack("unknown", template(body))
     assert "resources.c.properties.label: must be known" in str(caught.value)
+
+
+SNAPSHOTTING = '''
+from stoker.sdk import properties, resource
+
+BACKUPS = []
+
+
+class Volume(resource.Resource):
+    """A volume that is backed up before deletion when asked."""
+
+    properties_schema = {"size": properties.Schema(properties.Schema.INTEGER, "Size.", default=1)}
+
+    def handle_create(self):
+        self.resource_id_set("vol-1")
+
+    def handle_snapshot_delete(self, state):
+        BACKUPS.append((self.resource_id, state))
+        return "backup-token"
+
+    def check_delete_complete(self, token):
+        return token == "backup-token"
+
+
+def resource_mapping():
+    return {"Demo::Volume": Volume}
+'''
+
+
+def test_snapshot_deletion_policy_uses_handle_snapshot_delete(make_service, tmp_path):
+    import sys
+
+    import pytest
+
+    from stoker.template.errors import TemplateErrors
+
+    plugins = tmp_path / "plugins"
+    write(plugins, "volume.py", SNAPSHOTTING)
+    service = make_service(plugin_dirs=[str(plugins)])
+    body = "heat_template_version: 2021-04-16\nresources:\n  v:\n    type: Demo::Volume\n    deletion_policy: Snapshot\n"
+    service.create_stack("snap", template(body))
+    assert service.delete_stack("snap").state == "DELETE_COMPLETE"
+    module = next(m for name, m in sys.modules.items() if name.startswith("stoker_plugin_volume_"))
+    assert module.BACKUPS == [("vol-1", ("CREATE", "COMPLETE"))]
+    with pytest.raises(TemplateErrors, match='"Snapshot" deletion policy not supported by OS::Heat::None'):
+        service.create_stack("nosnap", template(body.replace("Demo::Volume", "OS::Heat::None")))

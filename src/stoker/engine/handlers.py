@@ -27,8 +27,15 @@ class HandlerPair:
     check: str | None
 
 
-HANDLERS: Mapping[Action, HandlerPair] = MappingProxyType(
+# Deletion with deletion_policy Snapshot: back up, then delete (seed 001).
+SNAPSHOT_DELETE = "SNAPSHOT_DELETE"
+# Deleting one stored snapshot of a resource.
+DELETE_SNAPSHOT = "DELETE_SNAPSHOT"
+
+HANDLERS: Mapping[str, HandlerPair] = MappingProxyType(
     {
+        SNAPSHOT_DELETE: HandlerPair("handle_snapshot_delete", "check_delete_complete"),
+        DELETE_SNAPSHOT: HandlerPair("handle_delete_snapshot", "check_delete_snapshot_complete"),
         Action.CREATE: HandlerPair("handle_create", "check_create_complete"),
         Action.UPDATE: HandlerPair("handle_update", "check_update_complete"),
         Action.DELETE: HandlerPair("handle_delete", "check_delete_complete"),
@@ -40,7 +47,7 @@ HANDLERS: Mapping[Action, HandlerPair] = MappingProxyType(
 )
 
 
-def handler_pair(resource: Resource, action: Action) -> tuple[Callable[..., Any] | None, Callable[[Any], bool] | None]:
+def handler_pair(resource: Resource | type[Resource], action: str) -> tuple[Callable[..., Any] | None, Callable[[Any], bool] | None]:
     """The bound handler and check methods for ``action`` (None when not implemented)."""
     pair = HANDLERS[action]
     handle = getattr(resource, pair.handle, None)
@@ -84,7 +91,7 @@ class HandlerRunner:
     async def run(
         self,
         resource: Resource,
-        action: Action,
+        action: str,
         args: tuple = (),
         *,
         before: Callable[[], None] | None = None,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stoker.engine.events import Recorder
-from stoker.engine.handlers import HandlerRunner
+from stoker.engine.handlers import SNAPSHOT_DELETE, HandlerRunner
 from stoker.engine.stack import StackRuntime
 from stoker.engine.states import Action, Status
 from stoker.sdk.exceptions import ResourceFailure, StokerError, UpdateReplace
@@ -109,6 +109,7 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
         if record.action != "INIT":
             await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "state changed")
         return
+    state = (record.action, record.status)  # what the plugin backs up from
     await recorder.resource_state(record, Action.DELETE, Status.IN_PROGRESS)
     if policy == "Retain":
         await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "Retained: deletion_policy is Retain")
@@ -116,7 +117,10 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
     try:
         instance = context.runtime.instance(record, _stored_definition(record), fresh=True)
         instance.action, instance.status = Action.DELETE, Status.IN_PROGRESS
-        await context.runner.run(instance, Action.DELETE, on_token=lambda token: _save_token(context, record, token))
+        if policy == "Snapshot":
+            await context.runner.run(instance, SNAPSHOT_DELETE, (state,), on_token=lambda token: _save_token(context, record, token))
+        else:
+            await context.runner.run(instance, Action.DELETE, on_token=lambda token: _save_token(context, record, token))
     except Exception as error:  # noqa: BLE001
         reason = failure_reason(record.name, error)
         await recorder.resource_state(record, Action.DELETE, Status.FAILED, reason, handler_token=None)

@@ -139,6 +139,15 @@ def validate(
         except UnknownResourceTypeError as error:
             errors.append(TemplateError(str(error), path=f"resources.{name}.type"))
     errors.extend(_attribute_errors(template, classes))
+    for name, cls in classes.items():
+        if template.resources[name].deletion_policy == "Snapshot" and not callable(getattr(cls, "handle_snapshot_delete", None)):
+            errors.append(
+                TemplateError(
+                    f'"Snapshot" deletion policy not supported by {template.resources[name].resource_type}',
+                    path=f"resources.{name}.deletion_policy",
+                    hint="use Delete or Retain",
+                )
+            )
     context = _ValidationContext(template, params, classes, errors, registry)
     warnings: list[str] = []
 
