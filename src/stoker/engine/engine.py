@@ -43,7 +43,7 @@ class EngineSettings:
     # Resources in flight at once per stack action (the walk's only limit).
     max_in_flight: int = 1000
     poll_initial_s: float = 0.01
-    poll_max_s: float = 0.5
+    poll_max_s: float = 2.0
 
 
 class Engine:

@@ -71,7 +71,7 @@ class HandlerRunner:
     seconds): quick resources finish quickly, slow ones cost few polls.
     """
 
-    def __init__(self, clock: Clock, threads: int = 8, poll_initial_s: float = 0.01, poll_max_s: float = 0.5):
+    def __init__(self, clock: Clock, threads: int = 8, poll_initial_s: float = 0.01, poll_max_s: float = 2.0):
         self.clock = clock
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="stoker-handler")
         self.poll_initial_s = poll_initial_s
