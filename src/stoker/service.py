@@ -67,6 +67,25 @@ class Service:
         self.engine.close()
         self.store.close()
 
+    def abandoned_stacks(self) -> list[StackRecord]:
+        """Stacks left IN_PROGRESS by an engine that stopped (see engine/recovery)."""
+        from stoker.engine.recovery import abandoned
+
+        return abandoned(self.engine)
+
+    def recover(self, listeners: Sequence[Listener] = ()) -> list[StackRecord]:
+        """Finish the actions an engine restart interrupted."""
+        from stoker.engine.recovery import recover
+
+        stacks = self.abandoned_stacks()
+        if not stacks:
+            return []
+        self.engine.listeners = list(listeners)
+        try:
+            return asyncio.run(recover(self.engine, stacks))
+        finally:
+            self.engine.listeners = []
+
     # -- parsing --------------------------------------------------------------
 
     def limits(self) -> loader.Limits:

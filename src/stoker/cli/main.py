@@ -31,8 +31,15 @@ def _service(ctx: click.Context):
     obj = ctx.find_root().obj
     if "service" not in obj:
         settings = Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or []))
-        obj["service"] = Service(settings)
-        ctx.find_root().call_on_close(obj["service"].close)
+        service = obj["service"] = Service(settings)
+        ctx.find_root().call_on_close(service.close)
+        # An engine that stopped mid-action left stacks IN_PROGRESS: finish them first.
+        abandoned = service.abandoned_stacks()
+        if abandoned and not os.environ.get("STOKER_NO_RECOVERY"):
+            names = ", ".join(f"{s.name} ({s.state})" for s in abandoned)
+            click.echo(f"Resuming actions interrupted by an engine restart: {names}", err=True)
+            for stack in service.recover(listeners=[render.Progress()]):
+                click.echo(f"Stack {stack.name} {stack.state}: {stack.status_reason}", err=True)
     return obj["service"]
 
 

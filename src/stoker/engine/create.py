@@ -10,12 +10,14 @@ from stoker.engine.lifecycle import ActionContext, create_resource
 from stoker.engine.stack import dependency_graph
 from stoker.engine.states import Action, Status
 from stoker.graph import walk
+from stoker.sdk.exceptions import ResourceFailure
 
 
-async def create(context: ActionContext, limit: int) -> bool:
+async def create(context: ActionContext, limit: int, resume: bool = False) -> bool:
     runtime = context.runtime
     definitions = runtime.template.resources
-    await actions.stack_started(context, Action.CREATE)
+    if not resume:
+        await actions.stack_started(context, Action.CREATE)
     # All rows first, in one transaction: the store knows every resource the stack will
     # have before any physical resource exists.
     new = [runtime.new_record(definition) for name, definition in definitions.items() if name not in runtime.current]
@@ -27,6 +29,8 @@ async def create(context: ActionContext, limit: int) -> bool:
         record = runtime.current[name]
         if record.action == Action.CREATE and record.status == Status.COMPLETE:
             return
+        if record.status == Status.FAILED:  # failed before an engine restart: stays failed
+            raise ResourceFailure(record.status_reason)
         await create_resource(context, record, definitions[name])
 
     outcome = await walk(dependency_graph(definitions), visit, limit=limit)
@@ -36,8 +40,9 @@ async def create(context: ActionContext, limit: int) -> bool:
     return ok
 
 
-async def rollback_create(context: ActionContext, limit: int) -> bool:
-    await actions.stack_started(context, Action.ROLLBACK)
+async def rollback_create(context: ActionContext, limit: int, resume: bool = False) -> bool:
+    if not resume:
+        await actions.stack_started(context, Action.ROLLBACK)
     outcome = await delete_all(context, limit)
     ok = await actions.stack_finished(context, Action.ROLLBACK, outcome)
     if ok:

@@ -60,8 +60,9 @@ async def delete_all(
     return await walk(graph, visit, limit=limit)
 
 
-async def delete(context: ActionContext, limit: int) -> bool:
-    await actions.stack_started(context, Action.DELETE)
+async def delete(context: ActionContext, limit: int, resume: bool = False) -> bool:
+    if not resume:
+        await actions.stack_started(context, Action.DELETE)
     outcome = await delete_all(context, limit)
     ok = await actions.stack_finished(context, Action.DELETE, outcome)
     if ok:

@@ -7,6 +7,9 @@ over PostgreSQL later). Nothing outside this package drives an action.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +19,7 @@ from stoker.engine import create as create_action
 from stoker.engine import delete as delete_action
 from stoker.engine import update as update_action
 from stoker.engine.clock import Clock
-from stoker.engine.errors import StackNotFoundError
+from stoker.engine.errors import ActionInProgressError, StackNotFoundError
 from stoker.engine.events import Listener, Recorder
 from stoker.engine.handlers import HandlerRunner
 from stoker.engine.lifecycle import ActionContext
@@ -35,6 +38,8 @@ class Job:
     # For UPDATE: the stored new template and the user's parameters for it.
     template_id: int | None = None
     parameters: Mapping[str, Any] = field(default_factory=dict)
+    # Finish the action the stack row says was interrupted by an engine restart.
+    resume: bool = False
 
 
 @dataclass
@@ -44,6 +49,8 @@ class EngineSettings:
     max_in_flight: int = 1000
     poll_initial_s: float = 0.01
     poll_max_s: float = 2.0
+    # Seconds a stack lock stays held without a heartbeat.
+    lock_lease_s: float = 30.0
 
 
 class Engine:
@@ -60,6 +67,7 @@ class Engine:
         self.clock = clock or Clock()
         self.listeners: list[Listener] = []
         self._runner: HandlerRunner | None = None
+        self.engine_id = str(uuid.uuid4())
 
     @property
     def runner(self) -> HandlerRunner:
@@ -81,35 +89,69 @@ class Engine:
         return StackRuntime(stack, template, environment, params, self.registry, self.store, self.clock, self.store.list_resources(stack.id))
 
     async def run(self, job: Job) -> StackRecord:
+        """Run one job while holding the stack's lock (renewed by a heartbeat)."""
         stack = self.store.get_stack(job.stack_id)
         if stack is None:
             raise StackNotFoundError(job.stack_id)
-        limit = self.settings.max_in_flight
-        if job.action == Action.CREATE:
-            runtime = self.load_runtime(stack)
-            await create_action.create(self._context(runtime), limit)
-        elif job.action == Action.DELETE:
-            runtime = self.load_runtime(stack)
-            context = self._context(runtime)
-            if await delete_action.delete(context, limit):
-                self.store.update_stack(stack.id, deleted_at=self.store_now())
-        elif job.action == Action.UPDATE:
-            old_template = self.load_runtime(stack).template
-            runtime = self.load_runtime(stack, job.template_id, job.parameters)
-            context = self._context(runtime)
-            await actions.stack_started(
-                context,
-                Action.UPDATE,
-                raw_template_id=job.template_id,
-                prev_raw_template_id=stack.raw_template_id,
-                parameters=dict(job.parameters),
-            )
-            await update_action.update(context, old_template, limit)
-        else:
-            raise ValueError(f"Action {job.action} is not supported yet")
+        lease = self.settings.lock_lease_s
+        holder = self.store.acquire_lock(stack.id, self.engine_id, lease)
+        if holder is not None:
+            raise ActionInProgressError(stack.name, f"{stack.state}, engine {holder.engine_id} (pid {holder.pid} on {holder.host}) holds its lock")
+        heartbeat = asyncio.create_task(self._heartbeat(stack.id, lease))
+        try:
+            await self._dispatch(job, stack)
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+            self.store.release_lock(stack.id, self.engine_id)
         result = self.store.get_stack(stack.id)
         assert result is not None
         return result
+
+    async def _heartbeat(self, stack_id: str, lease_s: float) -> None:
+        # Renew at a third of the lease so two missed beats still leave it held.
+        while True:
+            await asyncio.sleep(lease_s / 3)
+            await self.store.renew_lock_async(stack_id, self.engine_id, lease_s)
+
+    async def _dispatch(self, job: Job, stack: StackRecord) -> None:
+        limit = self.settings.max_in_flight
+        action = job.action
+        if job.resume:
+            # The stack row says which action was interrupted and with what template.
+            action = Action(stack.action)
+        if action == Action.CREATE:
+            context = self._context(self.load_runtime(stack))
+            if job.resume:
+                await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+            await create_action.create(context, limit, resume=job.resume)
+        elif action in (Action.DELETE, Action.ROLLBACK):
+            context = self._context(self.load_runtime(stack))
+            if job.resume:
+                await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+            if action == Action.ROLLBACK:
+                await create_action.rollback_create(context, limit, resume=True)
+            elif await delete_action.delete(context, limit, resume=job.resume):
+                self.store.update_stack(stack.id, deleted_at=self.store_now())
+        elif action == Action.UPDATE:
+            if job.resume:
+                old_template = self.load_runtime(stack, stack.prev_raw_template_id or stack.raw_template_id).template
+                context = self._context(self.load_runtime(stack))
+                await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+            else:
+                old_template = self.load_runtime(stack).template
+                context = self._context(self.load_runtime(stack, job.template_id, job.parameters))
+                await actions.stack_started(
+                    context,
+                    Action.UPDATE,
+                    raw_template_id=job.template_id,
+                    prev_raw_template_id=stack.raw_template_id,
+                    parameters=dict(job.parameters),
+                )
+            await update_action.update(context, old_template, limit)
+        else:
+            raise ValueError(f"Action {action} is not supported yet")
 
     def store_now(self) -> Any:
         from stoker.store.repository import utcnow

@@ -115,16 +115,25 @@ class HandlerRunner:
         if on_token is not None:
             await on_token(outcome.token)
         assert check is not None
-        token = outcome.token
+        return await self._poll(check, outcome.token, after)
 
+    async def resume(self, resource: Resource, action: str, token: Any, *, after: Callable[[], Any] | None = None) -> Any:
+        """Carry on polling a handler whose token was persisted before an engine restart."""
+        _, check = handler_pair(resource, action)
+        if check is None:
+            return await self.call(after) if after is not None else None
+        return await self._poll(check, token, after, first_delay=0.0)
+
+    async def _poll(self, check: Callable[[Any], bool], token: Any, after: Callable[[], Any] | None, first_delay: float | None = None) -> Any:
         def poll() -> Outcome:
             done = bool(check(token))
             return Outcome(token, done, after() if done and after is not None else None)
 
-        delay = self.poll_initial_s
+        delay = self.poll_initial_s if first_delay is None else first_delay
         while True:
-            await self.clock.sleep(delay)
+            if delay:
+                await self.clock.sleep(delay)
             outcome = await self.call(poll)
             if outcome.done:
                 return outcome.extra
-            delay = min(delay * 1.5, self.poll_max_s)
+            delay = min(max(delay, self.poll_initial_s) * 1.5, self.poll_max_s)

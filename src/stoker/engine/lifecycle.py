@@ -56,8 +56,43 @@ def _stored_definition(record: ResourceRecord) -> ResourceDefinition:
     return ResourceDefinition(name=record.name, resource_type=record.type, properties_data=record.properties or {})
 
 
+def interrupted(record: ResourceRecord, action: Action) -> bool:
+    """The record was left IN_PROGRESS in ``action`` by an engine that stopped."""
+    return record.action == action and record.status == Status.IN_PROGRESS
+
+
+async def resume_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition | None, action: Action) -> None:
+    """Finish an action an engine restart interrupted: poll on with the persisted handler
+    token, or, without one, record FAILED (the handler's progress is unknown; a retry of
+    the stack action replaces or deletes the resource, whose physical id is recorded)."""
+    runtime, recorder = context.runtime, context.recorder
+    token = record.handler_token
+    if token is None:
+        reason = f"Engine restarted during {action}: the progress of {record.name} is unknown"
+        await recorder.resource_state(record, action, Status.FAILED, reason)
+        raise ResourceFailure(reason)
+    instance = runtime.instance(record, definition if definition is not None else _stored_definition(record), fresh=True)
+    instance.action, instance.status = action, Status.IN_PROGRESS
+
+    def finish() -> tuple[dict[str, Any], dict[str, Any]]:
+        return instance.properties.resolved(), runtime.attributes_to_store(record) if action != Action.DELETE else {}
+
+    try:
+        properties, attributes = await context.runner.resume(instance, action, token["token"], after=finish)
+    except Exception as error:  # noqa: BLE001
+        reason = failure_reason(record.name, error)
+        await recorder.resource_state(record, action, Status.FAILED, reason, handler_token=None)
+        raise ResourceFailure(reason, cause=error)
+    fields: dict[str, Any] = {"handler_token": None}
+    if action != Action.DELETE:
+        fields.update(properties=jsonable(properties), attributes=jsonable(attributes), data=jsonable(instance.data()))
+    await recorder.resource_state(record, action, Status.COMPLETE, "state changed (resumed after an engine restart)", **fields)
+
+
 async def create_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, reason: str = "state changed") -> None:
     runtime, recorder = context.runtime, context.recorder
+    if interrupted(record, Action.CREATE):
+        return await resume_resource(context, record, definition, Action.CREATE)
     await recorder.resource_state(record, Action.CREATE, Status.IN_PROGRESS, reason)
     try:
         instance = runtime.instance(record, definition, fresh=True)
@@ -101,13 +136,15 @@ async def _save_token(context: ActionContext, record: ResourceRecord, token: Any
 
 async def delete_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition | None = None) -> None:
     recorder = context.recorder
-    never_created = record.action == "INIT" or (
-        record.action == "CREATE" and record.physical_resource_id is None and record.status != "IN_PROGRESS" and not record.data
-    )
+    if record.action == Action.DELETE and record.status == Status.COMPLETE:
+        return
+    if interrupted(record, Action.DELETE) and record.handler_token is not None:
+        return await resume_resource(context, record, definition, Action.DELETE)
+    # Only a resource no handler ever ran for is skipped: a failed or interrupted create
+    # may have made something (its plugin's handle_delete copes with a missing id).
+    never_created = record.action == "INIT"
     policy = definition.deletion_policy if definition is not None else (record.definition or {}).get("deletion_policy", "Delete")
     if never_created:
-        if record.action != "INIT":
-            await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "state changed")
         return
     state = (record.action, record.status)  # what the plugin backs up from
     await recorder.resource_state(record, Action.DELETE, Status.IN_PROGRESS)
@@ -184,6 +221,15 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
     """Bring one resource to ``definition``. Returns the record now current for the name
     (a new one when the resource was replaced)."""
     recorder = context.recorder
+    if interrupted(record, Action.CREATE):
+        await resume_resource(context, record, definition, Action.CREATE)
+        return record
+    if interrupted(record, Action.UPDATE):
+        await resume_resource(context, record, definition, Action.UPDATE)
+        return record
+    if record.action == "INIT":  # never started (e.g. a replacement before a restart)
+        await create_resource(context, record, definition)
+        return record
     try:
         plan: UpdatePlan = await context.runner.call(plan_update, context, record, definition)
     except Exception as error:  # noqa: BLE001
@@ -246,8 +292,7 @@ async def replace_resource(context: ActionContext, record: ResourceRecord, defin
     """Create the replacement first; the old resource is deleted in the cleanup phase."""
     runtime, store = context.runtime, context.store
     replacement = runtime.new_record(definition, replaces=record.id)
-    await store.insert_resources_async([replacement])
-    await store.update_resource_async(record.id, current=False, replaced_by=replacement.id)
+    await store.insert_replacement_async(replacement, record.id)
     record.current, record.replaced_by = False, replacement.id
     runtime.records.append(replacement)
     runtime.current[definition.name] = replacement

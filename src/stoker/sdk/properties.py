@@ -5,6 +5,11 @@
 the declared type and checked against constraints. ``Properties.data`` is the raw user
 data. This module knows nothing about templates: functions are resolved through the
 ``resolver`` callable the engine supplies.
+
+Translation rules (``stoker.sdk.translation``) plug in through ``Properties.use_translation``:
+the properties a rule touches are then read from the translated values. ``TranslationRule``
+is also reachable here, as ``properties.TranslationRule`` (seed 000), without importing
+the translation module at load time (it imports this one).
 """
 
 from __future__ import annotations
@@ -12,11 +17,34 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stoker.sdk import constraints as constr
 from stoker.sdk.exceptions import PropertyError, SchemaError, StokerError
 from stoker.sdk.support import SUPPORTED, SupportStatus
+
+if TYPE_CHECKING:
+    from stoker.sdk.translation import Translation, TranslationRule
+
+__all__ = [
+    "UNRESOLVED",
+    "Properties",
+    "Schema",
+    "TranslationRule",
+    "convert",
+    "resolve_properties",
+    "value_for",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # properties.TranslationRule, as the seed's plugins spell it; imported on first use
+    # because stoker.sdk.translation imports this module.
+    if name == "TranslationRule":
+        from stoker.sdk.translation import TranslationRule
+
+        return TranslationRule
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _Unresolved:
@@ -326,6 +354,7 @@ class Properties(Mapping[str, Any]):
     ``self.properties['name']`` resolves functions, applies the default (or the empty
     value of the type) and converts; ``self.properties.data`` is the raw user data.
     Resolved values are cached: the engine builds a new Properties for every action.
+    With translation rules applied, the properties they touch are read translated.
     """
 
     def __init__(
@@ -345,21 +374,36 @@ class Properties(Mapping[str, Any]):
         # OS::Heat::None style: every property accepted, none converted.
         self.accept_any = accept_any
         self._cache: dict[str, Any] = {}
+        # Set through use_translation (stoker.sdk.translation.apply_rules).
+        self.translation: Translation | None = None
 
     def _path(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
+
+    def use_translation(self, translation: Translation | None) -> None:
+        """Read the properties ``translation`` touches through it from now on."""
+        self.translation = translation
+        # Values read before (a plugin's translation_rules reads the old property) are stale.
+        self._cache.clear()
+
+    def _raw(self, key: str) -> tuple[bool, Any]:
+        """(present, resolved value) of a top-level property, translated when a rule touches it."""
+        if self.translation is not None and self.translation.affects(key):
+            return self.translation.lookup(key)
+        if key not in self.data:
+            return False, None
+        return True, self.resolver(self.data[key])
 
     def __getitem__(self, key: str) -> Any:
         if key in self._cache:
             return self._cache[key]
         if key not in self.schema:
             if self.accept_any:
-                value = self.resolver(self.data.get(key))
+                value = self._raw(key)[1]
                 self._cache[key] = value
                 return value
             raise KeyError(f"Invalid Property {key}")
-        present = key in self.data
-        raw = self.resolver(self.data[key]) if present else None
+        present, raw = self._raw(key)
         value = value_for(self.schema[key], raw, present, self._path(key), self.context)
         self._cache[key] = value
         return value
@@ -383,7 +427,7 @@ class Properties(Mapping[str, Any]):
 
     def errors(self) -> list[StokerError]:
         """Every problem in these values (unknown keys, missing, wrong type, constraints,
-        functions that cannot be evaluated)."""
+        functions that cannot be evaluated, translation conflicts), each once."""
         problems: list[StokerError] = []
         if not self.accept_any:
             for key in self.data:
@@ -393,7 +437,9 @@ class Properties(Mapping[str, Any]):
             try:
                 self[key]
             except StokerError as error:
-                problems.append(error)
+                # A failed translation raises the same error for every property it touches.
+                if not any(error is seen for seen in problems):
+                    problems.append(error)
         return problems
 
     def validate(self) -> None:
@@ -403,5 +449,8 @@ class Properties(Mapping[str, Any]):
             raise problems[0]
 
     def resolved(self) -> dict[str, Any]:
-        """All values as a plain dict (what the store records)."""
-        return {key: self[key] for key in self}
+        """All values as a plain dict (what the store records). A property a translation rule
+        retires (deleted, or moved into another) is left out, so the recorded values read
+        the same when translated again."""
+        translation = self.translation
+        return {key: self[key] for key in self if translation is None or not translation.retires(key)}

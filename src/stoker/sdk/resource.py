@@ -34,6 +34,13 @@ if TYPE_CHECKING:
 LOG = logging.getLogger(__name__)
 
 
+def physical_resource_name(stack_name: str, resource_name: str, resource_uuid: str) -> str:
+    """``<stack>-<resource>-<12 characters from the resource's uuid>``: stable across
+    restarts, so a plugin can find a physical resource whose id was never recorded."""
+    short = base64.b32encode(bytes.fromhex(resource_uuid.replace("-", "")[-16:] or "00")).decode()
+    return f"{stack_name}-{resource_name}-{short.lower().rstrip('=')[:12]}"
+
+
 class EngineHooks(Protocol):
     """What a resource may ask of the engine while a handler runs (in a worker thread)."""
 
@@ -151,9 +158,7 @@ class Resource:
 
     def physical_resource_name(self) -> str:
         """A name unique to this resource, ``<stack>-<resource>-<short id>``, as Heat makes it."""
-        short = base64.b32encode(bytes.fromhex(self.uuid.replace("-", "")[-16:] or "00")).decode()
-        short = short.lower().rstrip("=")[:12]
-        return f"{self.stack.name}-{self.name}-{short}"
+        return physical_resource_name(self.stack.name, self.name, self.uuid)
 
     def metadata_get(self) -> dict[str, Any]:
         return dict(self.t.metadata or {})

@@ -12,18 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from stoker.store import tables
+from stoker.store import locks, tables
+from stoker.store.locks import LockHolder
 from stoker.store.records import EventRecord, ResourceRecord, StackRecord, TemplateRecord
 from stoker.store.writer import WriteQueue
 
-HEAD_REVISION = "0001"
+HEAD_REVISION = "0002"
 
 
 def utcnow() -> datetime:
@@ -194,6 +195,17 @@ class Store:
         if records:
             await self.writes.submit_async(self._insert_resources_write(records))
 
+    async def insert_replacement_async(self, replacement: ResourceRecord, old_id: int) -> None:
+        """Insert a replacement and retire the old record in one transaction, so a crash
+        never leaves two current records for one name."""
+        insert = self._insert_resources_write([replacement])
+
+        def write(connection: Connection) -> None:
+            insert(connection)
+            self._update(connection, tables.resources, old_id, {"current": False, "replaced_by": replacement.id, "updated_at": utcnow()})
+
+        await self.writes.submit_async(write)
+
     def _insert_resources_write(self, records: list[ResourceRecord]) -> Any:
         now = utcnow()
         rows = []
@@ -246,6 +258,29 @@ class Store:
                 connection.execute(statement, {"ids": ids[start:start + 500]})
 
         self.writes.run(write)
+
+    # -- locks -------------------------------------------------------------------
+
+    def acquire_lock(self, stack_id: str, engine_id: str, lease_s: float) -> LockHolder | None:
+        """Take the stack's lock for ``lease_s`` seconds; None when taken, else the holder."""
+        return self.writes.run(lambda connection: locks.acquire(connection, stack_id, engine_id, utcnow(), timedelta(seconds=lease_s)))
+
+    async def renew_lock_async(self, stack_id: str, engine_id: str, lease_s: float) -> bool:
+        return await self.writes.submit_async(lambda connection: locks.renew(connection, stack_id, engine_id, utcnow(), timedelta(seconds=lease_s)))
+
+    def release_lock(self, stack_id: str, engine_id: str) -> None:
+        self.writes.run(lambda connection: locks.release(connection, stack_id, engine_id))
+
+    def lock_holder(self, stack_id: str) -> LockHolder | None:
+        with self._read() as connection:
+            return locks.holder(connection, stack_id)
+
+    def stacks_in_progress(self) -> list[StackRecord]:
+        """Live stacks whose last action has not finished (candidates for recovery)."""
+        table = tables.stacks
+        query = sa.select(table).where(table.c.status == "IN_PROGRESS", table.c.deleted_at.is_(None)).order_by(table.c.created_at)
+        with self._read() as connection:
+            return [self._stack(row) for row in connection.execute(query)]
 
     # -- events ------------------------------------------------------------------
 

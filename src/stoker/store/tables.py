@@ -77,3 +77,16 @@ events = sa.Table(
     sa.Column("resource_status_reason", sa.Text, nullable=False, default=""),
     sa.Column("created_at", sa.DateTime, nullable=False),
 )
+
+# One row per stack while an engine acts on it. ``expires_at`` is a lease the holder
+# renews (heartbeat); an expired lease, or a holder process known to be dead on this
+# host, may be taken over. ``pid`` and ``host`` identify the holder.
+stack_locks = sa.Table(
+    "stack_locks",
+    metadata,
+    sa.Column("stack_id", sa.String(36), sa.ForeignKey("stacks.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("engine_id", sa.String(36), nullable=False),
+    sa.Column("host", sa.String(255), nullable=False),
+    sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("expires_at", sa.DateTime, nullable=False),
+)

@@ -14,7 +14,9 @@ other.
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
+import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -24,6 +26,15 @@ from sqlalchemy.engine import Connection, Engine
 
 Write = Callable[[Connection], Any]
 _STOP = object()
+
+# Fault injection for the crash-safety tests: SIGKILL this process right after the
+# N-th commit. Unset in normal use.
+_KILL_AFTER_COMMITS = int(os.environ.get("STOKER_FAULT_KILL_AFTER_COMMITS") or 0)
+
+
+def _maybe_crash(commits: int) -> None:
+    if _KILL_AFTER_COMMITS and commits >= _KILL_AFTER_COMMITS:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class WriteQueue:
@@ -101,6 +112,7 @@ class WriteQueue:
                 self._commit_one(write, future)
             return
         self.batches += 1
+        _maybe_crash(self.batches)
         by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
         for (_, future), result in zip(batch, results, strict=True):
             if isinstance(future, _LoopFuture):
@@ -117,6 +129,7 @@ class WriteQueue:
             outcome: tuple[Any, BaseException | None] = (None, error)
         else:
             self.batches += 1
+            _maybe_crash(self.batches)
             outcome = (result, None)
         if isinstance(future, _LoopFuture):
             _resolve_on_loops({future.loop: [(future.future, *outcome)]})

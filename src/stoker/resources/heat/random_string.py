@@ -7,8 +7,8 @@ import secrets
 import string
 from typing import Any
 
-from stoker.sdk import attributes, constraints, properties, support
-from stoker.sdk.exceptions import ValidationError
+from stoker.sdk import attributes, constraints, properties, support, translation
+from stoker.sdk.exceptions import PropertyError, ValidationError
 from stoker.sdk.resource import Resource
 
 _SEQUENCES = {
@@ -145,16 +145,34 @@ class RandomString(Resource):
         ),
     }
 
+    def translation_rules(self, props: properties.Properties) -> list[translation.TranslationRule]:
+        # As Heat: the hidden ``sequence`` becomes one more character class (with the
+        # classes and sequences given beside it), so the handlers never read it.
+        # The raw value is looked at first: recorded values hold "" for an unset sequence,
+        # which its AllowedValues constraint rejects, and a resource rebuilt from them (to
+        # delete it) must not fail here. An invalid value is left for validation to report.
+        if not props.data.get(self.SEQUENCE):
+            return []
+        try:
+            sequence = props.get(self.SEQUENCE)
+        except PropertyError:
+            return []
+        if not sequence:
+            return []
+        return [
+            translation.TranslationRule(
+                props,
+                translation.TranslationRule.ADD,
+                [self.CHARACTER_CLASSES],
+                [{self.CLASS: sequence, self.MIN: 1}],
+            ),
+            translation.TranslationRule(props, translation.TranslationRule.DELETE, [self.SEQUENCE]),
+        ]
+
     def validate(self) -> None:
         super().validate()
-        sequence = self.properties[self.SEQUENCE]
         classes = self.properties[self.CHARACTER_CLASSES]
         sequences = self.properties[self.CHARACTER_SEQUENCES]
-        if sequence and (classes or sequences):
-            raise ValidationError(
-                "Cannot use deprecated 'sequence' property along with 'character_sequences' or 'character_classes' properties",
-                path=f"resources.{self.name}.properties",
-            )
         minimum = sum(entry[self.MIN] for entry in classes) + sum(entry[self.MIN] for entry in sequences)
         if minimum > self.properties[self.LENGTH]:
             raise ValidationError(
@@ -169,7 +187,7 @@ class RandomString(Resource):
         pools_classes = [_SEQUENCES[entry[self.CLASS]] for entry in self.properties[self.CHARACTER_CLASSES]]
         pools_sequences = [entry[self.SEQUENCE_KEY] for entry in self.properties[self.CHARACTER_SEQUENCES]]
         if not pools_classes and not pools_sequences:
-            pools_classes = [_SEQUENCES[self.properties[self.SEQUENCE] or "lettersdigits"]]
+            pools_classes = [_SEQUENCES["lettersdigits"]]
         # The minimums first, then fill from all pools, then shuffle.
         rng = _Entropy()
         chars = [rng.choice(pool) for pool in classes + sequences]

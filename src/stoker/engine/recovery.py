@@ -1,0 +1,37 @@
+"""Recovery: finish the actions of stacks whose engine stopped mid-way.
+
+A stack still IN_PROGRESS whose lock is free, expired, or held by a process on this host
+that no longer exists was abandoned by a crash. Its action is run again in resume mode:
+resources already COMPLETE are left alone, interrupted handlers are polled on from their
+persisted token, and an interruption with no token is recorded as FAILED with the reason
+"Engine restarted during ...". Either way the stack leaves IN_PROGRESS.
+"""
+
+from __future__ import annotations
+
+from stoker.engine.engine import Engine, Job
+from stoker.engine.errors import ActionInProgressError
+from stoker.engine.states import Action
+from stoker.store import StackRecord
+from stoker.store.repository import utcnow
+
+
+def abandoned(engine: Engine) -> list[StackRecord]:
+    now = utcnow()
+    found = []
+    for stack in engine.store.stacks_in_progress():
+        holder = engine.store.lock_holder(stack.id)
+        if holder is None or not holder.alive(now):
+            found.append(stack)
+    return found
+
+
+async def recover(engine: Engine, stacks: list[StackRecord] | None = None) -> list[StackRecord]:
+    """Resume every abandoned stack; returns the stacks as they ended."""
+    finished = []
+    for stack in abandoned(engine) if stacks is None else stacks:
+        try:
+            finished.append(await engine.run(Job(stack.id, Action(stack.action), resume=True)))
+        except ActionInProgressError:
+            continue  # another engine took it over first
+    return finished
