@@ -8,7 +8,13 @@ import inspect
 import pytest
 
 from stoker.engine.clock import FakeClock
-from stoker.engine.handlers import DELETE_SNAPSHOT, HANDLERS, SNAPSHOT_DELETE, HandlerRunner, handler_pair
+from stoker.engine.handlers import (
+    DELETE_SNAPSHOT,
+    HANDLERS,
+    SNAPSHOT_DELETE,
+    HandlerRunner,
+    handler_pair,
+)
 from stoker.engine.states import Action
 from stoker.environment.registry import check_plugin
 from stoker.resources import builtin_mapping
@@ -66,7 +72,7 @@ class _Hooks:
     def data_changed(self, resource):
         pass
 
-    def client(self, resource, name):
+    def client_plugin(self, resource, name):
         raise AssertionError("built-in plugins need no client")
 
     def now(self):

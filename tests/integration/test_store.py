@@ -1,7 +1,9 @@
 """The store against real databases: every test runs on a SQLite file and on PostgreSQL.
 
 These tests go through ``Store``'s public methods only, except where the behaviour under
-test belongs to the schema itself (cascading deletes), which no ``Store`` method exposes.
+test belongs to the schema itself (cascading deletes), which no ``Store`` method exposes,
+and where a second database client holds the write lock so that writes queue up in the
+store's writer (``writes_held_back``).
 """
 
 from __future__ import annotations
@@ -10,13 +12,13 @@ import threading
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
 
-from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
-from stoker.store import tables
+from stoker.store import EventRecord, ResourceRecord, StackRecord, Store, tables
 from stoker.store.repository import HEAD_REVISION
 
 THREADS = 8
@@ -667,6 +669,81 @@ def test_store_concurrent_add_event_and_insert_resources_all_land(store: Store) 
     listed = store.list_resources(stack.id)
     assert {(r.id, r.name) for r in listed} == {(r.id, r.name) for r in inserted}
     assert len(store.list_events(stack.id)) == THREADS * 10
+
+
+@contextmanager
+def writes_held_back(store: Store) -> Iterator[None]:
+    """Another database client holds the write lock, so the store's writes queue up
+    behind it and go through together once it lets go."""
+    other = sa.create_engine(store.url)
+    try:
+        with other.connect() as connection:
+            if store.is_sqlite:
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+            else:
+                connection.execute(sa.text("LOCK TABLE stacks, resources, events IN EXCLUSIVE MODE"))
+            yield
+            connection.rollback()
+    finally:
+        other.dispose()
+
+
+def test_store_failing_write_fails_alone_among_queued_writes(store: Store) -> None:
+    stack = make_stack(store)
+    records = [make_resource(stack.id, f"server_{index}") for index in range(6)]
+    store.insert_resources(records)
+    taken = make_event(stack.id, "server_0")
+    store.add_event(taken)
+    clash = make_event(stack.id, "server_3", reason="clash")
+    clash.uuid = taken.uuid
+
+    # Held back, the six calls queue up and reach the writer together (one batch), so
+    # the clash happens in a transaction shared with the other five.
+    with writes_held_back(store):
+        futures = {
+            record.name: store.update_resource_nowait(
+                record.id,
+                clash if record.name == "server_3" else make_event(stack.id, record.name, reason="ok"),
+                status="FAILED",
+            )
+            for record in records
+        }
+
+    for name, future in futures.items():
+        if name == "server_3":
+            with pytest.raises(sa.exc.IntegrityError):
+                future.result(timeout=60)
+        else:
+            assert future.result(timeout=60) is None
+    statuses = {r.name: r.status for r in store.list_resources(stack.id)}
+    # The failing call is one transaction: its resource update is rolled back with its event.
+    assert statuses == {record.name: "COMPLETE" if record.name == "server_3" else "FAILED" for record in records}
+    reasons = sorted(e.resource_status_reason for e in store.list_events(stack.id))
+    assert reasons == [""] + ["ok"] * 5
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+@pytest.mark.xfail(
+    strict=True,
+    reason="WriteQueue calls set_result() on a Future its caller cancelled; InvalidStateError "
+    "ends the writer thread and every later write waits forever",
+)
+def test_store_write_cancelled_while_queued_does_not_stop_later_writes(store: Store) -> None:
+    stack = make_stack(store)
+    record = make_resource(stack.id, "server")
+    store.insert_resources([record])
+    assert record.id is not None
+
+    with writes_held_back(store):
+        first = store.update_resource_nowait(record.id, status_reason="first")
+        abandoned = store.update_resource_nowait(record.id, status_reason="abandoned")
+        # A caller that stops waiting (a timeout, asyncio.wrap_future cancelled) cancels it.
+        assert abandoned.cancel()
+
+    first.result(timeout=60)
+    store.update_resource_nowait(record.id, status_reason="later").result(timeout=5)
+    [found] = store.list_resources(stack.id)
+    assert found.status_reason == "later"
 
 
 # -- cascades declared by the schema --------------------------------------------------------

@@ -16,7 +16,8 @@ from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
 from stoker.graph import Graph
 from stoker.sdk.attributes import select_path
-from stoker.sdk.exceptions import InvalidTemplateAttribute, StokerError
+from stoker.sdk.clients import Clients
+from stoker.sdk.exceptions import InvalidTemplateAttribute
 from stoker.sdk.properties import UNRESOLVED
 from stoker.sdk.resource import Resource
 from stoker.store import ResourceRecord, StackRecord, Store
@@ -69,12 +70,13 @@ def parameter_values(template: Template, environment: Environment, user: Mapping
 class _Hooks:
     """EngineHooks for one record: called from handler threads, writes straight through."""
 
-    __slots__ = ("store", "record", "clock")
+    __slots__ = ("store", "record", "clock", "clients")
 
-    def __init__(self, store: Store, record: ResourceRecord, clock: Any):
+    def __init__(self, store: Store, record: ResourceRecord, clock: Any, clients: Clients):
         self.store = store
         self.record = record
         self.clock = clock
+        self.clients = clients
 
     def resource_id_set(self, resource: Resource, physical_id: str | None) -> None:
         self.store.update_resource(self.record.id, physical_resource_id=physical_id)
@@ -88,8 +90,8 @@ class _Hooks:
         self.store.update_resource_nowait(self.record.id, data=data)
         self.record.data = data
 
-    def client(self, resource: Resource, name: str | None) -> Any:
-        raise StokerError(f"No client plugin {name!r} is configured", hint="client plugins arrive with the OpenStack resource types")
+    def client_plugin(self, resource: Resource, name: str | None) -> Any:
+        return self.clients.client_plugin(name)
 
     def now(self) -> float:
         return self.clock.now()
@@ -119,6 +121,8 @@ class StackRuntime:
         self.store = store
         self.clock = clock
         self.aliases = environment.type_aliases()
+        # One set of client plugins per stack action, shared by its resources.
+        self.clients = Clients(registry.clients, self)
         self.records: list[ResourceRecord] = list(records)
         # name -> the record that currently stands for that name
         self.current: dict[str, ResourceRecord] = {r.name: r for r in self.records if r.current}
@@ -148,7 +152,7 @@ class StackRuntime:
             definition.bind(self.resolve),
             self,
             uuid=record.uuid,
-            hooks=_Hooks(self.store, record, self.clock) if self.store is not None else None,
+            hooks=_Hooks(self.store, record, self.clock, self.clients) if self.store is not None else None,
             context=self,
         )
         instance.resource_id = record.physical_resource_id
@@ -169,6 +173,10 @@ class StackRuntime:
             definition=definition.render(),
             replaces=replaces,
         )
+
+    def client(self, name: str) -> Any:
+        """A client for custom constraints that look things up (BaseCustomConstraint)."""
+        return self.clients.client(name)
 
     def custom_constraint(self, name: str) -> Any:
         """The named constraint plugins registered (constraint_mapping())."""

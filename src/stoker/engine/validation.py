@@ -8,6 +8,7 @@ again, with real values, just before the resource's handler runs.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from difflib import get_close_matches
@@ -18,6 +19,7 @@ from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry, UnknownResourceTypeError
 from stoker.graph import CycleError
 from stoker.sdk import support
+from stoker.sdk.clients import Clients
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.properties import UNRESOLVED, _contains_unresolved
 from stoker.sdk.resource import Resource
@@ -65,6 +67,29 @@ class _ValidationContext:
 
     def custom_constraint(self, name: str) -> Any:
         return self.registry.constraints.get(name)
+
+    def client(self, name: str) -> Any:
+        return Clients(self.registry.clients, self).client(name)
+
+
+class _ValidationHooks:
+    """Engine hooks while validating: client plugins work (properties groups ask them for
+    API versions, custom constraints for lookups); nothing may be persisted."""
+
+    def __init__(self, clients: Clients):
+        self.clients = clients
+
+    def resource_id_set(self, resource: Resource, physical_id: str | None) -> None:
+        raise StokerError("resource_id_set() may not be called during validation")
+
+    def data_changed(self, resource: Resource) -> None:
+        raise StokerError("data_set() may not be called during validation")
+
+    def client_plugin(self, resource: Resource, name: str | None) -> Any:
+        return self.clients.client_plugin(name)
+
+    def now(self) -> float:
+        return time.time()
 
 
 @dataclass
@@ -149,6 +174,7 @@ def validate(
                 )
             )
     context = _ValidationContext(template, params, classes, errors, registry)
+    hooks = _ValidationHooks(Clients(registry.clients, context))
     warnings: list[str] = []
 
     def resolver(value: Any) -> Any:
@@ -157,7 +183,7 @@ def validate(
     for name, cls in classes.items():
         definition = template.resources[name]
         try:
-            instance = cls(name, definition.bind(resolver), stack or _Placeholder(stack_name, stack_id), context=context)
+            instance = cls(name, definition.bind(resolver), stack or _Placeholder(stack_name, stack_id), context=context, hooks=hooks)
             problems = instance.properties.errors()
         except StokerError as error:
             errors.append(TemplateError(error.message, path=error.path or f"resources.{name}", hint=error.hint))

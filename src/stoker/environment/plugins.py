@@ -77,6 +77,14 @@ def load_plugin_file(registry: ResourceRegistry, path: Path) -> None:
             registry.problems.append(message)
             continue
         registry.register_mapping(mapping, str(path))
+    client_mapping = getattr(module, "client_mapping", None)
+    if client_mapping is not None:
+        try:
+            registry.clients.register_mapping(client_mapping() or {}, str(path))
+            registry.problems.extend(registry.clients.problems)
+            registry.clients.problems.clear()
+        except Exception as error:  # noqa: BLE001
+            registry.problems.append(f"plugin {path}: client_mapping() failed: {type(error).__name__}: {error}")
     constraint_mapping = getattr(module, "constraint_mapping", None)
     if constraint_mapping is not None:
         try:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any
 
+from stoker.sdk import properties_group
+from stoker.sdk.clients import ClientRegistry
 from stoker.sdk.exceptions import SchemaError
 from stoker.sdk.resource import Resource
 
@@ -42,6 +44,7 @@ def check_plugin(type_name: str, cls: type) -> list[str]:
     chain = cls.support_status.chain_error()
     if chain:
         problems.append(f"{owner}: {chain}")
+    problems.extend(f"{owner}: {p}" for p in properties_group.check_schema(cls.properties_groups_schema, cls.properties_schema))
     return problems
 
 
@@ -50,6 +53,7 @@ class ResourceRegistry:
     types: dict[str, type[Resource]] = field(default_factory=dict)
     constraints: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    clients: ClientRegistry = field(default_factory=ClientRegistry)
 
     def register(self, type_name: str, cls: type[Resource]) -> None:
         problems = check_plugin(type_name, cls)

@@ -227,10 +227,7 @@ class CustomConstraint(Constraint):
             return False
         if isinstance(checker, type):
             checker = checker()
-        if hasattr(checker, "validate"):
-            ok = checker.validate(value, context)
-        else:
-            ok = checker(value)
+        ok = checker.validate(value, context) if hasattr(checker, "validate") else checker(value)
         if not ok:
             message = getattr(checker, "error", None)
             self._last_error = message(value) if callable(message) else f'"{value}" does not validate {self.name}'

@@ -19,14 +19,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from stoker.sdk import attributes as attributes_module
+from stoker.sdk import properties_group
 from stoker.sdk.exceptions import (
-    EntityNotFound,
     InvalidTemplateAttribute,
-    StokerError,
     UpdateReplace,
 )
 from stoker.sdk.properties import Properties, Schema
 from stoker.sdk.support import SupportStatus
+from stoker.sdk.translation import apply_rules
 
 if TYPE_CHECKING:
     from stoker.template.definitions import ResourceDefinition
@@ -48,7 +48,9 @@ class EngineHooks(Protocol):
 
     def data_changed(self, resource: Resource) -> None: ...
 
-    def client(self, resource: Resource, name: str | None) -> Any: ...
+    def client_plugin(self, resource: Resource, name: str | None) -> Any:
+        """The client plugin (``stoker.sdk.clients.ClientPlugin``) registered as ``name``."""
+        ...
 
     def now(self) -> float:
         """Wall-clock seconds on the engine's clock (a fake clock in tests)."""
@@ -71,8 +73,10 @@ class _NoHooks:
     def data_changed(self, resource: Resource) -> None:
         pass
 
-    def client(self, resource: Resource, name: str | None) -> Any:
-        raise StokerError(f"No client plugin {name!r} is configured")
+    def client_plugin(self, resource: Resource, name: str | None) -> Any:
+        from stoker.sdk.exceptions import UnknownClientPluginError
+
+        raise UnknownClientPluginError(name or "", [])
 
     def now(self) -> float:
         return time.time()
@@ -129,6 +133,8 @@ class Resource:
         self.properties = properties if properties is not None else definition.properties(
             self.properties_schema, context, accept_any=self.accepts_any_property
         )
+        # Old property names become new ones (seed 000) before anything reads a value.
+        apply_rules(self.properties, self.translation_rules(self.properties), client_resolver=self.client_plugin)
 
     # -- identity and data ------------------------------------------------
 
@@ -166,10 +172,11 @@ class Resource:
     # -- clients ------------------------------------------------------------
 
     def client(self, name: str | None = None) -> Any:
-        return self._hooks.client(self, name or self.default_client_name)
+        """The client of the named (default: ``default_client_name``) client plugin."""
+        return self.client_plugin(name).client()
 
     def client_plugin(self, name: str | None = None) -> Any:
-        return self._hooks.client(self, name or self.default_client_name)
+        return self._hooks.client_plugin(self, name or self.default_client_name)
 
     # -- references and attributes -------------------------------------------
 
@@ -211,6 +218,9 @@ class Resource:
     def validate(self) -> None:
         """Check the resource beyond its schema; raise ValidationError. Plugins extend this."""
         self.properties.validate()
+        problems = properties_group.validate(self.properties_groups_schema, self.properties, self.client_plugin)
+        if problems:
+            raise problems[0]
 
     def translation_rules(self, properties: Properties) -> list[Any]:
         return []
@@ -231,12 +241,7 @@ class Resource:
         try:
             getattr(self.client(), self.entity).delete(self.resource_id)
         except Exception as error:  # noqa: BLE001 - a client raises its own types
-            plugin = self.client_plugin()
-            ignore = getattr(plugin, "ignore_not_found", None)
-            if ignore is not None:
-                ignore(error)
-            elif not isinstance(error, EntityNotFound):
-                raise
+            self.client_plugin().ignore_not_found(error)  # re-raises anything else
             return None
         return self.resource_id
 

@@ -46,12 +46,15 @@ class _Hooks:
     def data_changed(self, resource: Resource) -> None:
         self.harness.data = resource.data()
 
-    def client(self, resource: Resource, name: str | None) -> Any:
+    def client_plugin(self, resource: Resource, name: str | None) -> Any:
+        """The harness's ``clients`` map names to ClientPlugin instances or classes."""
         clients = self.harness.clients
         if name not in clients:
-            raise StokerError(f"No client {name!r} given to the harness", hint="pass clients={name!r: fake_client}")
-        client = clients[name]
-        return client() if callable(client) and isinstance(client, type) else client
+            raise StokerError(f"No client plugin {name!r} given to the harness", hint="pass clients={name!r: FakeClientPlugin()}")
+        plugin = clients[name]
+        if isinstance(plugin, type):
+            plugin = clients[name] = plugin()
+        return plugin
 
     def now(self) -> float:
         return self.harness.clock.now()
@@ -88,7 +91,7 @@ class PluginHarness:
         return self.constraints.get(name)
 
     def client(self, name: str) -> Any:
-        return _Hooks(self).client(self.resource, name)
+        return _Hooks(self).client_plugin(self.resource, name).client()
 
     def definition(self, properties: Mapping[str, Any]) -> ResourceDefinition:
         return ResourceDefinition(self.name, "Test::Plugin", dict(properties)).bind(self._resolver)
