@@ -106,14 +106,6 @@ def test_store_migrate_leaves_no_tables_behind_when_it_fails(
 ) -> None:
     store = Store(database_url)
     try:
-        if store.is_sqlite:
-            request.applymarker(
-                pytest.mark.xfail(
-                    strict=True,
-                    reason="pysqlite BEGINs only before DML, so the migration's DDL autocommits "
-                    "and a failed migrate() leaves half a schema behind",
-                )
-            )
         # A table in the way makes the migration fail part-way through (after it has
         # created raw_templates, stacks and resources); migrate() is one transaction, so
         # nothing of it may stay. Otherwise every later migrate() fails on "already exists".
@@ -170,16 +162,11 @@ def migrate_from_processes_at_once(url: str, directory: Path, count: int) -> lis
     for process in processes:
         _, errors = process.communicate(timeout=120)
         if process.returncode != 0:
-            failures.append(errors.strip().splitlines()[-1] if errors.strip() else f"exit {process.returncode}")
+            failures.append(next((line for line in reversed(errors.strip().splitlines()) if "Error" in line), errors.strip()[-300:]) if errors.strip() else f"exit {process.returncode}")
     return failures
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="Store.migrate() checks the revision, then upgrades, with nothing held between: "
-    "concurrent first starts all run the migration and all but one fail ('already exists')",
-)
 @pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def test_store_migrate_from_several_processes_at_once_succeeds(
     database: str, request: pytest.FixtureRequest, tmp_path: Path

@@ -723,11 +723,6 @@ def test_store_failing_write_fails_alone_among_queued_writes(store: Store) -> No
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
-@pytest.mark.xfail(
-    strict=True,
-    reason="WriteQueue calls set_result() on a Future its caller cancelled; InvalidStateError "
-    "ends the writer thread and every later write waits forever",
-)
 def test_store_write_cancelled_while_queued_does_not_stop_later_writes(store: Store) -> None:
     stack = make_stack(store)
     record = make_resource(stack.id, "server")

@@ -10,6 +10,7 @@ threads). Reads use pooled connections of their own.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
@@ -32,14 +33,50 @@ def utcnow() -> datetime:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+    # pysqlite's own transaction handling BEGINs only before DML, so DDL would autocommit
+    # and a failed migration would leave half a schema: SQLAlchemy BEGINs instead.
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
+    # First, so the statements below wait for another process instead of failing.
+    cursor.execute("PRAGMA busy_timeout=30000")
     # WAL lets readers run beside the writer; NORMAL syncs at checkpoints, which keeps
     # committed transactions durable across a process crash (not an OS crash).
-    cursor.execute("PRAGMA journal_mode=WAL")
+    _switch_to_wal(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
+
+
+def _switch_to_wal(cursor: Any) -> None:
+    """Switching a new database to WAL needs it to itself, and SQLite answers "locked"
+    at once instead of waiting for busy_timeout; so wait here (up to 30 s)."""
+    import sqlite3
+    import time
+
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    connection.exec_driver_sql(connection.get_execution_options().get("sqlite_begin", "BEGIN"))
+
+
+# Alembic's ``op`` and ``context`` are process-global: two threads migrating at once
+# would run each other's DDL on the wrong connection.
+_migrate_lock = threading.Lock()
+
+
+def _revision(connection: Connection) -> str | None:
+    if not sa.inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
 
 
 def make_engine(url: str) -> Engine:
@@ -49,6 +86,7 @@ def make_engine(url: str) -> Engine:
             Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         engine = sa.create_engine(url, connect_args={"check_same_thread": False})
         sa.event.listen(engine, "connect", _sqlite_pragmas)
+        sa.event.listen(engine, "begin", _sqlite_begin)
         return engine
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
@@ -71,7 +109,10 @@ class Store:
         self.url = url
         self.engine = make_engine(url)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
-        self.writes = WriteQueue(self.engine)
+        # Writers take SQLite's write lock when they begin (BEGIN IMMEDIATE), so a
+        # read-then-write transaction cannot lose a race with another process.
+        self._write_engine = self.engine.execution_options(sqlite_begin="BEGIN IMMEDIATE")
+        self.writes = WriteQueue(self._write_engine)
         self._statements: dict[tuple[str, frozenset[str]], sa.Update] = {}
         self._insert_event_statement = tables.events.insert()
 
@@ -94,14 +135,17 @@ class Store:
     def migrate(self) -> None:
         """Bring the schema to the newest revision (fast when it already is)."""
         with self._read() as connection:
-            inspector = sa.inspect(connection)
-            if inspector.has_table("alembic_version"):
-                current = connection.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
-                if current == HEAD_REVISION:
-                    return
+            if _revision(connection) == HEAD_REVISION:
+                return
         from stoker.store.migrations import upgrade
 
-        with self.engine.begin() as connection:
+        with _migrate_lock, self._write_engine.begin() as connection:
+            if not self.is_sqlite:
+                # Serialise migrating processes; released when this transaction ends.
+                connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext('stoker.migrate.' || current_schema()))"))
+            # Another process may have migrated while this one waited for the lock.
+            if _revision(connection) == HEAD_REVISION:
+                return
             upgrade(connection)
 
     # -- templates ----------------------------------------------------------------

@@ -104,6 +104,12 @@ class WriteQueue:
                 return
 
     def _commit(self, batch: list[tuple[Write, Future[Any]]]) -> None:
+        # A caller may cancel a queued write: drop it, and mark the rest running so they
+        # can no longer be cancelled (set_result on a cancelled Future raises, which
+        # would end this thread and leave every later write waiting).
+        batch = [(write, future) for write, future in batch if isinstance(future, _LoopFuture) or future.set_running_or_notify_cancel()]
+        if not batch:
+            return
         try:
             with self.engine.begin() as connection:
                 results = [write(connection) for write, _ in batch]

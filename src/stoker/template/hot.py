@@ -9,16 +9,18 @@ that need the resource registry (types, property schemas) live in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
 from typing import Any
 
+from stoker.template import conditions as conditions_module
 from stoker.template import loader, versions
+from stoker.template.conditions import ActiveDefinitions
 from stoker.template.definitions import OutputDefinition, ResourceDefinition
 from stoker.template.errors import TemplateError, TemplateErrors, format_path
 from stoker.template.functions.access import GetAttr, GetParam, GetResource
-from stoker.template.functions.base import Function
-from stoker.template.functions.base import parse as parse_functions
+from stoker.template.functions.base import Function, Parser
+from stoker.template.functions.cfn import Ref
 from stoker.template.parameters import PSEUDO, ParameterSchema, parse_schema
 
 
@@ -45,6 +47,8 @@ class Template:
     resources: dict[str, ResourceDefinition] = field(default_factory=dict)
     outputs: dict[str, OutputDefinition] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
+    # name -> parsed condition expression (the conditions section, from 2016-10-14)
+    conditions: dict[str, Any] = field(default_factory=dict)
     # Problems found while reading, kept when parsing with collect=True so that
     # validation can report them together with its own.
     problems: list[TemplateError] = field(default_factory=list)
@@ -79,6 +83,40 @@ class Template:
         assert template is not None
         template.problems = errors
         return template
+
+    # -- conditions --------------------------------------------------------------
+
+    def evaluate_conditions(self, parameter_values: Mapping[str, Any]) -> dict[str, bool]:
+        """Every named condition's value for these parameter values (as computed by
+        ``parameters.resolve_values``, pseudo parameters included). Raises
+        TemplateErrors (an invalid definition, a cycle, a missing parameter)."""
+        evaluator = conditions_module.Conditions(self.conditions, parameter_values)
+        try:
+            return evaluator.evaluate_all()
+        except TemplateError as error:
+            raise self._located(error)
+
+    def active_definitions(self, parameter_values: Mapping[str, Any]) -> ActiveDefinitions:
+        """The resources whose condition holds and every output (an output whose
+        condition is false has the value None), with each ``if`` replaced by its chosen
+        value and depends_on on inactive resources dropped, as Heat does. Raises
+        TemplateErrors listing every problem, among them an active resource or output
+        that refers to an inactive resource outside an ``if``."""
+        try:
+            return conditions_module.select_active(self.conditions, self.resources, self.outputs, parameter_values)
+        except TemplateErrors as problems:
+            raise TemplateErrors([self._located(error) for error in problems.errors])
+
+    def with_conditions(self, parameter_values: Mapping[str, Any]) -> Template:
+        """A copy of this template whose ``resources`` and ``outputs`` are the
+        ``active_definitions``: the engine builds everything from it as from any template."""
+        active = self.active_definitions(parameter_values)
+        return replace(self, resources=active.resources, outputs=active.outputs)
+
+    def _located(self, error: TemplateError) -> TemplateError:
+        if error.location is None and error.path:
+            error.location = self.document.locate(error.path)
+        return error
 
 
 class _Reader:
@@ -121,13 +159,24 @@ class _Reader:
                     hint=_hint(key, version.sections) or "valid sections: " + ", ".join(version.sections),
                 )
         template = Template(version=version, data=data, document=self.document, files=dict(files))
+        self.parser = Parser(
+            version.functions,
+            self.errors,
+            version.unknown_functions,
+            version.condition_functions,
+            template.files,
+        )
         template.description = str(data.get("description") or "")
         template.parameters = self._parameters(data.get("parameters"))
         groups = data.get("parameter_groups") or []
         template.parameter_groups = groups if isinstance(groups, list) else []
+        if version.has_conditions:
+            template.conditions = self._conditions(data.get("conditions"))
         template.resources = self._resources(data.get("resources"), version)
         template.outputs = self._outputs(data.get("outputs"), version)
         self._check_references(template)
+        if version.has_conditions:
+            self._check_condition_names(template)
         return template
 
     def _section(self, value: Any, name: str) -> dict[str, Any]:
@@ -147,7 +196,43 @@ class _Reader:
         return result
 
     def _functions(self, value: Any, path: tuple, version: versions.TemplateVersion) -> Any:
-        return parse_functions(value, version.functions, path, self.errors, version.unknown_functions)
+        return self.parser.parse(value, path)
+
+    def _conditions(self, section: Any) -> dict[str, Any]:
+        if section is not None and not isinstance(section, dict):
+            self.fail(f"Condition definitions must be a map. Found a {type(section).__name__} instead", ("conditions",))
+            return {}
+        result = {}
+        parser = self.parser.for_conditions()
+        for name, body in (section or {}).items():
+            path = ("conditions", str(name))
+            before = len(self.errors)
+            parsed = parser.parse(body, path)
+            if len(self.errors) > before:
+                continue
+            if not isinstance(parsed, (bool, Function)):
+                self.fail(
+                    f'The definition of condition "{name}" is invalid: {body!r}',
+                    path,
+                    hint="a condition is true, false or a condition function such as {equals: [{get_param: env}, prod]}",
+                )
+                continue
+            result[str(name)] = parsed
+        return result
+
+    def _condition(self, value: Any, path: tuple, owner: str) -> Any:
+        """A resource's or output's condition: a name, a boolean or a condition function."""
+        if value is None:
+            return None
+        parsed = self.parser.for_conditions().parse(value, path)
+        if not isinstance(parsed, (str, bool, Function)):
+            self.fail(
+                f"{owner} condition type must be string_or_boolean",
+                path,
+                hint="give a condition name, true or false, or a condition function",
+            )
+            return None
+        return parsed
 
     def _resources(self, section: Any, version: versions.TemplateVersion) -> dict[str, ResourceDefinition]:
         result = {}
@@ -200,7 +285,7 @@ class _Reader:
                 update_policy=self._functions(body.get("update_policy"), path + ("update_policy",), version),
                 description=str(body.get("description") or ""),
                 external_id=self._functions(body.get("external_id"), path + ("external_id",), version),
-                condition=body.get("condition"),
+                condition=self._condition(body.get("condition"), path + ("condition",), f"Resource {name}"),
             )
         return result
 
@@ -225,7 +310,7 @@ class _Reader:
                 name=name,
                 value=self._functions(body.get("value"), path + ("value",), version),
                 description=str(body.get("description") or ""),
-                condition=body.get("condition"),
+                condition=self._condition(body.get("condition"), path + ("condition",), f"Output {name}"),
             )
         return result
 
@@ -251,8 +336,48 @@ class _Reader:
                     self.fail("A resource cannot depend on itself", base + ("depends_on", index))
             self._check_functions(definition.properties_data, names, params, definition.name)
             self._check_functions(definition.metadata, names, params, definition.name)
+            self._check_functions(definition.update_policy, names, params)
+            self._check_functions(definition.external_id, names, params)
+            self._check_functions(definition.condition, names, params)
         for output in template.outputs.values():
             self._check_functions(output.value, names, params)
+            self._check_functions(output.condition, names, params)
+        for condition in template.conditions.values():
+            self._check_functions(condition, names, params)
+
+    def _check_condition_names(self, template: Template) -> None:
+        """Every condition named literally exists, and no conditions name each other in a
+        cycle. (Heat finds these only when it evaluates the condition; a misspelt name is
+        refused here even where Heat would never evaluate it.)"""
+        declared = template.conditions
+        section = template.data.get("conditions")
+        known = {str(name) for name in section} if isinstance(section, dict) else set()
+        uses: list[tuple[str, tuple]] = []
+        for name, condition in declared.items():
+            uses.extend(conditions_module.referenced_names(condition))
+        for name, definition in template.resources.items():
+            path = ("resources", name, "condition")
+            if isinstance(definition.condition, str):
+                uses.append((definition.condition, path))
+            for data in (definition.condition, definition.properties_data, definition.metadata, definition.update_policy, definition.external_id):
+                uses.extend(conditions_module.referenced_names(data))
+        for name, output in template.outputs.items():
+            if isinstance(output.condition, str):
+                uses.append((output.condition, ("outputs", name, "condition")))
+            for data in (output.condition, output.value):
+                uses.extend(conditions_module.referenced_names(data))
+        for target, path in uses:
+            if target not in known:
+                self.fail(f'Invalid condition "{target}"', path, _hint(target, known) or (
+                    "declared conditions: " + ", ".join(sorted(known)) if known else "the template declares no conditions"
+                ))
+        cycle = conditions_module.find_cycle(declared)
+        if cycle:
+            self.fail(
+                f'Circular definition for condition "{cycle[0]}"',
+                ("conditions", cycle[0]),
+                hint=" -> ".join(cycle),
+            )
 
     def _check_functions(self, data: Any, names: Mapping[str, Any], params: set[str], owner: str | None = None) -> None:
         """``owner``: the resource whose properties or metadata hold ``data``; it may not
@@ -262,6 +387,13 @@ class _Reader:
                 target = data.parameter_name()
                 if target is not None and target not in params:
                     self.fail(f'The Parameter ({target}) was not defined in template.', data.path, _hint(target, params))
+            elif isinstance(data, Ref):
+                if data.args not in names and data.args not in params:
+                    self.fail(
+                        f'The specified reference "{data.args}" (in Ref) is neither a resource nor a parameter of the template',
+                        data.path + (data.fn_name,),
+                        _hint(data.args, list(names) + sorted(params)),
+                    )
             elif isinstance(data, (GetResource, GetAttr)):
                 target = data.args if isinstance(data, GetResource) else data.args[0]
                 if target not in names:

@@ -204,7 +204,8 @@ def test_parse_removed_cfn_function_is_not_supported(version):
 
     date = versions.get(version).date
     assert error.message == (
-        f"The function Fn::Join is not supported in heat_template_version {date}; use list_join instead"
+        f"The function Fn::Join is not supported in heat_template_version {date}: "
+        "it was removed in 2014-10-16; use list_join instead"
     )
     assert error.path == "resources.server.properties.value.Fn::Join"
 

@@ -302,7 +302,8 @@ def test_template_unknown_resource_key_has_a_hint():
 @pytest.mark.parametrize("key", ["external_id", "condition"])
 def test_template_resource_keys_from_2016_10_14(key):
     body = f"  r:\n    type: OS::Heat::None\n    {key}: x\n"
-    assert Template.load(template(body, version="2016-10-14")).problems == []
+    declared = "conditions:\n  x: true\n" if key == "condition" else ""
+    assert Template.load(template(body, version="2016-10-14", extra=declared)).problems == []
 
     error = load_error(template(body, version="2016-04-08"))
     assert error.path == f"resources.r.{key}"
@@ -492,7 +493,10 @@ def test_template_function_argument_errors_carry_path_and_location():
 def test_template_removed_function_is_reported_with_its_place():
     error = load_error(template("  r:\n    type: OS::Heat::None\n    properties:\n      v: {Ref: x}\n"))
 
-    assert error.message == "The function Ref is not supported in heat_template_version 2021-04-16; use get_resource or get_param instead"
+    assert error.message == (
+        "The function Ref is not supported in heat_template_version 2021-04-16: "
+        "it was removed in 2014-10-16; use get_resource or get_param instead"
+    )
     assert error.location == Location("t.yaml", 6, 16)
 
 

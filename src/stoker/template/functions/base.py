@@ -1,14 +1,21 @@
-"""The Function object and the tree operations over parsed template data.
+"""The Function object, the parser that builds Function trees, and the operations over them.
 
 A parsed template value is plain data (dict, list, scalars) in which each intrinsic
 function call is replaced by a ``Function``. A Function knows its arguments, its place in
 the template, the resources it depends on, and how to compute its result against a
 ``ResolutionContext``. Parsing checks argument shapes; resolution needs a stack.
+
+``OMITTED`` is what the nullable ``if`` of 2021-04-16 yields when its condition is false
+and it has no false branch: the enclosing map key or list item is then dropped, as if the
+template had not mentioned it; at the top of a value it reads as None (Heat's Ellipsis).
+This module must not know any particular function: they live one family per module.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from stoker.sdk.properties import UNRESOLVED
@@ -16,7 +23,21 @@ from stoker.template.errors import TemplateError, format_path
 
 
 class ResolutionContext(Protocol):
-    """What a function may ask while resolving (the engine's stack provides it)."""
+    """What a function may ask while resolving (the engine's stack provides it).
+
+    Optional methods, looked up with ``getattr`` by the functions that need them:
+
+    ``condition(name: str) -> bool``
+        The value of a named condition of the template (``if``, ``not``, ``and``, ``or``
+        given a condition name). ``Template.with_conditions`` expands every ``if`` of the
+        active definitions beforehand, so an engine that uses it never needs this.
+    ``resource_facade(attribute: str) -> Any``
+        For a stack that implements a resource (a provider template): the parent
+        resource's ``metadata``, ``deletion_policy`` or ``update_policy``. A top-level
+        stack does not implement it, and ``resource_facade`` then fails with a clear error.
+    ``availability_zones() -> list[str]``
+        For ``Fn::GetAZs`` (heat_template_version 2013-05-23 only); ``["nova"]`` without it.
+    """
 
     def parameter(self, name: str) -> Any: ...
 
@@ -29,11 +50,32 @@ class ResolutionContext(Protocol):
     def has_resource(self, name: str) -> bool: ...
 
 
+class _Omitted:
+    """The value of a nullable ``if`` whose condition is false and that has no false branch."""
+
+    __slots__ = ()
+    _instance: ClassVar[_Omitted | None] = None
+
+    def __new__(cls) -> _Omitted:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<omitted>"
+
+    def __reduce__(self) -> str:
+        return "OMITTED"
+
+
+OMITTED = _Omitted()
+
+
 class Function:
     """An intrinsic function call found in a template."""
 
     __slots__ = ("fn_name", "args", "path")
-    #: the version table assigns names; this is for messages
+    #: first line: what the function does (Heat's template-function-list description)
     description: ClassVar[str] = ""
 
     def __init__(self, fn_name: str, args: Any, path: tuple):
@@ -41,6 +83,13 @@ class Function:
         self.args = args
         self.path = path
         self.check()
+
+    @classmethod
+    def from_template(cls, fn_name: str, raw_args: Any, path: tuple, parser: Parser) -> Function:
+        """Build the call from its raw arguments; the arguments are parsed with the same
+        table as the call. A function whose arguments are read differently (``if``'s
+        condition, ``get_file``'s files) overrides this."""
+        return cls(fn_name, parser.parse(raw_args, path + (fn_name,)), path)
 
     def error(self, message: str, hint: str | None = None) -> TemplateError:
         return TemplateError(message, path=format_path(self.path), hint=hint)
@@ -50,6 +99,17 @@ class Function:
 
     def result(self, context: ResolutionContext) -> Any:
         raise NotImplementedError
+
+    def resolved_args(self, context: ResolutionContext) -> Any:
+        """The arguments resolved, or UNRESOLVED if any part of them is not known yet."""
+        args = resolve_nullable(self.args, context)
+        return UNRESOLVED if contains_unresolved(args) else args
+
+    def with_args(self, args: Any) -> Function:
+        """A copy of this call with other (already parsed) arguments; not checked again."""
+        clone = copy.copy(self)
+        clone.args = args
+        return clone
 
     def dependencies(self) -> Iterator[str]:
         """Names of the resources this call needs (its own and its arguments')."""
@@ -69,43 +129,102 @@ class Function:
         return hash(self.fn_name)
 
 
-def parse(data: Any, table: Mapping[str, type[Function]], path: tuple, errors: list[TemplateError], unknown: Mapping[str, str] | None = None) -> Any:
-    """Replace function calls in ``data`` by Function objects (recursively).
+@dataclass
+class Parser:
+    """Turns raw template data into Function trees for one template version.
 
+    ``functions``: the version's table. ``unknown``: names the version lacks -> the
+    message to give (removed functions, functions of later versions). ``conditions``: the
+    table for the ``conditions`` section and condition arguments (None before
+    2016-10-14). ``files``: the template's ``files`` map, for ``get_file``.
     Problems are appended to ``errors`` so one pass reports all of them; a call that
     cannot be parsed is left as plain data.
     """
-    if isinstance(data, dict):
-        if len(data) == 1:
-            (key, value), = data.items()
-            if isinstance(key, str):
-                cls = table.get(key)
-                if cls is not None:
-                    args = parse(value, table, path + (key,), errors, unknown)
-                    try:
-                        return cls(key, args, path)
-                    except TemplateError as error:
-                        errors.append(error)
+
+    functions: Mapping[str, type[Function]]
+    errors: list[TemplateError]
+    unknown: Mapping[str, str] = field(default_factory=dict)
+    conditions: Mapping[str, type[Function]] | None = None
+    files: Mapping[str, str] = field(default_factory=dict)
+    # set on the parser of condition expressions: name -> message for the functions of
+    # the version that may not appear there
+    invalid: Mapping[str, str] = field(default_factory=dict)
+
+    def parse(self, data: Any, path: tuple) -> Any:
+        if isinstance(data, dict):
+            if len(data) == 1:
+                ((key, value),) = data.items()
+                if isinstance(key, str):
+                    cls = self.functions.get(key)
+                    if cls is not None:
+                        try:
+                            return cls.from_template(key, value, path, self)
+                        except TemplateError as error:
+                            self.errors.append(error)
+                            return data
+                    message = self.invalid.get(key) or self.unknown.get(key)
+                    if message is not None:
+                        self.errors.append(TemplateError(message, path=format_path(path + (key,)), hint=self._hint(key)))
                         return data
-                if unknown and key in unknown:
-                    errors.append(TemplateError(unknown[key], path=format_path(path + (key,))))
-                    return data
-        return {key: parse(value, table, path + (key,), errors, unknown) for key, value in data.items()}
-    if isinstance(data, list):
-        return [parse(item, table, path + (index,), errors, unknown) for index, item in enumerate(data)]
-    return data
+            return {key: self.parse(value, path + (key,)) for key, value in data.items()}
+        if isinstance(data, list):
+            return [self.parse(item, path + (index,)) for index, item in enumerate(data)]
+        return data
+
+    def _hint(self, key: str) -> str | None:
+        if key in self.invalid:
+            return "conditions may use " + ", ".join(sorted(self.functions))
+        return None
+
+    def for_conditions(self) -> Parser:
+        """The parser for condition expressions: only the condition functions; every
+        other function of the version is refused there, as Heat does."""
+        if self.invalid or self.conditions is None:
+            return self
+        invalid = {
+            name: f'The function "{name}" is invalid in this context'
+            for name in self.functions
+            if name not in self.conditions
+        }
+        return Parser(self.conditions, self.errors, self.unknown, self.conditions, self.files, invalid)
+
+
+def parse(
+    data: Any,
+    table: Mapping[str, type[Function]],
+    path: tuple,
+    errors: list[TemplateError],
+    unknown: Mapping[str, str] | None = None,
+) -> Any:
+    """Replace function calls in ``data`` by Function objects (recursively)."""
+    return Parser(table, errors, unknown or {}).parse(data, path)
 
 
 def resolve(data: Any, context: ResolutionContext) -> Any:
-    """Compute the value of parsed data: every Function replaced by its result."""
+    """Compute the value of parsed data: every Function replaced by its result.
+
+    Map keys and list items whose value is ``OMITTED`` are dropped; an ``OMITTED`` value
+    at the top reads as None.
+    """
+    value = resolve_nullable(data, context)
+    return None if value is OMITTED else value
+
+
+def resolve_nullable(data: Any, context: ResolutionContext) -> Any:
+    """``resolve``, except that an ``OMITTED`` value at the top stays ``OMITTED``."""
     if isinstance(data, Function):
         return data.result(context)
     if isinstance(data, dict):
         if not data:
             return {}
-        return {key: resolve(value, context) for key, value in data.items()}
+        result = {}
+        for key, value in data.items():
+            value = resolve_nullable(value, context)
+            if value is not OMITTED:
+                result[key] = value
+        return result
     if isinstance(data, list):
-        return [resolve(item, context) for item in data]
+        return [value for value in (resolve_nullable(item, context) for item in data) if value is not OMITTED]
     return data
 
 
@@ -131,6 +250,19 @@ def referenced_attributes(data: Any) -> Iterator[tuple[str, str | None]]:
             yield from referenced_attributes(item)
 
 
+def walk(data: Any) -> Iterator[Function]:
+    """Every Function in ``data``, outermost first (arguments after their call)."""
+    if isinstance(data, Function):
+        yield data
+        yield from walk(data.args)
+    elif isinstance(data, dict):
+        for value in data.values():
+            yield from walk(value)
+    elif isinstance(data, list):
+        for item in data:
+            yield from walk(item)
+
+
 def contains_unresolved(value: Any) -> bool:
     """Whether ``UNRESOLVED`` appears anywhere in a resolved value."""
     if value is UNRESOLVED:
@@ -153,11 +285,16 @@ def has_functions(data: Any) -> bool:
 
 
 def to_template(data: Any) -> Any:
-    """Turn parsed data back into its template form (for storing and diffs)."""
+    """Turn parsed data back into its template form (for storing and diffs).
+
+    ``OMITTED`` (left by an expanded ``if``) is dropped from maps and lists, None at the top.
+    """
+    if data is OMITTED:
+        return None
     if isinstance(data, Function):
         return {data.fn_name: to_template(data.args)}
     if isinstance(data, dict):
-        return {key: to_template(value) for key, value in data.items()}
+        return {key: to_template(value) for key, value in data.items() if value is not OMITTED}
     if isinstance(data, list):
-        return [to_template(item) for item in data]
+        return [to_template(item) for item in data if item is not OMITTED]
     return data

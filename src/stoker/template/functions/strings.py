@@ -1,7 +1,12 @@
-"""String functions: str_replace and list_join."""
+"""String functions: str_replace (and its strict forms), list_join, str_split, digest.
+
+Each follows Heat's ``heat.engine.hot.functions`` for its version: what it accepts, what
+it yields, and the wording of its errors.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -23,6 +28,8 @@ class StrReplace(Function):
     __slots__ = ()
     description = "A function for performing string substitutions."
     json_values = True
+    strict = False  # every param must occur in the template (str_replace_strict)
+    allow_empty = True  # None and empty values are accepted (not for str_replace_vstrict)
 
     def check(self) -> None:
         args = self.args
@@ -38,19 +45,33 @@ class StrReplace(Function):
 
     def _text(self, key: str, value: Any) -> str:
         if value is None:
+            self._check_not_empty(key, "")
             return ""
         if isinstance(value, str):
-            return value
-        if isinstance(value, (bool, int, float)):
-            return str(value)  # Heat's text_type: True -> "True"
-        if self.json_values and isinstance(value, (dict, list)):
+            text = value
+        elif isinstance(value, (bool, int, float)):
+            text = str(value)  # Heat's text_type: True -> "True"
+        elif self.json_values and isinstance(value, (dict, list)):
+            self._check_not_empty(key, value)
             return json.dumps(value, sort_keys=True)
-        allowed = "strings, numbers, lists or maps" if self.json_values else "strings or numbers"
-        raise self.error(f'Params given to {self.fn_name} must be {allowed}; "{key}" is a {type(value).__name__}')
+        else:
+            allowed = "strings, numbers, lists or maps" if self.json_values else "strings or numbers"
+            raise self.error(f'Params given to {self.fn_name} must be {allowed}; "{key}" is a {type(value).__name__}')
+        self._check_not_empty(key, text)
+        return text
+
+    def _check_not_empty(self, key: str, value: Any) -> None:
+        if not self.allow_empty and not value:
+            raise self.error(
+                f"{self.fn_name} has an undefined or empty value for param {key}, must be a defined non-empty value"
+            )
 
     def result(self, context: ResolutionContext) -> Any:
-        template = resolve(self.args["template"], context)
-        params = resolve(self.args["params"], context)
+        return self._substitute(self.args["template"], self.args["params"], context)
+
+    def _substitute(self, template: Any, params: Any, context: ResolutionContext) -> Any:
+        template = resolve(template, context)
+        params = resolve(params, context)
         if template is UNRESOLVED or params is UNRESOLVED:
             return UNRESOLVED
         if not isinstance(template, str):
@@ -59,14 +80,27 @@ class StrReplace(Function):
             raise self.error(f'"params" given to {self.fn_name} must be a map')
         if contains_unresolved(params):
             return UNRESOLVED
-        values = {str(key): self._text(str(key), value) for key, value in params.items() if str(key)}
-        return replace(template, values)
+        # Values are checked longest key first, as Heat substitutes them.
+        keys = sorted(sorted(str(key) for key in params), key=len, reverse=True)
+        texts = {str(key): value for key, value in params.items()}
+        values = {key: self._text(key, texts[key]) for key in keys if key}
+        found: set[str] = set()
+        text = replace(template, values, found)
+        if self.strict:
+            missing = [key for key in keys if key not in found]
+            if missing:
+                raise self.error(
+                    "The following params were not found in the template: " + ",".join(missing),
+                    hint=f"{self.fn_name} refuses params that the template does not use; use str_replace to allow them",
+                )
+        return text
 
 
-def replace(template: str, values: dict[str, str]) -> str:
+def replace(template: str, values: dict[str, str], found: set[str] | None = None) -> str:
     """Heat's str_replace: split on the longest key, then the pieces on the next keys.
 
     Written with an explicit stack rather than recursion, so any number of keys is fine.
+    ``found`` collects the keys that split some piece (str_replace_strict's "used").
     """
     keys = sorted(sorted(values), key=len, reverse=True)
     pieces: list[str] = []
@@ -81,6 +115,8 @@ def replace(template: str, values: dict[str, str]) -> str:
         for index in range(first, len(keys)):
             key = keys[index]
             if key in text:
+                if found is not None:
+                    found.add(key)
                 parts = text.split(key)
                 value = values[key]
                 # pushed in reverse: part 0, value, part 1, value, ... come off in order
@@ -166,3 +202,118 @@ class StrReplaceStrings(StrReplace):
 
     __slots__ = ()
     json_values = False
+
+
+class StrReplaceStrict(StrReplace):
+    """str_replace_strict (from 2017-02-24): str_replace, but every param must occur in
+    the template."""
+
+    __slots__ = ()
+    description = "A function for performing string substitutions, refusing params the template lacks."
+    strict = True
+
+
+class StrReplaceVeryStrict(StrReplaceStrict):
+    """str_replace_vstrict (from 2017-09-01): str_replace_strict, and no param value may
+    be None or empty."""
+
+    __slots__ = ()
+    description = "A function for performing string substitutions, refusing missing or empty params."
+    allow_empty = False
+
+
+class StrSplit(Function):
+    """``{str_split: [delimiter, string]}`` or ``{str_split: [delimiter, string, index]}``
+    (from 2015-10-15): the list of pieces, or the piece at ``index``.
+
+    As in Heat, a string that is None gives None, the index may be a numeric string and
+    may be negative (from the end).
+    """
+
+    __slots__ = ()
+    description = "A function for splitting delimited strings into a list."
+
+    def _usage(self) -> str:
+        return f'Incorrect arguments to "{self.fn_name}" should be: "{self.fn_name}" : [ ",", "apples,pears", <index>]'
+
+    def check(self) -> None:
+        args = self.args
+        if isinstance(args, Function):
+            return
+        if not isinstance(args, list) or len(args) < 2:
+            raise self.error(self._usage(), hint='{str_split: [",", "a,b,c"]} or {str_split: [",", "a,b,c", 0]}')
+
+    def result(self, context: ResolutionContext) -> Any:
+        args = self.resolved_args(context)
+        if args is UNRESOLVED:
+            return UNRESOLVED
+        if not isinstance(args, list) or len(args) < 2:
+            raise self.error(self._usage())
+        delimiter, text, *rest = args
+        if text is None:
+            return None
+        if not isinstance(delimiter, str) or not delimiter:
+            raise self.error(f"The delimiter given to {self.fn_name} must be a non-empty string, got {delimiter!r}")
+        if not isinstance(text, str):
+            raise self.error(f"The value given to {self.fn_name} must be a string, got a {type(text).__name__}")
+        pieces = text.split(delimiter)
+        if not rest:
+            return pieces
+        try:
+            index = int(rest[0])
+        except (TypeError, ValueError):
+            raise self.error(
+                f'Incorrect index to "{self.fn_name}" should be: "{self.fn_name}" : [ ",", "apples,pears", <index>]'
+            )
+        try:
+            return pieces[index]
+        except IndexError:
+            raise self.error(f'Incorrect index to "{self.fn_name}" should be between 0 and {len(pieces) - 1}')
+
+
+def digest_algorithms() -> tuple[str, ...]:
+    """The algorithms digest accepts: what hashlib offers here, as Heat allows, less the
+    SHAKE family (their hexdigest needs a length Heat never passes)."""
+    return tuple(sorted(name for name in hashlib.algorithms_available if not name.startswith("shake")))
+
+
+class Digest(Function):
+    """``{digest: [algorithm, value]}`` (from 2015-04-30): the hex digest of ``value``
+    (encoded as Latin-1, as Heat does) with ``algorithm`` (md5, sha1, sha224, sha256,
+    sha384, sha512 and whatever else hashlib offers)."""
+
+    __slots__ = ()
+    description = "A function for performing digest operations."
+
+    def check(self) -> None:
+        args = self.args
+        if isinstance(args, Function):
+            return
+        if not isinstance(args, list) or not all(isinstance(arg, (str, Function)) for arg in args):
+            raise self.error(f'Argument to function "{self.fn_name}" must be a list of strings')
+        if len(args) != 2:
+            raise self.error(f'Function "{self.fn_name}" usage: ["<algorithm>", "<value>"]')
+        if isinstance(args[0], str):
+            self._algorithm(args[0])
+
+    def _algorithm(self, name: str) -> str:
+        algorithms = digest_algorithms()
+        if name.lower() not in algorithms:
+            raise self.error(f"Algorithm must be one of {', '.join(algorithms)}", hint="e.g. sha256")
+        return name.lower()
+
+    def result(self, context: ResolutionContext) -> Any:
+        args = self.resolved_args(context)
+        if args is UNRESOLVED:
+            return UNRESOLVED
+        if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
+            raise self.error(f'Argument to function "{self.fn_name}" must be a list of strings')
+        if len(args) != 2:
+            raise self.error(f'Function "{self.fn_name}" usage: ["<algorithm>", "<value>"]')
+        algorithm, value = args
+        digest = hashlib.new(self._algorithm(algorithm))
+        try:
+            digest.update(value.encode("latin-1"))
+        except UnicodeEncodeError as error:
+            raise self.error(f"The value given to {self.fn_name} must be Latin-1 text: {error.reason} at {error.start}")
+        return digest.hexdigest()
