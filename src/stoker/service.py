@@ -7,6 +7,8 @@ jobs; jobs run in the engine. Read operations go to the store.
 from __future__ import annotations
 
 import asyncio
+import inspect
+import json
 import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -25,6 +27,7 @@ from stoker.environment.environment import Environment
 from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
 from stoker.resources import builtin_mapping
+from stoker.sdk import support
 from stoker.sdk.exceptions import ValidationError
 from stoker.settings import Settings
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
@@ -205,6 +208,34 @@ class Service:
     def _check_idle(self, stack: StackRecord) -> None:
         if stack.status == Status.IN_PROGRESS:
             raise ActionInProgressError(stack.name, stack.state)
+
+    # -- resource types -------------------------------------------------------------
+
+    def resource_types(self, include_hidden: bool = False) -> list[str]:
+        """Registered types; HIDDEN ones only when asked (seed 000)."""
+        return [
+            name
+            for name in self.registry.known_types()
+            if include_hidden or self.registry.types[name].support_status.status != support.HIDDEN
+        ]
+
+    def resource_type_schema(self, type_name: str) -> dict[str, Any]:
+        """Heat's resource-type-show: the plugin's schemas, support status and docstring."""
+        cls = self.registry.get_class(type_name)
+        if cls.support_status.status == support.HIDDEN:
+            raise ValidationError(f"{type_name} is HIDDEN and cannot be shown", hint="it is kept only for old stacks")
+        return {
+            "resource_type": type_name,
+            "description": inspect.getdoc(cls) or "",
+            "properties": {
+                name: schema.to_dict() for name, schema in cls.properties_schema.items() if schema.support_status.status != support.HIDDEN
+            },
+            "attributes": {
+                name: schema.to_dict() for name, schema in cls.all_attributes_schema().items() if schema.support_status.status != support.HIDDEN
+            },
+            "properties_groups": json.loads(json.dumps(list(cls.properties_groups_schema), default=str)),
+            "support_status": cls.support_status.to_dict(),
+        }
 
     # -- reads ------------------------------------------------------------------
 

@@ -105,3 +105,17 @@ def test_plugin_lifecycle_runs_through_the_handler_table(type_name, cls):
         asyncio.run(lifecycle())
     finally:
         runner.close()
+
+
+SAMPLE_TRANSLATED = {"OS::Heat::RandomString": {"sequence": "digits"}}
+
+
+@pytest.mark.parametrize(("type_name", "cls"), TYPES, ids=[t for t, _ in TYPES])
+def test_plugin_translation_rules_are_valid(type_name, cls):
+    from stoker.sdk.testing import PluginHarness
+    from stoker.sdk.translation import check_rules
+
+    for sample in ({**SAMPLE_PROPERTIES.get(type_name, {})}, {**SAMPLE_PROPERTIES.get(type_name, {}), **SAMPLE_TRANSLATED.get(type_name, {})}):
+        harness = PluginHarness(cls, sample)
+        rules = harness.resource.translation_rules(harness.resource.properties) or []
+        assert check_rules(cls.properties_schema, rules) == []

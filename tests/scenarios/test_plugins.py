@@ -206,3 +206,36 @@ def test_snapshot_deletion_policy_uses_handle_snapshot_delete(make_service, tmp_
     assert module.BACKUPS == [("vol-1", ("CREATE", "COMPLETE"))]
     with pytest.raises(TemplateErrors, match='"Snapshot" deletion policy not supported by OS::Heat::None'):
         service.create_stack("nosnap", template(body.replace("Demo::Volume", "OS::Heat::None")))
+
+
+OPTIONAL = '''
+from stoker.sdk import resource
+
+try:
+    import a_cloud_sdk_that_is_not_installed  # noqa: F401
+except ImportError:
+    a_cloud_sdk_that_is_not_installed = None
+
+
+class Optional(resource.Resource):
+    """Needs an SDK that may be missing."""
+
+
+def available_resource_mapping():
+    if a_cloud_sdk_that_is_not_installed is None:
+        return {}
+    return {"Demo::Optional": Optional}
+
+
+def resource_mapping():
+    return {"Demo::Always": Optional}
+'''
+
+
+def test_available_resource_mapping_lets_a_plugin_disable_itself(make_service, tmp_path):
+    plugins = tmp_path / "plugins"
+    write(plugins, "optional.py", OPTIONAL)
+    service = make_service(plugin_dirs=[str(plugins)])
+    assert service.registry.problems == []
+    assert "Demo::Always" in service.resource_types()
+    assert "Demo::Optional" not in service.resource_types()

@@ -155,3 +155,39 @@ def test_impossible_chain_on_property_and_attribute_is_refused():
         registry.register("Bad::Property", WithProperty)
     with pytest.raises(SchemaError, match="attribute a: support status HIDDEN cannot be followed by SUPPORTED"):
         registry.register("Bad::Attribute", WithAttribute)
+
+
+HIDDEN_PLUGIN = '''
+from stoker.sdk import properties, resource, support
+
+
+class Gone(resource.Resource):
+    """Kept for old stacks."""
+
+    support_status = support.SupportStatus(
+        status=support.HIDDEN, version="7.0.0",
+        previous_status=support.SupportStatus(status=support.DEPRECATED, version="6.0.0"))
+
+
+def resource_mapping():
+    return {"Old::Gone": Gone}
+'''
+
+
+def test_hidden_types_and_properties_are_not_listed_but_still_work(make_service, tmp_path):
+    from stoker.sdk.exceptions import ValidationError
+
+    (tmp_path / "gone.py").write_text(textwrap.dedent(HIDDEN_PLUGIN))
+    service = make_service(plugin_dirs=[str(tmp_path)])
+    assert "Old::Gone" not in service.resource_types()
+    assert "Old::Gone" in service.resource_types(include_hidden=True)
+    with pytest.raises(ValidationError, match="HIDDEN"):
+        service.resource_type_schema("Old::Gone")
+    # a known limitation kept from Heat: new stacks can still use a hidden type
+    body = "heat_template_version: 2021-04-16\nresources:\n  g: {type: Old::Gone}\n"
+    assert service.create_stack("gone", template(body)).state == "CREATE_COMPLETE"
+    schema = service.resource_type_schema("OS::Heat::RandomString")
+    assert "sequence" not in schema["properties"]
+    assert schema["description"].startswith("A resource which generates a random string.")
+    assert schema["properties"]["length"]["constraints"] == [{"range": {"min": 1, "max": 512}, "description": None}]
+    assert schema["support_status"] == {"status": "SUPPORTED", "message": None, "version": "2014.1", "previous_status": None}

@@ -351,9 +351,30 @@ def rtype() -> None:
 @FORMAT
 @click.pass_context
 def resource_type_list(ctx, fmt):
-    """List resource types."""
+    """List resource types (HIDDEN ones are not listed)."""
     service = _service(ctx)
-    render.print_list([{"Resource Type": name} for name in service.registry.known_types()], fmt)
+    render.print_list([{"Resource Type": name} for name in service.resource_types()], fmt)
+
+
+@rtype.command("show")
+@click.argument("type_name")
+@click.option("-f", "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
+@click.pass_context
+def resource_type_show(ctx, type_name, fmt):
+    """Show a resource type's properties, attributes, support status and description."""
+    from stoker.environment.registry import UnknownResourceTypeError
+
+    service = _service(ctx)
+    try:
+        schema = service.resource_type_schema(type_name)
+    except UnknownResourceTypeError as error:
+        raise StokerError(str(error))
+    if fmt == "json":
+        click.echo(json.dumps(schema, indent=4))
+    else:
+        import yaml
+
+        click.echo(yaml.safe_dump(schema, sort_keys=False, default_flow_style=False).rstrip())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,6 +12,8 @@ from typing import Any
 from stoker.sdk.exceptions import SchemaError
 from stoker.sdk.support import SUPPORTED, SupportStatus
 
+__all__ = ["SHOW", "Schema", "select_path"]
+
 
 class Schema:
     """The declaration of one attribute."""

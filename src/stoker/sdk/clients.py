@@ -46,6 +46,8 @@ from stoker.sdk.exceptions import (
     UnknownClientPluginError,
 )
 
+__all__ = ["LATEST", "ClientPlugin", "ClientRegistry", "Clients", "ExceptionFilter", "Version", "check_client_plugin"]
+
 LOG = logging.getLogger(__name__)
 
 # A pin of "latest" means "no pin": negotiate as usual.

@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+__all__ = ["AllowedPattern", "AllowedValues", "BaseCustomConstraint", "Constraint", "CustomConstraint", "Length", "Modulo", "Range"]
+
 # Data type names, shared with properties.Schema (kept here to avoid an import cycle).
 INTEGER, STRING, NUMBER, BOOLEAN, MAP, LIST, ANY = (
     "Integer",

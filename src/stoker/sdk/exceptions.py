@@ -22,6 +22,8 @@ Nothing here does I/O; the engine decides how an error becomes a state and an ev
 
 from __future__ import annotations
 
+__all__ = ["ClientPluginError", "EntityNotFound", "InvalidTemplateAttribute", "MicroversionUnavailableError", "PropertyError", "ResourceFailure", "ResourceNotFoundError", "SchemaError", "StokerError", "UnknownClientPluginError", "UpdateInProgressError", "UpdateReplace", "ValidationError"]
+
 
 class StokerError(Exception):
     """Base of every error stoker raises on purpose."""

@@ -166,11 +166,15 @@ class Schema:
         chain = self.support_status.chain_error()
         if chain:
             problems.append(f"{where}: {chain}")
-        if self.default is not None and self.type != self.ANY:
+        if self.default is not None and self.type not in (self.ANY, self.MAP):
             try:
                 convert(self, self.default, path or "default")
             except PropertyError as error:
                 problems.append(f"{where}: the default is invalid: {error.message}")
+        elif self.default is not None and self.type == self.MAP and not isinstance(self.default, Mapping):
+            # Only the shape: the plugin guide's own example has a Map default whose
+            # keys its nested schema does not declare.
+            problems.append(f"{where}: the default is invalid: '{self.default}' is not a map")
         return problems
 
     def to_dict(self) -> dict[str, Any]:

@@ -44,6 +44,8 @@ from stoker.sdk.clients import ClientPlugin, Version
 from stoker.sdk.exceptions import PropertyError, SchemaError, StokerError
 from stoker.sdk.properties import UNRESOLVED, Properties, Schema
 
+__all__ = ["AND", "API_VERSIONS", "CLIENT_PLUGIN", "OPERATORS", "OR", "PROPERTIES", "VERSIONS", "XOR", "check_schema", "validate"]
+
 OPERATORS = (AND, OR, XOR) = ("and", "or", "xor")
 API_VERSIONS = "api_versions"
 API_VERSIONS_KEYS = (CLIENT_PLUGIN, VERSIONS, PROPERTIES) = ("client_plugin", "versions", "properties")

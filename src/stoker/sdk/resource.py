@@ -28,6 +28,8 @@ from stoker.sdk.properties import Properties, Schema
 from stoker.sdk.support import SupportStatus
 from stoker.sdk.translation import apply_rules
 
+__all__ = ["EngineHooks", "Resource", "StackInfo", "physical_resource_name"]
+
 if TYPE_CHECKING:
     from stoker.template.definitions import ResourceDefinition
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["DEPRECATED", "HIDDEN", "SUPPORTED", "SUPPORT_STATUSES", "UNKNOWN", "UNSUPPORTED", "Status", "SupportStatus"]
+
 SUPPORT_STATUSES = (UNKNOWN, SUPPORTED, DEPRECATED, UNSUPPORTED, HIDDEN) = (
     "UNKNOWN",
     "SUPPORTED",

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any
 from stoker.sdk.exceptions import PropertyError, SchemaError, StokerError
 from stoker.sdk.properties import UNRESOLVED, Schema
 
+__all__ = ["TranslationRule", "apply_rules", "check_rules"]
+
 if TYPE_CHECKING:
     from stoker.sdk.properties import Properties
 

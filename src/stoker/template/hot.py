@@ -353,7 +353,7 @@ class _Reader:
         section = template.data.get("conditions")
         known = {str(name) for name in section} if isinstance(section, dict) else set()
         uses: list[tuple[str, tuple]] = []
-        for name, condition in declared.items():
+        for condition in declared.values():
             uses.extend(conditions_module.referenced_names(condition))
         for name, definition in template.resources.items():
             path = ("resources", name, "condition")

@@ -1,0 +1,43 @@
+"""The plugin SDK: everything a resource plugin author imports, and nothing else.
+
+Modules (names as in Heat's plugin guide, so ``from stoker.sdk import properties`` reads
+like ``from heat.engine import properties``):
+
+    resource          Resource, the base class of every plugin
+    properties        Schema, Properties, TranslationRule
+    attributes        Schema
+    constraints       Range, Length, AllowedValues, AllowedPattern, Modulo,
+                      CustomConstraint, BaseCustomConstraint
+    support           SupportStatus and the status names
+    translation       TranslationRule (property translation, seed 000)
+    properties_group  AND, OR, XOR, API_VERSIONS (seed 002)
+    clients           ClientPlugin, microversions (seed 004)
+    exceptions        the errors a plugin raises or sees
+    testing           PluginHarness: a plugin's lifecycle in a unit test, on a fake clock
+
+This surface is pinned by tests/unit/sdk/test_exports.py: changing it is a decision.
+"""
+
+from stoker.sdk import (
+    attributes,
+    clients,
+    constraints,
+    exceptions,
+    properties,
+    properties_group,
+    resource,
+    support,
+    translation,
+)
+
+__all__ = [
+    "attributes",
+    "clients",
+    "constraints",
+    "exceptions",
+    "properties",
+    "properties_group",
+    "resource",
+    "support",
+    "translation",
+]

@@ -1,0 +1,62 @@
+"""The plugin SDK's public surface is curated: these lists change only on purpose."""
+
+from __future__ import annotations
+
+import stoker.sdk as sdk
+import stoker.sdk.testing as testing
+from stoker.sdk.resource import Resource
+
+SURFACE = {
+    "attributes": ["SHOW", "Schema", "select_path"],
+    "clients": ["LATEST", "ClientPlugin", "ClientRegistry", "Clients", "ExceptionFilter", "Version", "check_client_plugin"],
+    "constraints": ["AllowedPattern", "AllowedValues", "BaseCustomConstraint", "Constraint", "CustomConstraint", "Length", "Modulo", "Range"],
+    "exceptions": [
+        "ClientPluginError",
+        "EntityNotFound",
+        "InvalidTemplateAttribute",
+        "MicroversionUnavailableError",
+        "PropertyError",
+        "ResourceFailure",
+        "ResourceNotFoundError",
+        "SchemaError",
+        "StokerError",
+        "UnknownClientPluginError",
+        "UpdateInProgressError",
+        "UpdateReplace",
+        "ValidationError",
+    ],
+    "properties": ["UNRESOLVED", "Properties", "Schema", "TranslationRule", "convert", "resolve_properties", "value_for"],
+    "properties_group": ["AND", "API_VERSIONS", "CLIENT_PLUGIN", "OPERATORS", "OR", "PROPERTIES", "VERSIONS", "XOR", "check_schema", "validate"],
+    "resource": ["EngineHooks", "Resource", "StackInfo", "physical_resource_name"],
+    "support": ["DEPRECATED", "HIDDEN", "SUPPORTED", "SUPPORT_STATUSES", "UNKNOWN", "UNSUPPORTED", "Status", "SupportStatus"],
+    "translation": ["TranslationRule", "apply_rules", "check_rules"],
+}
+
+# What every plugin inherits. Heat's Resource has ~145 methods; ours stays small.
+RESOURCE_MEMBERS = [
+    "ACTIONS", "ADOPT", "CHECK", "COMPLETE", "CREATE", "DELETE", "FAILED", "INIT", "IN_PROGRESS", "RESUME",
+    "ROLLBACK", "SNAPSHOT", "STATUSES", "SUSPEND", "UPDATE",
+    "_resolve_attribute", "_show_resource",
+    "accepts_any_property", "all_attributes_schema", "attributes_schema", "client", "client_plugin",
+    "data", "data_delete", "data_set", "default_client_name", "entity", "get_attribute", "get_reference_id",
+    "handle_create", "handle_delete", "handle_update", "metadata_get", "needs_replace_failed",
+    "physical_resource_name", "properties_groups_schema", "properties_schema", "resource_id_set",
+    "support_status", "translation_rules", "type", "validate",
+]  # fmt: skip
+
+
+def test_sdk_modules_are_pinned():
+    assert sorted(sdk.__all__) == sorted(SURFACE)
+    for name, expected in SURFACE.items():
+        module = getattr(sdk, name)
+        assert sorted(module.__all__) == sorted(expected), name
+        for member in expected:
+            assert hasattr(module, member), f"{name}.{member}"
+
+
+def test_testing_kit_is_pinned():
+    assert sorted(testing.__all__) == ["FakeClock", "PluginHarness"]
+
+
+def test_resource_base_class_is_pinned():
+    assert sorted(n for n in dir(Resource) if not n.startswith("__")) == sorted(RESOURCE_MEMBERS)
