@@ -128,3 +128,29 @@ def test_fake_clock_jumps_to_next_deadline():
         return clock.now() - start
 
     assert asyncio.run(scenario()) == 5
+
+
+def test_create_timeout_fails_in_flight_resources(make_service):
+    clock = FakeClock()
+    service = make_service(clock=clock)
+    body = """
+    heat_template_version: 2021-04-16
+    resources:
+      quick:
+        type: OS::Heat::TestResource
+      slow:
+        type: OS::Heat::TestResource
+        properties: {wait_secs: 600}
+      after:
+        type: OS::Heat::TestResource
+        depends_on: slow
+    """
+    stack = service.create_stack("late", template(body), timeout_mins=2)
+    assert stack.state == "CREATE_FAILED"
+    assert stack.status_reason == "Timed out: CREATE timed out after 2 minutes (timeout_mins)"
+    assert states(service, "late") == {"quick": "CREATE_COMPLETE", "slow": "CREATE_FAILED", "after": "INIT_COMPLETE"}
+    slow = next(r for r in service.list_resources("late") if r.name == "slow")
+    assert slow.status_reason == "CREATE aborted: CREATE timed out after 2 minutes (timeout_mins)"
+    rolled = service.create_stack("late2", template(body), timeout_mins=2, disable_rollback=False)
+    assert rolled.state == "ROLLBACK_COMPLETE"
+    assert service.list_resources("late2") == []

@@ -11,6 +11,7 @@ import asyncio
 import heapq
 import itertools
 import time
+from collections.abc import Callable
 
 
 class Clock:
@@ -33,6 +34,9 @@ class Clock:
     def work_finished(self) -> None:
         pass
 
+    def watch(self, busy: Callable[[], bool]) -> None:
+        """Register a probe for work outside the loop (the store's writer thread)."""
+
 
 class FakeClock(Clock):
     """A clock that only moves when every waiter is asleep, and then to the next deadline."""
@@ -44,6 +48,7 @@ class FakeClock(Clock):
         self._busy = 0
         self._jumper: asyncio.Task[None] | None = None
         self._idle_rounds = idle_rounds
+        self._probes: list[Callable[[], bool]] = []
 
     def now(self) -> float:
         return self._now
@@ -60,6 +65,12 @@ class FakeClock(Clock):
     def work_finished(self) -> None:
         self._busy -= 1
 
+    def watch(self, busy: Callable[[], bool]) -> None:
+        self._probes.append(busy)
+
+    def _working(self) -> bool:
+        return self._busy > 0 or any(probe() for probe in self._probes)
+
     async def sleep(self, seconds: float) -> None:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
@@ -74,7 +85,7 @@ class FakeClock(Clock):
             idle = 0
             while idle < self._idle_rounds:
                 await asyncio.sleep(0)
-                idle = 0 if self._busy else idle + 1
+                idle = 0 if self._working() else idle + 1
             deadline, _, future = heapq.heappop(self._sleepers)
             if future.cancelled():
                 continue

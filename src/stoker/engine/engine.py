@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stoker.engine import actions
+from stoker.engine import actions, maintenance
 from stoker.engine import create as create_action
 from stoker.engine import delete as delete_action
 from stoker.engine import update as update_action
@@ -22,7 +22,7 @@ from stoker.engine.clock import Clock
 from stoker.engine.errors import ActionInProgressError, StackNotFoundError
 from stoker.engine.events import Listener, Recorder
 from stoker.engine.handlers import HandlerRunner
-from stoker.engine.lifecycle import ActionContext
+from stoker.engine.lifecycle import ActionContext, Stop
 from stoker.engine.stack import StackRuntime, parameter_values
 from stoker.engine.states import Action, Status
 from stoker.environment.environment import Environment
@@ -65,6 +65,7 @@ class Engine:
         self.registry = registry
         self.settings = settings or EngineSettings()
         self.clock = clock or Clock()
+        self.clock.watch(lambda: store.writes.pending > 0)
         self.listeners: list[Listener] = []
         self._runner: HandlerRunner | None = None
         self.engine_id = str(uuid.uuid4())
@@ -99,7 +100,7 @@ class Engine:
             raise ActionInProgressError(stack.name, f"{stack.state}, engine {holder.engine_id} (pid {holder.pid} on {holder.host}) holds its lock")
         heartbeat = asyncio.create_task(self._heartbeat(stack.id, lease))
         try:
-            await self._dispatch(job, stack)
+            await self._run_with_timeout(job, stack)
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -109,25 +110,54 @@ class Engine:
         assert result is not None
         return result
 
+    async def _run_with_timeout(self, job: Job, stack: StackRecord) -> None:
+        """The stack's timeout_mins bounds create, update and their resumption; on expiry
+        the action is cancelled (in-flight resources become FAILED "... aborted") and the
+        stack FAILED "... timed out"; a create with rollback enabled is then rolled back."""
+        stop = Stop()
+        action = Action(stack.action) if job.resume else job.action
+        task = asyncio.create_task(self._dispatch(job, stack, stop))
+        if not stack.timeout_mins or action not in (Action.CREATE, Action.UPDATE):
+            await task
+            return
+        watchdog = asyncio.create_task(self.clock.sleep(stack.timeout_mins * 60))
+        try:
+            done, _ = await asyncio.wait({task, watchdog}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            watchdog.cancel()
+        if task in done:
+            task.result()
+            return
+        stop.reason = f"{action} timed out after {stack.timeout_mins} minutes (timeout_mins)"
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        current = self.store.get_stack(stack.id)
+        assert current is not None
+        context = self._context(self.load_runtime(current), stop)
+        await context.recorder.stack_state(action, Status.FAILED, f"Timed out: {stop.reason}")
+        if action == Action.CREATE and not current.disable_rollback:
+            await create_action.rollback_create(context, self.settings.max_in_flight)
+
     async def _heartbeat(self, stack_id: str, lease_s: float) -> None:
         # Renew at a third of the lease so two missed beats still leave it held.
         while True:
             await asyncio.sleep(lease_s / 3)
             await self.store.renew_lock_async(stack_id, self.engine_id, lease_s)
 
-    async def _dispatch(self, job: Job, stack: StackRecord) -> None:
+    async def _dispatch(self, job: Job, stack: StackRecord, stop: Stop) -> None:
         limit = self.settings.max_in_flight
         action = job.action
         if job.resume:
             # The stack row says which action was interrupted and with what template.
             action = Action(stack.action)
         if action == Action.CREATE:
-            context = self._context(self.load_runtime(stack))
+            context = self._context(self.load_runtime(stack), stop)
             if job.resume:
                 await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
             await create_action.create(context, limit, resume=job.resume)
         elif action in (Action.DELETE, Action.ROLLBACK):
-            context = self._context(self.load_runtime(stack))
+            context = self._context(self.load_runtime(stack), stop)
             if job.resume:
                 await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
             if action == Action.ROLLBACK:
@@ -137,11 +167,11 @@ class Engine:
         elif action == Action.UPDATE:
             if job.resume:
                 old_template = self.load_runtime(stack, stack.prev_raw_template_id or stack.raw_template_id).template
-                context = self._context(self.load_runtime(stack))
+                context = self._context(self.load_runtime(stack), stop)
                 await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
             else:
                 old_template = self.load_runtime(stack).template
-                context = self._context(self.load_runtime(stack, job.template_id, job.parameters))
+                context = self._context(self.load_runtime(stack, job.template_id, job.parameters), stop)
                 await actions.stack_started(
                     context,
                     Action.UPDATE,
@@ -150,6 +180,11 @@ class Engine:
                     parameters=dict(job.parameters),
                 )
             await update_action.update(context, old_template, limit)
+        elif action in (Action.SUSPEND, Action.RESUME, Action.CHECK):
+            context = self._context(self.load_runtime(stack), stop)
+            if job.resume:
+                await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+            await maintenance.run(context, action, limit, resume=job.resume)
         else:
             raise ValueError(f"Action {action} is not supported yet")
 
@@ -158,6 +193,6 @@ class Engine:
 
         return utcnow()
 
-    def _context(self, runtime: StackRuntime) -> ActionContext:
+    def _context(self, runtime: StackRuntime, stop: Stop) -> ActionContext:
         recorder = Recorder(self.store, runtime.stack, list(self.listeners))
-        return ActionContext(runtime, recorder, self.runner, self.store)
+        return ActionContext(runtime, recorder, self.runner, self.store, stop)

@@ -7,9 +7,10 @@ is returned to the walk as ``ResourceFailure`` carrying the reason already recor
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from stoker.engine.events import Recorder
@@ -23,11 +24,20 @@ from stoker.template.definitions import ResourceDefinition
 
 
 @dataclass
+class Stop:
+    """Set by whoever cancels a stack action (a timeout, a user's cancel)."""
+
+    reason: str | None = None
+
+
+@dataclass
 class ActionContext:
     runtime: StackRuntime
     recorder: Recorder
     runner: HandlerRunner
     store: Store
+    # Why the action is being stopped (set before cancelling it), for the resources' reasons.
+    stop: Stop = field(default_factory=lambda: Stop())
 
 
 def failure_reason(name: str, error: BaseException) -> str:
@@ -56,6 +66,12 @@ def _stored_definition(record: ResourceRecord) -> ResourceDefinition:
     return ResourceDefinition(name=record.name, resource_type=record.type, properties_data=record.properties or {})
 
 
+async def aborted(context: ActionContext, record: ResourceRecord, action: str) -> None:
+    """The stack action was cancelled (timeout, cancel) while this resource was in
+    progress: leave no IN_PROGRESS behind."""
+    await context.recorder.resource_state(record, action, Status.FAILED, f"{action} aborted: {context.stop.reason or 'the stack action was cancelled'}")
+
+
 def interrupted(record: ResourceRecord, action: Action) -> bool:
     """The record was left IN_PROGRESS in ``action`` by an engine that stopped."""
     return record.action == action and record.status == Status.IN_PROGRESS
@@ -79,6 +95,9 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
 
     try:
         properties, attributes = await context.runner.resume(instance, action, token["token"], after=finish)
+    except asyncio.CancelledError:
+        await aborted(context, record, action)
+        raise
     except Exception as error:  # noqa: BLE001
         reason = failure_reason(record.name, error)
         await recorder.resource_state(record, action, Status.FAILED, reason, handler_token=None)
@@ -108,6 +127,9 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
             after=finish,
             on_token=lambda token: _save_token(context, record, token),
         )
+    except asyncio.CancelledError:
+        await aborted(context, record, Action.CREATE)
+        raise
     except Exception as error:  # noqa: BLE001 - any plugin failure becomes CREATE_FAILED
         reason = failure_reason(record.name, error)
         await recorder.resource_state(record, Action.CREATE, Status.FAILED, reason, handler_token=None)
@@ -158,6 +180,9 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
             await context.runner.run(instance, SNAPSHOT_DELETE, (state,), on_token=lambda token: _save_token(context, record, token))
         else:
             await context.runner.run(instance, Action.DELETE, on_token=lambda token: _save_token(context, record, token))
+    except asyncio.CancelledError:
+        await aborted(context, record, Action.DELETE)
+        raise
     except Exception as error:  # noqa: BLE001
         reason = failure_reason(record.name, error)
         await recorder.resource_state(record, Action.DELETE, Status.FAILED, reason, handler_token=None)
@@ -271,6 +296,9 @@ async def _update_in_place(context: ActionContext, record: ResourceRecord, defin
             on_token=lambda token: _save_token(context, record, token),
         )
     except UpdateReplace:
+        raise
+    except asyncio.CancelledError:
+        await aborted(context, record, Action.UPDATE)
         raise
     except Exception as error:  # noqa: BLE001
         reason = failure_reason(record.name, error)

@@ -45,11 +45,15 @@ class WriteQueue:
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self.batches = 0  # commits made, for benchmarks
+        # Writes submitted and not yet answered (a fake clock must not jump over them).
+        self.pending = 0
+        self._pending_lock = threading.Lock()
 
     def submit(self, write: Write) -> Future[Any]:
         future: Future[Any] = Future()
         if self._thread is None:
             self._start()
+        self._add_pending(1)
         self._queue.put((write, future))
         return future
 
@@ -61,8 +65,13 @@ class WriteQueue:
         future: asyncio.Future[Any] = loop.create_future()
         if self._thread is None:
             self._start()
+        self._add_pending(1)
         self._queue.put((write, _LoopFuture(loop, future)))
         return future
+
+    def _add_pending(self, count: int) -> None:
+        with self._pending_lock:
+            self.pending += count
 
     def run(self, write: Write) -> Any:
         """Submit and wait for the commit (for threads and synchronous callers)."""
@@ -99,7 +108,10 @@ class WriteQueue:
                     stop = True
                     break
                 batch.append(item)
-            self._commit(batch)
+            try:
+                self._commit(batch)
+            finally:
+                self._add_pending(-len(batch))
             if stop:
                 return
 
