@@ -184,6 +184,58 @@ class Service:
     ) -> StackRecord:
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
+        parsed, environment, user, kept_files = self._update_request(stack, template, environments, parameters, files, existing)
+        template_id = self.store.store_template(parsed.data, kept_files, environment.to_dict())
+        return self._run(Job(stack.id, Action.UPDATE, template_id=template_id, parameters=user), listeners)
+
+    def preview_create(
+        self, name: str, template: Source, environments: Sequence[Source] = (), parameters: Mapping[str, Any] | None = None, files: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        """What a create would do (everything is added), after the same validation."""
+        from stoker.engine import preview
+
+        parsed = self.parse_template(template, files)
+        environment = self.parse_environments(environments)
+        validate(parsed, environment, dict(parameters or {}), self.registry)
+        return preview.as_result(preview.preview_create(parsed))
+
+    def preview_update(
+        self,
+        name_or_id: str,
+        template: Source | None = None,
+        environments: Sequence[Source] = (),
+        parameters: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        existing: bool = False,
+    ) -> dict[str, Any]:
+        """What an update would do to each resource, decided as the update decides."""
+        from stoker.engine import preview
+        from stoker.engine.stack import parameter_values
+
+        stack = self.get_stack(name_or_id)
+        parsed, environment, user, _ = self._update_request(stack, template, environments, parameters, files, existing)
+        current = self.engine.load_runtime(stack)
+        params = parameter_values(parsed, environment, user, stack.name, stack.id, stack.project_id)
+        runtime = preview.preview_runtime(current, parsed, params)
+        runtime.environment = environment
+        runtime.aliases = environment.type_aliases()
+        return preview.as_result(preview.preview_update(runtime, current.template))
+
+    def delete_stack(self, name_or_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
+        stack = self.get_stack(name_or_id)
+        return self._run(Job(stack.id, Action.DELETE), listeners)
+
+    def _update_request(
+        self,
+        stack: StackRecord,
+        template: Source | None,
+        environments: Sequence[Source],
+        parameters: Mapping[str, Any] | None,
+        files: Mapping[str, str] | None,
+        existing: bool,
+    ) -> tuple[Template, Environment, dict[str, Any], dict[str, str]]:
+        """The validated template, environment, parameters and files of an update
+        (with ``existing``: the stack's own, with what is given merged in)."""
         stored = self.store.get_template(stack.raw_template_id)
         if template is None:
             if not existing:
@@ -198,12 +250,27 @@ class Service:
             user = {**stack.parameters, **user}
         validate(parsed, environment, user, self.registry, stack)
         kept_files = dict(files) if files else (dict(stored.files) if existing else {})
-        template_id = self.store.store_template(parsed.data, kept_files, environment.to_dict())
-        return self._run(Job(stack.id, Action.UPDATE, template_id=template_id, parameters=user), listeners)
+        return parsed, environment, user, kept_files
 
-    def delete_stack(self, name_or_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
+    # Which states each action may start from (Heat's rules).
+    _ALLOWED_FROM = {
+        Action.SUSPEND: "a stack that is not suspended, deleted or failed",
+        Action.RESUME: "a suspended stack (SUSPEND_COMPLETE)",
+        Action.CHECK: "any stack that is not in progress",
+    }
+
+    def stack_action(self, name_or_id: str, action: Action, listeners: Sequence[Listener] = ()) -> StackRecord:
+        """Suspend, resume or check a stack."""
         stack = self.get_stack(name_or_id)
-        return self._run(Job(stack.id, Action.DELETE), listeners)
+        self._check_idle(stack)
+        allowed = {
+            Action.SUSPEND: stack.status == Status.COMPLETE and stack.action not in (Action.SUSPEND, Action.DELETE, Action.INIT),
+            Action.RESUME: stack.action == Action.SUSPEND and stack.status == Status.COMPLETE,
+            Action.CHECK: True,
+        }[action]
+        if not allowed:
+            raise ValidationError(f"Stack {stack.name} is {stack.state}: {action} applies only to {self._ALLOWED_FROM[action]}")
+        return self._run(Job(stack.id, action), listeners)
 
     def _check_idle(self, stack: StackRecord) -> None:
         if stack.status == Status.IN_PROGRESS:

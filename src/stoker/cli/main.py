@@ -138,6 +138,18 @@ def _finish(service, stack_record, action: str, fmt: str, show_outputs: bool = T
         raise Failure(f"Stack {stack_record.name} {action} failed and ended {stack_record.state}: {why}")
 
 
+def _print_preview(preview: dict, fmt: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(preview, indent=4))
+        return
+    rows = [
+        {"change": kind, "resource_name": r["resource_name"], "resource_type": r["resource_type"], "reason": r["reason"]}
+        for kind, resources in preview["resource_changes"].items()
+        for r in resources
+    ]
+    render.print_list(rows, fmt, ["change", "resource_name", "resource_type", "reason"])
+
+
 def _progress(wait: bool, fmt: str) -> list[Callable]:
     return [render.Progress(quiet=not wait)]
 
@@ -151,11 +163,15 @@ def _progress(wait: bool, fmt: str) -> list[Callable]:
 @click.option("--enable-rollback", is_flag=True, help="Delete what was created when the create fails.")
 @click.option("--timeout", "timeout_mins", type=int, help="Stack creation timeout in minutes.")
 @click.option("--tags", default="", help="Comma-separated tags.")
+@click.option("--dry-run", is_flag=True, help="Only show what would be created.")
 @FORMAT
 @click.pass_context
-def stack_create(ctx, name, template, environments, parameters, wait, enable_rollback, timeout_mins, tags, fmt):
+def stack_create(ctx, name, template, environments, parameters, wait, enable_rollback, timeout_mins, tags, dry_run, fmt):
     """Create a stack. Embedded mode runs the action to its end; --wait shows progress."""
     service = _service(ctx)
+    if dry_run:
+        _print_preview(service.preview_create(name, _source(template), [_source(e) for e in environments], _parameters(parameters)), fmt)
+        return
     result = service.create_stack(
         name,
         _source(template),
@@ -176,11 +192,18 @@ def stack_create(ctx, name, template, environments, parameters, wait, enable_rol
 @click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
 @click.option("--existing", is_flag=True, help="Reuse the stack's template, environment and parameters; merge what is given.")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@click.option("--dry-run", is_flag=True, help="Only show what would change, and why.")
 @FORMAT
 @click.pass_context
-def stack_update(ctx, name, template, environments, parameters, existing, wait, fmt):
+def stack_update(ctx, name, template, environments, parameters, existing, wait, dry_run, fmt):
     """Update a stack to a new template and/or parameters."""
     service = _service(ctx)
+    if dry_run:
+        preview = service.preview_update(
+            name, _source(template) if template else None, [_source(e) for e in environments], _parameters(parameters), existing=existing
+        )
+        _print_preview(preview, fmt)
+        return
     result = service.update_stack(
         name,
         _source(template) if template else None,
@@ -211,6 +234,35 @@ def stack_delete(ctx, names, yes, wait):
             click.echo(f"Stack {result.name} {result.state}", err=True)
     if failed:
         raise Failure("; ".join(failed))
+
+
+def _simple_action(action_name: str, help_text: str):
+    @stack.command(action_name, help=help_text)
+    @click.argument("names", nargs=-1, required=True)
+    @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+    @FORMAT
+    @click.pass_context
+    def command(ctx, names, wait, fmt):
+        from stoker.engine.states import Action
+
+        service = _service(ctx)
+        action = Action(action_name.upper())
+        rows, failed = [], []
+        for name in names:
+            result = service.stack_action(name, action, listeners=_progress(wait, fmt))
+            rows.append(render.stack_row(result))
+            if result.status == "FAILED":
+                failed.append(f"Stack {result.name} {result.state}: {result.status_reason}")
+        render.print_list(rows, fmt, ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"])
+        if failed:
+            raise Failure("; ".join(failed))
+
+    return command
+
+
+_simple_action("suspend", "Suspend stacks (resources in reverse dependency order).")
+_simple_action("resume", "Resume suspended stacks.")
+_simple_action("check", "Check that the resources of stacks are as recorded.")
 
 
 @stack.command("list")

@@ -194,7 +194,7 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
 class UpdatePlan:
     """What an update of one resource must do, and why."""
 
-    kind: str  # "none", "update", "replace"
+    kind: str  # "none", "metadata", "update", "replace"
     reason: str = ""
     prop_diff: Mapping[str, Any] | None = None
     tmpl_diff: Mapping[str, Any] | None = None
@@ -238,7 +238,18 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
         )
     fixed = sorted(key for key in prop_diff if key in schema and not schema[key].update_allowed)
     if fixed:
-        return UpdatePlan("replace", f"property {', '.join(fixed)} changed and cannot be updated in place")
+        return UpdatePlan("replace", f"property {', '.join(fixed)} changed and cannot be updated in place", prop_diff, tmpl_diff, new_properties)
+    # The plugin's own say (Heat's needs_replace* hooks), asked before anything runs so
+    # a preview predicts exactly what the update will do.
+    if instance.needs_replace(new_properties):
+        return UpdatePlan("replace", f"{record.type} requires replacement (needs_replace)")
+    if prop_diff and instance.needs_replace_with_prop_diff(set(prop_diff), new_properties, old_properties):
+        return UpdatePlan("replace", f"{record.type} requires replacement when {', '.join(sorted(prop_diff))} changes")
+    if instance.needs_replace_with_tmpl_diff(tmpl_diff):
+        return UpdatePlan("replace", f"{record.type} requires replacement for this template change")
+    if not prop_diff:
+        # Metadata or policies only: recorded without calling the plugin.
+        return UpdatePlan("metadata", "", {}, tmpl_diff, new_properties)
     return UpdatePlan("update", "", prop_diff, tmpl_diff, new_properties)
 
 
@@ -262,6 +273,10 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
         await recorder.resource_state(record, Action.UPDATE, Status.FAILED, reason)
         raise ResourceFailure(reason, cause=error)
     if plan.kind == "none":
+        return record
+    if plan.kind == "metadata":
+        await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS)
+        await recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, "metadata updated", definition=definition.render())
         return record
     if plan.kind == "update":
         try:

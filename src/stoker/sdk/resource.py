@@ -250,3 +250,15 @@ class Resource:
     def needs_replace_failed(self) -> bool:
         """Whether a resource in a FAILED state is replaced on the next update."""
         return True
+
+    def needs_replace(self, after_props: Mapping[str, Any]) -> bool:
+        """Whether the new property values require a replacement (beyond update_allowed)."""
+        return False
+
+    def needs_replace_with_prop_diff(self, changed_properties_set: set[str], after_props: Mapping[str, Any], before_props: Mapping[str, Any]) -> bool:
+        """Whether these changed properties require a replacement."""
+        return False
+
+    def needs_replace_with_tmpl_diff(self, tmpl_diff: Mapping[str, Any]) -> bool:
+        """Whether these changes of the definition require a replacement."""
+        return False

@@ -39,7 +39,7 @@ RESOURCE_MEMBERS = [
     "_resolve_attribute", "_show_resource",
     "accepts_any_property", "all_attributes_schema", "attributes_schema", "client", "client_plugin",
     "data", "data_delete", "data_set", "default_client_name", "entity", "get_attribute", "get_reference_id",
-    "handle_create", "handle_delete", "handle_update", "metadata_get", "needs_replace_failed",
+    "handle_create", "handle_delete", "handle_update", "metadata_get", "needs_replace", "needs_replace_failed", "needs_replace_with_prop_diff", "needs_replace_with_tmpl_diff",
     "physical_resource_name", "properties_groups_schema", "properties_schema", "resource_id_set",
     "support_status", "translation_rules", "type", "validate",
 ]  # fmt: skip

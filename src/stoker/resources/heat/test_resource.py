@@ -98,6 +98,9 @@ class TestResource(Resource):
     def check_create_complete(self, token: Mapping[str, Any]) -> bool:
         return self._done(token)
 
+    def needs_replace_with_prop_diff(self, changed_properties_set: set[str], after_props: Mapping[str, Any], before_props: Mapping[str, Any]) -> bool:
+        return self.UPDATE_REPLACE in changed_properties_set and bool(after_props.get(self.UPDATE_REPLACE))
+
     def handle_update(self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]) -> dict[str, Any]:
         if prop_diff.get(self.UPDATE_REPLACE):
             raise UpdateReplace(self.name)

@@ -1,0 +1,116 @@
+"""Previews of create and update: what the action would do to each resource, and why.
+
+An update preview runs the very decision the update itself makes (``plan_update``), in
+the update's own order, against a runtime where resources that the update would create
+or replace have no values yet (their references and attributes are UNRESOLVED) and
+resources updated in place have attributes that may change. So a property that depends
+on a replaced resource is reported as changing, exactly when the update would change it.
+Nothing is stored and no plugin handler runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from stoker.engine.lifecycle import ActionContext, plan_update
+from stoker.engine.stack import StackRuntime, dependency_graph
+from stoker.sdk.exceptions import StokerError
+from stoker.sdk.properties import UNRESOLVED, _contains_unresolved
+from stoker.store import ResourceRecord
+from stoker.template.hot import Template
+
+KINDS = ("added", "deleted", "replaced", "updated", "unchanged")
+
+
+@dataclass
+class Change:
+    name: str
+    type: str
+    kind: str
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"resource_name": self.name, "resource_type": self.type, "reason": self.reason}
+
+
+def as_result(changes: list[Change]) -> dict[str, Any]:
+    """Heat's preview-update shape: {"resource_changes": {kind: [resource, ...]}}."""
+    return {"resource_changes": {kind: [c.to_dict() for c in changes if c.kind == kind] for kind in KINDS}}
+
+
+def preview_create(template: Template) -> list[Change]:
+    order = dependency_graph(template.resources).topological_order()
+    return [Change(name, template.resources[name].resource_type, "added", "new resource") for name in order]
+
+
+class PreviewRuntime(StackRuntime):
+    """A runtime in which pending resources have no values yet."""
+
+    pending: set[str]
+    changing: set[str]
+
+    def resource_reference(self, name: str) -> Any:
+        if name in self.pending:
+            return UNRESOLVED
+        return super().resource_reference(name)
+
+    def resource_attribute(self, name: str, attribute: str, path: tuple[Any, ...]) -> Any:
+        if name in self.pending or name in self.changing:
+            return UNRESOLVED
+        return super().resource_attribute(name, attribute, path)
+
+    def resource_attributes(self, name: str) -> Any:
+        if name in self.pending or name in self.changing:
+            return UNRESOLVED
+        return super().resource_attributes(name)
+
+
+def preview_update(runtime: PreviewRuntime, old_template: Template) -> list[Change]:
+    runtime.pending, runtime.changing = set(), set()
+    definitions = runtime.template.resources
+    context = ActionContext(runtime, None, None, None)  # type: ignore[arg-type] - plan_update reads only the runtime
+    changes: list[Change] = []
+    for name in dependency_graph(definitions).topological_order():
+        definition = definitions[name]
+        record: ResourceRecord | None = runtime.current.get(name)
+        if record is None or record.action == "INIT":
+            runtime.pending.add(name)
+            changes.append(Change(name, definition.resource_type, "added", "new resource"))
+            continue
+        try:
+            plan = plan_update(context, record, definition)
+        except StokerError as error:
+            changes.append(Change(name, definition.resource_type, "updated", f"the update would fail: {error}"))
+            continue
+        waiting_on = sorted(dep for dep in definition.required_resource_names() if dep in runtime.pending or dep in runtime.changing)
+        # When every changed value is one only the update will know, the change may not
+        # happen at all (the new value can equal the old): say so.
+        uncertain = bool(plan.prop_diff) and all(_contains_unresolved(v) for v in plan.prop_diff.values())
+        if waiting_on and uncertain:
+            because = f" (may change: values from {', '.join(waiting_on)} are known only during the update)"
+        elif waiting_on:
+            because = f" (values from {', '.join(waiting_on)} are known only during the update)"
+        else:
+            because = ""
+        if plan.kind == "replace":
+            runtime.pending.add(name)
+            changes.append(Change(name, definition.resource_type, "replaced", plan.reason + because))
+        elif plan.kind == "update":
+            runtime.changing.add(name)
+            changed = ", ".join(sorted(plan.prop_diff or {}))
+            changes.append(Change(name, definition.resource_type, "updated", f"in place: {changed} changed{because}"))
+        elif plan.kind == "metadata":
+            changes.append(Change(name, definition.resource_type, "updated", "metadata or policies changed"))
+        else:
+            changes.append(Change(name, definition.resource_type, "unchanged"))
+    for record in runtime.records:
+        if record.current and record.name not in definitions:
+            changes.append(Change(record.name, record.type, "deleted", "not in the new template"))
+    return changes
+
+
+def preview_runtime(base: StackRuntime, template: Template, params: Mapping[str, Any]) -> PreviewRuntime:
+    runtime = PreviewRuntime(base.stack, template, base.environment, params, base.registry, None, base.clock, base.records)
+    return runtime
