@@ -312,6 +312,12 @@ class Service:
             raise StackNotFoundError(name_or_id)
         return stack
 
+    def stack_parameters(self, stack: StackRecord) -> dict[str, Any]:
+        """Every parameter's value as ``stack show`` gives it: hidden ones as '******'."""
+        runtime = self.engine.load_runtime(stack)
+        hidden = {name for name, schema in runtime.template.parameters.items() if schema.hidden}
+        return {name: "******" if name in hidden else value for name, value in runtime.params.items()}
+
     def list_stacks(self) -> list[StackRecord]:
         return self.store.list_stacks()
 

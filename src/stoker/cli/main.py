@@ -117,7 +117,8 @@ def _finish(service, stack_record, action: str, fmt: str, show_outputs: bool = T
     runtime_desc = ""
     if stack_record.deleted_at is None:
         runtime_desc = service.store.get_template(stack_record.raw_template_id).template.get("description", "") or ""
-    detail = render.stack_detail(stack_record, runtime_desc, outputs, stack_record.parameters)
+    parameters = service.stack_parameters(stack_record) if stack_record.deleted_at is None else {}
+    detail = render.stack_detail(stack_record, runtime_desc, outputs, parameters)
     if fmt == "table":
         # A short summary, then the outputs as their own table: what the user came for.
         summary = {k: detail[k] for k in ("id", "stack_name", "stack_status", "stack_status_reason", "creation_time", "updated_time")}
@@ -284,7 +285,7 @@ def stack_show(ctx, name, fmt):
     record = service.get_stack(name)
     outputs = service.outputs(record.id)
     description = service.template_of(record.id).get("description", "") or ""
-    render.print_detail(render.stack_detail(record, description, outputs, record.parameters), fmt)
+    render.print_detail(render.stack_detail(record, description, outputs, service.stack_parameters(record)), fmt)
 
 
 @stack.group("resource")

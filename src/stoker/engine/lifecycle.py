@@ -113,6 +113,8 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
     if interrupted(record, Action.CREATE):
         return await resume_resource(context, record, definition, Action.CREATE)
     await recorder.resource_state(record, Action.CREATE, Status.IN_PROGRESS, reason)
+    if definition.external_id is not None:
+        return await _adopt_external(context, record, definition)
     try:
         instance = runtime.instance(record, definition, fresh=True)
         instance.action, instance.status = Action.CREATE, Status.IN_PROGRESS
@@ -146,6 +148,38 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
     )
 
 
+async def _adopt_external(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition) -> None:
+    """A resource with ``external_id`` stands for a physical resource made elsewhere: its
+    id is recorded, its properties are not applied, and the stack never deletes it."""
+    try:
+        external = context.runtime.resolve(definition.external_id)
+        if not isinstance(external, str) or not external:
+            raise StokerError("external_id must be a non-empty string", path=f"resources.{record.name}.external_id")
+    except StokerError as error:
+        reason = failure_reason(record.name, error)
+        await context.recorder.resource_state(record, Action.CREATE, Status.FAILED, reason)
+        raise ResourceFailure(reason, cause=error)
+    await context.recorder.resource_state(
+        record,
+        Action.CREATE,
+        Status.COMPLETE,
+        f"External resource {external} adopted",
+        physical_resource_id=external,
+        definition=definition.render(),
+        properties={},
+    )
+
+
+def restricted(context: ActionContext, name: str, action: str) -> bool:
+    """Whether the environment forbids ``action`` (update, replace) on resource ``name``."""
+    entries = context.runtime.environment.resource_registry.get("resources") or {}
+    entry = entries.get(name) if isinstance(entries, dict) else None
+    actions = (entry or {}).get("restricted_actions") or []
+    if isinstance(actions, str):
+        actions = [actions]
+    return action in actions
+
+
 async def _save_token(context: ActionContext, record: ResourceRecord, token: Any) -> None:
     """Persist the handler token before waiting on it, so a restart can resume polling."""
     try:
@@ -170,6 +204,9 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
         return
     state = (record.action, record.status)  # what the plugin backs up from
     await recorder.resource_state(record, Action.DELETE, Status.IN_PROGRESS)
+    if (record.definition or {}).get("external_id") is not None:
+        await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, f"External resource {record.physical_resource_id} is not deleted")
+        return
     if policy == "Retain":
         await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "Retained: deletion_policy is Retain")
         return
@@ -204,6 +241,17 @@ class UpdatePlan:
 def plan_update(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition) -> UpdatePlan:
     """Decide in place versus replacement (runs in a handler thread: it resolves values)."""
     runtime = context.runtime
+    was_external = (record.definition or {}).get("external_id") is not None
+    new_external = runtime.resolve(definition.external_id) if definition.external_id is not None else None
+    old_external = record.physical_resource_id if was_external else None
+    if old_external != new_external and record.action != "INIT":
+        raise StokerError(
+            f"Update of external_id of resource {record.name} is not allowed",
+            path=f"resources.{record.name}.external_id",
+            hint="keep the old external_id, or remove the resource and add a new one",
+        )
+    if new_external is not None:
+        return UpdatePlan("none")
     if record.type != definition.resource_type:
         return UpdatePlan("replace", f"type changed from {record.type} to {definition.resource_type}")
     instance = runtime.instance(record, definition, fresh=True)
@@ -274,6 +322,11 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
         raise ResourceFailure(reason, cause=error)
     if plan.kind == "none":
         return record
+    forbidden = "replace" if plan.kind == "replace" else "update"
+    if restricted(context, record.name, forbidden):
+        reason = f"ResourceActionRestricted: resources.{record.name}: {forbidden} is restricted for resource {record.name} (restricted_actions in the environment)"
+        await recorder.resource_state(record, Action.UPDATE, Status.FAILED, reason)
+        raise ResourceFailure(reason)
     if plan.kind == "metadata":
         await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS)
         await recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, "metadata updated", definition=definition.render())

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from stoker.engine.lifecycle import ActionContext, plan_update
+from stoker.engine.lifecycle import ActionContext, plan_update, restricted
 from stoker.engine.stack import StackRuntime, dependency_graph
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.properties import UNRESOLVED, _contains_unresolved
@@ -94,6 +94,9 @@ def preview_update(runtime: PreviewRuntime, old_template: Template) -> list[Chan
             because = f" (values from {', '.join(waiting_on)} are known only during the update)"
         else:
             because = ""
+        if plan.kind != "none" and restricted(context, name, "replace" if plan.kind == "replace" else "update"):
+            changes.append(Change(name, definition.resource_type, "updated", f"the update would fail: {'replace' if plan.kind == 'replace' else 'update'} is restricted for this resource"))
+            continue
         if plan.kind == "replace":
             runtime.pending.add(name)
             changes.append(Change(name, definition.resource_type, "replaced", plan.reason + because))

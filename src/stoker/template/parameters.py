@@ -269,11 +269,18 @@ def resolve_values(
         try:
             value = schema.convert(raw)
         except ValueError as error:
-            errors.append(TemplateError(f"Parameter '{name}' is invalid: {error}", path=f"parameters.{name}"))
+            errors.append(TemplateError(f"Parameter '{name}' is invalid: {_masked(schema, raw, str(error))}", path=f"parameters.{name}"))
             continue
         message = schema.check_constraints(value)
         if message:
-            errors.append(TemplateError(f"Parameter '{name}' is invalid: {message}", path=f"parameters.{name}"))
+            errors.append(TemplateError(f"Parameter '{name}' is invalid: {_masked(schema, raw, message)}", path=f"parameters.{name}"))
             continue
         values[name] = value
     return values, errors
+
+
+def _masked(schema: ParameterSchema, raw: Any, message: str) -> str:
+    """A hidden parameter's value never appears in a message (it leaves the engine)."""
+    if not schema.hidden:
+        return message
+    return message.replace(str(raw), "******") if str(raw) else message
