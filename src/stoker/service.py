@@ -272,6 +272,17 @@ class Service:
             raise ValidationError(f"Stack {stack.name} is {stack.state}: {action} applies only to {self._ALLOWED_FROM[action]}")
         return self._run(Job(stack.id, action), listeners)
 
+    def cancel_stack(self, name_or_id: str, rollback: bool = True) -> StackRecord:
+        """Ask the engine running a create or update to stop it (and roll back)."""
+        stack = self.get_stack(name_or_id)
+        if stack.status != Status.IN_PROGRESS or stack.action not in (Action.CREATE, Action.UPDATE):
+            raise ValidationError(
+                f"Stack {stack.name} is {stack.state}: only a create or update in progress can be cancelled"
+            )
+        if not self.store.request_cancel(stack.id, "rollback" if rollback else "no_rollback"):
+            raise ValidationError(f"No engine is running an action on stack {stack.name}")
+        return stack
+
     def _check_idle(self, stack: StackRecord) -> None:
         if stack.status == Status.IN_PROGRESS:
             raise ActionInProgressError(stack.name, stack.state)

@@ -147,10 +147,10 @@ def test_create_timeout_fails_in_flight_resources(make_service):
     """
     stack = service.create_stack("late", template(body), timeout_mins=2)
     assert stack.state == "CREATE_FAILED"
-    assert stack.status_reason == "Timed out: CREATE timed out after 2 minutes (timeout_mins)"
+    assert stack.status_reason == "Timed out: the action took longer than timeout_mins (2 minutes)"
     assert states(service, "late") == {"quick": "CREATE_COMPLETE", "slow": "CREATE_FAILED", "after": "INIT_COMPLETE"}
     slow = next(r for r in service.list_resources("late") if r.name == "slow")
-    assert slow.status_reason == "CREATE aborted: CREATE timed out after 2 minutes (timeout_mins)"
+    assert slow.status_reason == "CREATE aborted: Timed out: the action took longer than timeout_mins (2 minutes)"
     rolled = service.create_stack("late2", template(body), timeout_mins=2, disable_rollback=False)
     assert rolled.state == "ROLLBACK_COMPLETE"
     assert service.list_resources("late2") == []

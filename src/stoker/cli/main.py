@@ -261,6 +261,18 @@ def _simple_action(action_name: str, help_text: str):
     return command
 
 
+@stack.command("cancel")
+@click.argument("names", nargs=-1, required=True)
+@click.option("--no-rollback", is_flag=True, help="Stop without rolling back.")
+@click.pass_context
+def stack_cancel(ctx, names, no_rollback):
+    """Cancel a create or update in progress (rolling back unless --no-rollback)."""
+    service = _service(ctx)
+    for name in names:
+        stack = service.cancel_stack(name, rollback=not no_rollback)
+        click.echo(f"Stack {stack.name}: cancel requested", err=True)
+
+
 _simple_action("suspend", "Suspend stacks (resources in reverse dependency order).")
 _simple_action("resume", "Resume suspended stacks.")
 _simple_action("check", "Check that the resources of stacks are as recorded.")

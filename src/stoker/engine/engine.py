@@ -51,6 +51,8 @@ class EngineSettings:
     poll_max_s: float = 2.0
     # Seconds a stack lock stays held without a heartbeat.
     lock_lease_s: float = 30.0
+    # Seconds between looks for a user's cancel request.
+    cancel_poll_s: float = 0.5
 
 
 class Engine:
@@ -111,33 +113,61 @@ class Engine:
         return result
 
     async def _run_with_timeout(self, job: Job, stack: StackRecord) -> None:
-        """The stack's timeout_mins bounds create, update and their resumption; on expiry
-        the action is cancelled (in-flight resources become FAILED "... aborted") and the
-        stack FAILED "... timed out"; a create with rollback enabled is then rolled back."""
+        """Run the job under supervision: the stack's timeout_mins (create and update) and
+        a user's cancel request both stop it. In-flight resources then become FAILED
+        "... aborted", the stack FAILED with the reason, and the action is rolled back
+        when rollback is enabled (or, for a cancel, when the user asked for it)."""
         stop = Stop()
         action = Action(stack.action) if job.resume else job.action
         task = asyncio.create_task(self._dispatch(job, stack, stop))
-        if not stack.timeout_mins or action not in (Action.CREATE, Action.UPDATE):
-            await task
-            return
-        watchdog = asyncio.create_task(self.clock.sleep(stack.timeout_mins * 60))
+        guards = [asyncio.create_task(self._watch_cancel(stack.id))]
+        if stack.timeout_mins and action in (Action.CREATE, Action.UPDATE):
+            guards.append(asyncio.create_task(self._watch_timeout(stack.timeout_mins)))
         try:
-            done, _ = await asyncio.wait({task, watchdog}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait({task, *guards}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            watchdog.cancel()
+            for guard in guards:
+                guard.cancel()
         if task in done:
             task.result()
             return
-        stop.reason = f"{action} timed out after {stack.timeout_mins} minutes (timeout_mins)"
+        reason, roll_back = next(guard.result() for guard in guards if guard in done)
+        stop.reason = reason
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
         current = self.store.get_stack(stack.id)
         assert current is not None
+        action = Action(current.action)
         context = self._context(self.load_runtime(current), stop)
-        await context.recorder.stack_state(action, Status.FAILED, f"Timed out: {stop.reason}")
-        if action == Action.CREATE and not current.disable_rollback:
+        await context.recorder.stack_state(action, Status.FAILED, reason)
+        if roll_back is None:
+            roll_back = not current.disable_rollback
+        if roll_back and action == Action.CREATE:
             await create_action.rollback_create(context, self.settings.max_in_flight)
+        elif roll_back and action == Action.UPDATE:
+            await self._rollback_update(current, stop)
+
+    async def _watch_timeout(self, timeout_mins: int) -> tuple[str, bool | None]:
+        await self.clock.sleep(timeout_mins * 60)
+        return f"Timed out: the action took longer than timeout_mins ({timeout_mins} minutes)", None
+
+    async def _watch_cancel(self, stack_id: str) -> tuple[str, bool | None]:
+        # Polled, not pushed: the request may come from another process (stoker stack cancel).
+        while True:
+            await asyncio.sleep(self.settings.cancel_poll_s)
+            mode = self.store.cancel_requested(stack_id, self.engine_id)
+            if mode:
+                return "Cancelled by the user" + (" (rolling back)" if mode == "rollback" else ""), mode == "rollback"
+
+    async def _rollback_update(self, stack: StackRecord, stop: Stop) -> None:
+        failed = self.load_runtime(stack).template
+        previous = self.load_runtime(stack, stack.prev_raw_template_id, stack.prev_parameters or {})
+        context = self._context(previous, stop)
+        await actions.stack_started(
+            context, Action.ROLLBACK, raw_template_id=stack.prev_raw_template_id, parameters=dict(stack.prev_parameters or {})
+        )
+        await update_action.rollback(context, failed, self.settings.max_in_flight, resume=True)
 
     async def _heartbeat(self, stack_id: str, lease_s: float) -> None:
         # Renew at a third of the lease so two missed beats still leave it held.
@@ -156,6 +186,14 @@ class Engine:
             if job.resume:
                 await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
             await create_action.create(context, limit, resume=job.resume)
+        elif action == Action.ROLLBACK and stack.prev_raw_template_id is not None and any(
+            r.replaces is not None or r.action == Action.UPDATE for r in self.store.list_resources(stack.id)
+        ):
+            # An interrupted rollback of an update: carry on returning to the previous template.
+            failed = self.load_runtime(stack, stack.prev_raw_template_id).template
+            context = self._context(self.load_runtime(stack), stop)
+            await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+            await update_action.rollback(context, failed, limit, resume=True)
         elif action in (Action.DELETE, Action.ROLLBACK):
             context = self._context(self.load_runtime(stack), stop)
             if job.resume:
@@ -178,8 +216,12 @@ class Engine:
                     raw_template_id=job.template_id,
                     prev_raw_template_id=stack.raw_template_id,
                     parameters=dict(job.parameters),
+                    prev_parameters=dict(stack.parameters),
                 )
-            await update_action.update(context, old_template, limit)
+            if not await update_action.update(context, old_template, limit) and not stack.disable_rollback:
+                current = self.store.get_stack(stack.id)
+                assert current is not None
+                await self._rollback_update(current, stop)
         elif action in (Action.SUSPEND, Action.RESUME, Action.CHECK):
             context = self._context(self.load_runtime(stack), stop)
             if job.resume:

@@ -14,7 +14,9 @@ from stoker.graph import Graph, walk
 from stoker.template.hot import Template
 
 
-async def update(context: ActionContext, old_template: Template, limit: int) -> bool:
+async def update(context: ActionContext, old_template: Template, limit: int, action: Action = Action.UPDATE) -> bool:
+    """Bring the stack to ``context.runtime.template``; ``action`` names the stack action
+    (UPDATE, or ROLLBACK when returning to the previous template)."""
     runtime = context.runtime
     definitions = runtime.template.resources
 
@@ -32,7 +34,7 @@ async def update(context: ActionContext, old_template: Template, limit: int) -> 
 
     outcome = await walk(dependency_graph(definitions), visit, limit=limit)
     if not outcome.ok:
-        return await actions.stack_finished(context, Action.UPDATE, outcome)
+        return await actions.stack_finished(context, action, outcome)
 
     leftovers = [r for r in runtime.records if not r.current or r.name not in definitions]
     if leftovers:
@@ -46,5 +48,26 @@ async def update(context: ActionContext, old_template: Template, limit: int) -> 
         for name in [n for n, r in runtime.current.items() if r.id in gone]:
             del runtime.current[name]
         if not cleanup.ok:
-            return await actions.stack_finished(context, Action.UPDATE, cleanup)
-    return await actions.stack_finished(context, Action.UPDATE, outcome)
+            return await actions.stack_finished(context, action, cleanup)
+    return await actions.stack_finished(context, action, outcome)
+
+
+async def rollback(context: ActionContext, failed_template: Template, limit: int, resume: bool = False) -> bool:
+    """Return a failed update to the previous template and parameters (the runtime is
+    loaded with them). Resources the update replaced are still there: they become
+    current again instead of being made anew, and the replacements are cleaned up."""
+    runtime = context.runtime
+    if not resume:
+        await actions.stack_started(context, Action.ROLLBACK)
+    by_id = {record.id: record for record in runtime.records}
+    for name, record in list(runtime.current.items()):
+        previous = by_id.get(record.replaces) if record.replaces is not None else None
+        if previous is None or previous.current or previous.action in ("INIT", Action.DELETE):
+            continue
+        if name not in runtime.template.resources or previous.type != runtime.template.resources[name].resource_type:
+            continue
+        await context.store.swap_current_async(previous.id, record.id)
+        previous.current, previous.replaced_by = True, None
+        record.current = False
+        runtime.current[name] = previous
+    return await update(context, failed_template, limit, action=Action.ROLLBACK)

@@ -70,7 +70,7 @@ def acquire(connection: Connection, stack_id: str, engine_id: str, now: datetime
     """Take the lock; returns None on success, else the live holder."""
     table = tables.stack_locks
     current = holder(connection, stack_id)
-    values = {"engine_id": engine_id, "host": HOST, "pid": os.getpid(), "expires_at": now + lease}
+    values = {"engine_id": engine_id, "host": HOST, "pid": os.getpid(), "expires_at": now + lease, "cancel": None}
     if current is None:
         insert = _insert_for(connection)(table).values(stack_id=stack_id, **values).on_conflict_do_nothing(index_elements=["stack_id"])
         if connection.execute(insert).rowcount == 1:
@@ -97,6 +97,19 @@ def renew(connection: Connection, stack_id: str, engine_id: str, now: datetime, 
         table.update().where(table.c.stack_id == stack_id, table.c.engine_id == engine_id).values(expires_at=now + lease)
     )
     return result.rowcount == 1
+
+
+def request_cancel(connection: Connection, stack_id: str, mode: str) -> bool:
+    """Ask the lock holder to cancel its action; False when nothing holds the stack."""
+    table = tables.stack_locks
+    return connection.execute(table.update().where(table.c.stack_id == stack_id).values(cancel=mode)).rowcount == 1
+
+
+def cancel_requested(connection: Connection, stack_id: str, engine_id: str) -> str | None:
+    table = tables.stack_locks
+    return connection.execute(
+        sa.select(table.c.cancel).where(table.c.stack_id == stack_id, table.c.engine_id == engine_id)
+    ).scalar()
 
 
 def release(connection: Connection, stack_id: str, engine_id: str) -> None:

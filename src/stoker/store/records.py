@@ -21,6 +21,7 @@ class StackRecord:
     tags: list[str] = field(default_factory=list)
     project_id: str = ""
     prev_raw_template_id: int | None = None
+    prev_parameters: dict[str, Any] | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
     deleted_at: datetime | None = None

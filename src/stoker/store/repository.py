@@ -25,7 +25,7 @@ from stoker.store.locks import LockHolder
 from stoker.store.records import EventRecord, ResourceRecord, StackRecord, TemplateRecord
 from stoker.store.writer import WriteQueue
 
-HEAD_REVISION = "0002"
+HEAD_REVISION = "0003"
 
 
 def utcnow() -> datetime:
@@ -250,6 +250,16 @@ class Store:
 
         await self.writes.submit_async(write)
 
+    async def swap_current_async(self, restored_id: int, retired_id: int) -> None:
+        """Make a replaced record current again and retire its replacement, atomically."""
+
+        def write(connection: Connection) -> None:
+            now = utcnow()
+            self._update(connection, tables.resources, restored_id, {"current": True, "replaced_by": None, "updated_at": now})
+            self._update(connection, tables.resources, retired_id, {"current": False, "updated_at": now})
+
+        await self.writes.submit_async(write)
+
     def _insert_resources_write(self, records: list[ResourceRecord]) -> Any:
         now = utcnow()
         rows = []
@@ -314,6 +324,13 @@ class Store:
 
     def release_lock(self, stack_id: str, engine_id: str) -> None:
         self.writes.run(lambda connection: locks.release(connection, stack_id, engine_id))
+
+    def request_cancel(self, stack_id: str, mode: str) -> bool:
+        return self.writes.run(lambda connection: locks.request_cancel(connection, stack_id, mode))
+
+    def cancel_requested(self, stack_id: str, engine_id: str) -> str | None:
+        with self._read() as connection:
+            return locks.cancel_requested(connection, stack_id, engine_id)
 
     def lock_holder(self, stack_id: str) -> LockHolder | None:
         with self._read() as connection:

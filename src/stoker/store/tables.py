@@ -30,6 +30,8 @@ stacks = sa.Table(
     sa.Column("raw_template_id", sa.Integer, sa.ForeignKey("raw_templates.id"), nullable=False),
     sa.Column("prev_raw_template_id", sa.Integer, sa.ForeignKey("raw_templates.id"), nullable=True),
     sa.Column("parameters", JSON, nullable=False),
+    # The parameters before the last update began (a rollback returns to them).
+    sa.Column("prev_parameters", JSON, nullable=True),
     sa.Column("disable_rollback", sa.Boolean, nullable=False, default=True),
     sa.Column("timeout_mins", sa.Integer, nullable=True),
     sa.Column("tags", JSON, nullable=False),
@@ -89,4 +91,6 @@ stack_locks = sa.Table(
     sa.Column("host", sa.String(255), nullable=False),
     sa.Column("pid", sa.Integer, nullable=False),
     sa.Column("expires_at", sa.DateTime, nullable=False),
+    # A user asked to cancel the action: "rollback" or "no_rollback"; the holder polls it.
+    sa.Column("cancel", sa.String(16), nullable=True),
 )

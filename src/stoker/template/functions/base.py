@@ -149,6 +149,7 @@ class Parser:
     # set on the parser of condition expressions: name -> message for the functions of
     # the version that may not appear there
     invalid: Mapping[str, str] = field(default_factory=dict)
+    _condition_parser: Parser | None = field(default=None, init=False, repr=False, compare=False)
 
     def parse(self, data: Any, path: tuple) -> Any:
         if isinstance(data, dict):
@@ -181,12 +182,14 @@ class Parser:
         other function of the version is refused there, as Heat does."""
         if self.invalid or self.conditions is None:
             return self
-        invalid = {
-            name: f'The function "{name}" is invalid in this context'
-            for name in self.functions
-            if name not in self.conditions
-        }
-        return Parser(self.conditions, self.errors, self.unknown, self.conditions, self.files, invalid)
+        if self._condition_parser is None:
+            invalid = {
+                name: f'The function "{name}" is invalid in this context'
+                for name in self.functions
+                if name not in self.conditions
+            }
+            self._condition_parser = Parser(self.conditions, self.errors, self.unknown, self.conditions, self.files, invalid)
+        return self._condition_parser
 
 
 def parse(
