@@ -28,7 +28,7 @@ from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
 from stoker.resources import builtin_mapping
 from stoker.sdk import support
-from stoker.sdk.exceptions import ValidationError
+from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.settings import Settings
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
 from stoker.template import loader
@@ -282,6 +282,68 @@ class Service:
         if not self.store.request_cancel(stack.id, "rollback" if rollback else "no_rollback"):
             raise ValidationError(f"No engine is running an action on stack {stack.name}")
         return stack
+
+    def _current_resource(self, stack: StackRecord, resource_name: str) -> ResourceRecord:
+        for record in self.store.list_resources(stack.id):
+            if record.current and record.name == resource_name:
+                return record
+        raise ResourceNotFoundError(f"The Resource ({resource_name}) could not be found in Stack {stack.name}.")
+
+    def _resource_event(self, stack: StackRecord, record: ResourceRecord, action: str, status: str, reason: str) -> EventRecord:
+        return EventRecord(
+            id=None,
+            uuid=str(uuid.uuid4()),
+            stack_id=stack.id,
+            resource_name=record.name,
+            physical_resource_id=record.physical_resource_id,
+            resource_type=record.type,
+            resource_action=action,
+            resource_status=status,
+            resource_status_reason=reason,
+        )
+
+    def clear_hook(self, name_or_id: str, resource_name: str, hook: str | None = None) -> None:
+        """Let a resource waiting at a hook go on (``hook`` None: whichever it waits at)."""
+        from stoker.engine.hooks import HOOK_TYPES
+
+        stack = self.get_stack(name_or_id)
+        record = self._current_resource(stack, resource_name)
+        if hook is not None and hook not in HOOK_TYPES:
+            raise ValidationError(f"Unknown hook {hook}", hint="use one of " + ", ".join(HOOK_TYPES))
+        if record.hook is None or (hook is not None and record.hook != hook):
+            raise ValidationError(f"Resource {resource_name} is not waiting at hook {hook or 'any'}")
+        event = self._resource_event(stack, record, record.action, record.status, f"Hook {record.hook} is cleared")
+        self.store.update_resource(record.id, event=event, hook=None)
+
+    def signal_resource(self, name_or_id: str, resource_name: str, details: Mapping[str, Any] | None = None) -> None:
+        """Send a signal to a resource: ``{"unset_hook": "pre-create"}`` clears a hook;
+        anything else goes to the plugin's ``handle_signal(details)``."""
+        details = dict(details or {})
+        if "unset_hook" in details:
+            self.clear_hook(name_or_id, resource_name, details["unset_hook"])
+            return
+        stack = self.get_stack(name_or_id)
+        record = self._current_resource(stack, resource_name)
+        runtime = self.engine.load_runtime(stack)
+        instance = runtime.instance(record)
+        handle = getattr(instance, "handle_signal", None)
+        if handle is None:
+            raise ValidationError(f"Resource {resource_name} ({record.type}) does not accept signals")
+        handle(details)
+        self.store.add_event(self._resource_event(stack, record, "SIGNAL", "COMPLETE", f"Signal: {json.dumps(details, sort_keys=True)}"))
+
+    def mark_unhealthy(self, name_or_id: str, resource_name: str, unhealthy: bool = True, reason: str = "") -> None:
+        """Mark a resource CHECK_FAILED (so the next update replaces it), or reset that."""
+        stack = self.get_stack(name_or_id)
+        self._check_idle(stack)
+        record = self._current_resource(stack, resource_name)
+        if unhealthy:
+            why = f"Marked unhealthy by user: {reason}" if reason else "Marked unhealthy by user"
+            event = self._resource_event(stack, record, "CHECK", "FAILED", why)
+            self.store.update_resource(record.id, event=event, action="CHECK", status="FAILED", status_reason=why)
+        elif record.action == "CHECK" and record.status == "FAILED":
+            event = self._resource_event(stack, record, "CHECK", "COMPLETE", "Unhealthy mark reset by user")
+            self.store.update_resource(record.id, event=event, action="CHECK", status="COMPLETE", status_reason="Unhealthy mark reset by user")
 
     def _check_idle(self, stack: StackRecord) -> None:
         if stack.status == Status.IN_PROGRESS:

@@ -316,6 +316,58 @@ def resource_list(ctx, name, fmt):
     render.print_list(rows, fmt, ["resource_name", "physical_resource_id", "resource_type", "resource_status", "updated_time"])
 
 
+@resource.group("mark")
+def resource_mark() -> None:
+    """Mark resources."""
+
+
+@resource_mark.command("unhealthy")
+@click.argument("name")
+@click.argument("resource_name")
+@click.argument("reason", required=False, default="")
+@click.option("--reset", is_flag=True, help="Remove the unhealthy mark.")
+@click.pass_context
+def resource_mark_unhealthy(ctx, name, resource_name, reason, reset):
+    """Mark a resource unhealthy (the next update replaces it), or --reset the mark."""
+    _service(ctx).mark_unhealthy(name, resource_name, unhealthy=not reset, reason=reason)
+
+
+@resource.command("signal")
+@click.argument("name")
+@click.argument("resource_name")
+@click.option("-D", "--data", default="{}", help="JSON details of the signal.")
+@click.pass_context
+def resource_signal(ctx, name, resource_name, data):
+    """Send a signal to a resource."""
+    try:
+        details = json.loads(data)
+    except ValueError as error:
+        raise click.UsageError(f"--data must be JSON: {error}")
+    _service(ctx).signal_resource(name, resource_name, details)
+
+
+@stack.group("hook")
+def hook() -> None:
+    """Hooks (breakpoints)."""
+
+
+@hook.command("clear")
+@click.argument("name")
+@click.argument("resources", nargs=-1, required=True)
+@click.option("--pre-create", "hook_name", flag_value="pre-create")
+@click.option("--pre-update", "hook_name", flag_value="pre-update")
+@click.option("--pre-delete", "hook_name", flag_value="pre-delete")
+@click.option("--post-create", "hook_name", flag_value="post-create")
+@click.option("--post-update", "hook_name", flag_value="post-update")
+@click.option("--post-delete", "hook_name", flag_value="post-delete")
+@click.pass_context
+def hook_clear(ctx, name, resources, hook_name):
+    """Clear the hook resources wait at (by default whichever it is)."""
+    service = _service(ctx)
+    for resource_name in resources:
+        service.clear_hook(name, resource_name, hook_name)
+
+
 @stack.group("event")
 def event() -> None:
     """Events of a stack."""

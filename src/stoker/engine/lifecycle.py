@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from stoker.engine import hooks
 from stoker.engine.events import Recorder
 from stoker.engine.handlers import SNAPSHOT_DELETE, HandlerRunner
 from stoker.engine.stack import StackRuntime
@@ -38,6 +39,8 @@ class ActionContext:
     store: Store
     # Why the action is being stopped (set before cancelling it), for the resources' reasons.
     stop: Stop = field(default_factory=lambda: Stop())
+    # Seconds between looks for a cleared hook.
+    hook_poll_s: float = 0.2
 
 
 def failure_reason(name: str, error: BaseException) -> str:
@@ -110,8 +113,9 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
 
 async def create_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, reason: str = "state changed") -> None:
     runtime, recorder = context.runtime, context.recorder
-    if interrupted(record, Action.CREATE):
+    if interrupted(record, Action.CREATE) and record.hook is None:
         return await resume_resource(context, record, definition, Action.CREATE)
+    await hooks.pause(context, record, Action.CREATE, "pre")
     await recorder.resource_state(record, Action.CREATE, Status.IN_PROGRESS, reason)
     if definition.external_id is not None:
         return await _adopt_external(context, record, definition)
@@ -146,6 +150,7 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
         definition=definition.render(),
         handler_token=None,
     )
+    await hooks.pause(context, record, Action.CREATE, "post")
 
 
 async def _adopt_external(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition) -> None:
@@ -203,6 +208,7 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
     if never_created:
         return
     state = (record.action, record.status)  # what the plugin backs up from
+    await hooks.pause(context, record, Action.DELETE, "pre")
     await recorder.resource_state(record, Action.DELETE, Status.IN_PROGRESS)
     if (record.definition or {}).get("external_id") is not None:
         await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, f"External resource {record.physical_resource_id} is not deleted")
@@ -225,6 +231,7 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
         await recorder.resource_state(record, Action.DELETE, Status.FAILED, reason, handler_token=None)
         raise ResourceFailure(reason, cause=error)
     await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, handler_token=None)
+    await hooks.pause(context, record, Action.DELETE, "post")
 
 
 @dataclass
@@ -345,6 +352,7 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
 
 async def _update_in_place(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, plan: UpdatePlan) -> None:
     runtime, recorder = context.runtime, context.recorder
+    await hooks.pause(context, record, Action.UPDATE, "pre")
     await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS)
     try:
         instance = runtime.instance(record, definition, fresh=True)
@@ -382,6 +390,7 @@ async def _update_in_place(context: ActionContext, record: ResourceRecord, defin
         definition=definition.render(),
         handler_token=None,
     )
+    await hooks.pause(context, record, Action.UPDATE, "post")
 
 
 async def replace_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, why: str) -> ResourceRecord:

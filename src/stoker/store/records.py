@@ -55,6 +55,7 @@ class ResourceRecord:
     data: dict[str, Any] | None = None
     definition: dict[str, Any] | None = None
     handler_token: Any = None
+    hook: str | None = None
     current: bool = True
     replaces: int | None = None
     replaced_by: int | None = None

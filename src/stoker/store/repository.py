@@ -332,6 +332,11 @@ class Store:
         with self._read() as connection:
             return locks.cancel_requested(connection, stack_id, engine_id)
 
+    def resource_hook(self, resource_id: int) -> str | None:
+        table = tables.resources
+        with self._read() as connection:
+            return connection.execute(sa.select(table.c.hook).where(table.c.id == resource_id)).scalar()
+
     def lock_holder(self, stack_id: str) -> LockHolder | None:
         with self._read() as connection:
             return locks.holder(connection, stack_id)

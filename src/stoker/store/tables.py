@@ -58,6 +58,8 @@ resources = sa.Table(
     sa.Column("data", JSON, nullable=True),
     sa.Column("definition", JSON, nullable=True),
     sa.Column("handler_token", JSON, nullable=True),
+    # The breakpoint (hook) the resource waits at, e.g. "pre-create"; cleared by a signal.
+    sa.Column("hook", sa.String(16), nullable=True),
     sa.Column("current", sa.Boolean, nullable=False, default=True),
     sa.Column("replaces", sa.Integer, nullable=True),
     sa.Column("replaced_by", sa.Integer, nullable=True),

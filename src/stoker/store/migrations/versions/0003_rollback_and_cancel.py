@@ -1,4 +1,5 @@
-"""Previous parameters (for update rollback) and cancel requests on stack locks.
+"""Previous parameters (for update rollback), cancel requests on stack locks, and the
+hook (breakpoint) a resource waits at.
 
 Revision ID: 0003
 Revises: 0002
@@ -21,9 +22,13 @@ def upgrade() -> None:
         batch.add_column(sa.Column("prev_parameters", JSON, nullable=True))
     with op.batch_alter_table("stack_locks") as batch:
         batch.add_column(sa.Column("cancel", sa.String(16), nullable=True))
+    with op.batch_alter_table("resources") as batch:
+        batch.add_column(sa.Column("hook", sa.String(16), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("resources") as batch:
+        batch.drop_column("hook")
     with op.batch_alter_table("stack_locks") as batch:
         batch.drop_column("cancel")
     with op.batch_alter_table("stacks") as batch:
