@@ -62,7 +62,11 @@ class Service:
         self.engine = Engine(
             self.store,
             self.registry,
-            EngineSettings(handler_threads=self.settings.handler_threads, max_in_flight=self.settings.max_in_flight),
+            EngineSettings(
+                handler_threads=self.settings.handler_threads,
+                max_in_flight=self.settings.max_in_flight,
+                max_events_per_stack=self.settings.max_events_per_stack,
+            ),
             clock,
         )
 
@@ -165,6 +169,7 @@ class Service:
             timeout_mins=timeout_mins,
             tags=list(tags),
         )
+        self._check_limits(parsed)
         validate(parsed, environment, user, self.registry, stack)
         stack.raw_template_id = self.store.store_template(parsed.data, dict(files or {}), environment.to_dict())
         self.store.create_stack(stack)
@@ -248,6 +253,7 @@ class Service:
         if existing:
             environment = Environment.from_dict(stored.environment).merge(environment)
             user = {**stack.parameters, **user}
+        self._check_limits(parsed)
         validate(parsed, environment, user, self.registry, stack)
         kept_files = dict(files) if files else (dict(stored.files) if existing else {})
         return parsed, environment, user, kept_files
@@ -344,6 +350,15 @@ class Service:
         elif record.action == "CHECK" and record.status == "FAILED":
             event = self._resource_event(stack, record, "CHECK", "COMPLETE", "Unhealthy mark reset by user")
             self.store.update_resource(record.id, event=event, action="CHECK", status="COMPLETE", status_reason="Unhealthy mark reset by user")
+
+    def _check_limits(self, template: Template) -> None:
+        limit = self.settings.max_resources_per_stack
+        if limit >= 0 and len(template.resources) > limit:
+            raise ValidationError(
+                f"The template has {len(template.resources)} resources; a stack may have at most {limit}",
+                path="resources",
+                hint="raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack",
+            )
 
     def _check_idle(self, stack: StackRecord) -> None:
         if stack.status == Status.IN_PROGRESS:

@@ -25,6 +25,13 @@ class Settings:
     max_in_flight: int = 1000
     # Heat's max_template_size.
     max_template_bytes: int = 512 * 1024
+    # Heat's max_resources_per_stack (-1: no limit).
+    max_resources_per_stack: int = 1000
+    # Heat's max_events_per_stack: older events are pruned after each action (-1: keep all).
+    max_events_per_stack: int = 1000
+    # abandon and adopt, off by default as in Heat (enable_stack_abandon/adopt).
+    enable_stack_abandon: bool = False
+    enable_stack_adopt: bool = False
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -38,12 +45,17 @@ class Settings:
             ("handler_threads", "STOKER_HANDLER_THREADS"),
             ("max_in_flight", "STOKER_MAX_IN_FLIGHT"),
             ("max_template_bytes", "STOKER_MAX_TEMPLATE_BYTES"),
+            ("max_resources_per_stack", "STOKER_MAX_RESOURCES_PER_STACK"),
+            ("max_events_per_stack", "STOKER_MAX_EVENTS_PER_STACK"),
         ):
             if env.get(variable):
                 try:
                     setattr(settings, name, int(env[variable]))
                 except ValueError:
                     raise ValueError(f"{variable} must be an integer, got {env[variable]!r}")
+        for name, variable in (("enable_stack_abandon", "STOKER_ENABLE_STACK_ABANDON"), ("enable_stack_adopt", "STOKER_ENABLE_STACK_ADOPT")):
+            if env.get(variable):
+                setattr(settings, name, env[variable].lower() in ("1", "true", "yes", "on"))
         for key, value in overrides.items():
             if value is not None and value != []:
                 setattr(settings, key, value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.stacks import event_states, states, template
 
 V1 = """
@@ -139,7 +141,8 @@ def chain_template(length: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_chain_of_200_creates_updates_and_deletes(service):
+def test_chain_of_200_creates_updates_and_deletes(make_service):
+    service = make_service(max_events_per_stack=-1)  # the full history (Heat's default keeps 1000)
     stack = service.create_stack("chain", template(chain_template(8)))
     assert stack.state == "CREATE_COMPLETE"
     assert set(states(service, "chain").values()) == {"CREATE_COMPLETE"}
@@ -157,3 +160,17 @@ def test_chain_of_200_creates_updates_and_deletes(service):
     stack = service.delete_stack("chain")
     assert stack.state == "DELETE_COMPLETE"
     assert len(service.store.list_events(stack.id)) == 200 * 8 + 6
+
+
+def test_limits_resources_per_stack_and_event_pruning(make_service):
+    from stoker.sdk.exceptions import ValidationError
+
+    service = make_service(max_resources_per_stack=3, max_events_per_stack=5)
+    body = "heat_template_version: 2021-04-16\nresources:\n" + "".join(f"  r{i}: {{type: OS::Heat::None}}\n" for i in range(4))
+    with pytest.raises(ValidationError, match="The template has 4 resources; a stack may have at most 3"):
+        service.create_stack("big", template(body))
+    body = "heat_template_version: 2021-04-16\nresources:\n" + "".join(f"  r{i}: {{type: OS::Heat::None}}\n" for i in range(3))
+    stack = service.create_stack("small", template(body))
+    events = service.list_events("small")
+    assert len(events) == 5
+    assert events[-1].resource_status_reason == "Stack CREATE completed successfully"

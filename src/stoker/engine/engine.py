@@ -53,6 +53,8 @@ class EngineSettings:
     lock_lease_s: float = 30.0
     # Seconds between looks for a user's cancel request.
     cancel_poll_s: float = 0.5
+    # Events kept per stack after each action (-1: all).
+    max_events_per_stack: int = -1
 
 
 class Engine:
@@ -108,6 +110,8 @@ class Engine:
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
             self.store.release_lock(stack.id, self.engine_id)
+        if self.settings.max_events_per_stack >= 0:
+            self.store.prune_events(stack.id, self.settings.max_events_per_stack)
         result = self.store.get_stack(stack.id)
         assert result is not None
         return result

@@ -363,6 +363,20 @@ class Store:
     async def add_event_async(self, event: EventRecord) -> None:
         await self.writes.submit_async(lambda connection: self._insert_event(connection, event))
 
+    def prune_events(self, stack_id: str, keep: int) -> int:
+        """Delete all but the newest ``keep`` events of a stack; returns how many went."""
+        table = tables.events
+
+        def write(connection: Connection) -> int:
+            cutoff = connection.execute(
+                sa.select(table.c.id).where(table.c.stack_id == stack_id).order_by(table.c.id.desc()).offset(keep).limit(1)
+            ).scalar()
+            if cutoff is None:
+                return 0
+            return connection.execute(table.delete().where(table.c.stack_id == stack_id, table.c.id <= cutoff)).rowcount
+
+        return self.writes.run(write)
+
     def list_events(
         self,
         stack_id: str,
