@@ -170,7 +170,7 @@ def test_limits_resources_per_stack_and_event_pruning(make_service):
     with pytest.raises(ValidationError, match="The template has 4 resources; a stack may have at most 3"):
         service.create_stack("big", template(body))
     body = "heat_template_version: 2021-04-16\nresources:\n" + "".join(f"  r{i}: {{type: OS::Heat::None}}\n" for i in range(3))
-    stack = service.create_stack("small", template(body))
+    service.create_stack("small", template(body))
     events = service.list_events("small")
     assert len(events) == 5
     assert events[-1].resource_status_reason == "Stack CREATE completed successfully"
