@@ -31,6 +31,7 @@ from stoker.sdk import support
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.settings import Settings
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
+from stoker.store.repository import utcnow
 from stoker.template import loader
 from stoker.template.errors import TemplateError, TemplateErrors
 from stoker.template.hot import Template
@@ -225,6 +226,98 @@ class Service:
         runtime.environment = environment
         runtime.aliases = environment.type_aliases()
         return preview.as_result(preview.preview_update(runtime, current.template))
+
+    def export_stack(self, name_or_id: str) -> dict[str, Any]:
+        """Everything needed to adopt the stack elsewhere (Heat's abandon/export data)."""
+        stack = self.get_stack(name_or_id)
+        stored = self.store.get_template(stack.raw_template_id)
+        resources = {}
+        for record in self.store.list_resources(stack.id):
+            if not record.current:
+                continue
+            resources[record.name] = {
+                "name": record.name,
+                "type": record.type,
+                "resource_id": record.physical_resource_id,
+                "action": record.action,
+                "status": record.status,
+                "metadata": (record.definition or {}).get("metadata") or {},
+                "resource_data": record.data or {},
+            }
+        return {
+            "id": stack.id,
+            "name": stack.name,
+            "action": stack.action,
+            "status": stack.status,
+            "template": stored.template,
+            "files": stored.files,
+            "environment": stored.environment,
+            "parameters": stack.parameters,
+            "project_id": stack.project_id,
+            "tags": stack.tags,
+            "resources": resources,
+        }
+
+    def abandon_stack(self, name_or_id: str) -> dict[str, Any]:
+        """Forget a stack, leaving its physical resources in place; returns the adopt data."""
+        if not self.settings.enable_stack_abandon:
+            raise ValidationError("Stack abandon is disabled", hint="set STOKER_ENABLE_STACK_ABANDON=true to allow it")
+        stack = self.get_stack(name_or_id)
+        self._check_idle(stack)
+        data = self.export_stack(stack.id)
+        event = EventRecord(
+            id=None,
+            uuid=str(uuid.uuid4()),
+            stack_id=stack.id,
+            resource_name=stack.name,
+            physical_resource_id=stack.id,
+            resource_type="OS::Heat::Stack",
+            resource_action="DELETE",
+            resource_status="COMPLETE",
+            resource_status_reason="Stack abandoned: its resources were left in place",
+        )
+        self.store.delete_resources(r.id for r in self.store.list_resources(stack.id))
+        self.store.update_stack(stack.id, event=event, action="DELETE", status="COMPLETE", status_reason=event.resource_status_reason, deleted_at=utcnow())
+        return data
+
+    def adopt_stack(
+        self,
+        name: str,
+        adopt_data: Mapping[str, Any],
+        environments: Sequence[Source] = (),
+        parameters: Mapping[str, Any] | None = None,
+        disable_rollback: bool = True,
+        timeout_mins: int | None = None,
+        listeners: Sequence[Listener] = (),
+    ) -> StackRecord:
+        """Make a stack from exported data, taking over its physical resources."""
+        if not self.settings.enable_stack_adopt:
+            raise ValidationError("Stack adopt is disabled", hint="set STOKER_ENABLE_STACK_ADOPT=true to allow it")
+        if not isinstance(adopt_data, Mapping) or not isinstance(adopt_data.get("template"), Mapping):
+            raise ValidationError("The adopt data must be a JSON object with a template and resources (what stack abandon or export gives)")
+        if self.store.find_stack(name) is not None:
+            raise StackExistsError(name)
+        files = dict(adopt_data.get("files") or {})
+        parsed = Template.parse(loader.Document(adopt_data["template"]), files, collect=True)
+        environment = Environment.from_dict(adopt_data.get("environment")).merge(self.parse_environments(environments))
+        user = {**(adopt_data.get("parameters") or {}), **(parameters or {})}
+        stack = StackRecord(
+            id=str(uuid.uuid4()),
+            name=name,
+            action=str(Action.INIT),
+            status=str(Status.COMPLETE),
+            status_reason="",
+            raw_template_id=0,
+            parameters=user,
+            disable_rollback=disable_rollback,
+            timeout_mins=timeout_mins,
+            tags=list(adopt_data.get("tags") or []),
+        )
+        self._check_limits(parsed)
+        validate(parsed, environment, user, self.registry, stack)
+        stack.raw_template_id = self.store.store_template(parsed.data, files, environment.to_dict())
+        self.store.create_stack(stack)
+        return self._run(Job(stack.id, Action.ADOPT, adopt_data=dict(adopt_data)), listeners)
 
     def delete_stack(self, name_or_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
         stack = self.get_stack(name_or_id)

@@ -261,6 +261,56 @@ def _simple_action(action_name: str, help_text: str):
     return command
 
 
+@stack.command("export")
+@click.argument("name")
+@click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the data here instead of stdout.")
+@click.pass_context
+def stack_export(ctx, name, output_file):
+    """Export a stack's data (template, environment, resources) for adopting elsewhere."""
+    _write_json(_service(ctx).export_stack(name), output_file)
+
+
+@stack.command("abandon")
+@click.argument("name")
+@click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the data here instead of stdout.")
+@click.pass_context
+def stack_abandon(ctx, name, output_file):
+    """Forget a stack but leave its resources in place (needs STOKER_ENABLE_STACK_ABANDON)."""
+    _write_json(_service(ctx).abandon_stack(name), output_file)
+
+
+@stack.command("adopt")
+@click.argument("name")
+@click.option("--adopt-file", required=True, type=click.Path(exists=True, dir_okay=False), help="Data from stack abandon or export.")
+@click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
+@click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("--enable-rollback", is_flag=True)
+@click.option("--timeout", "timeout_mins", type=int)
+@click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@FORMAT
+@click.pass_context
+def stack_adopt(ctx, name, adopt_file, environments, parameters, enable_rollback, timeout_mins, wait, fmt):
+    """Adopt a stack's resources from exported data (needs STOKER_ENABLE_STACK_ADOPT)."""
+    try:
+        data = json.loads(Path(adopt_file).read_text())
+    except ValueError as error:
+        raise click.UsageError(f"{adopt_file} is not JSON: {error}")
+    service = _service(ctx)
+    result = service.adopt_stack(
+        name, data, [_source(e) for e in environments], _parameters(parameters),
+        disable_rollback=not enable_rollback, timeout_mins=timeout_mins, listeners=_progress(wait, fmt),
+    )
+    _finish(service, result, "ADOPT", fmt)
+
+
+def _write_json(data: dict, output_file: str | None) -> None:
+    text = json.dumps(data, indent=4, default=str)
+    if output_file:
+        Path(output_file).write_text(text + "\n")
+    else:
+        click.echo(text)
+
+
 @stack.command("cancel")
 @click.argument("names", nargs=-1, required=True)
 @click.option("--no-rollback", is_flag=True, help="Stop without rolling back.")

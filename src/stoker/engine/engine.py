@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stoker.engine import actions, maintenance
+from stoker.engine import adopt as adopt_action
 from stoker.engine import create as create_action
 from stoker.engine import delete as delete_action
 from stoker.engine import update as update_action
@@ -40,6 +41,8 @@ class Job:
     parameters: Mapping[str, Any] = field(default_factory=dict)
     # Finish the action the stack row says was interrupted by an engine restart.
     resume: bool = False
+    # For ADOPT: the exported stack data whose physical resources are taken over.
+    adopt_data: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -226,6 +229,13 @@ class Engine:
                 current = self.store.get_stack(stack.id)
                 assert current is not None
                 await self._rollback_update(current, stop)
+        elif action == Action.ADOPT:
+            context = self._context(self.load_runtime(stack), stop)
+            if job.resume:
+                # The adopt data is not kept; finish cleanly instead of guessing.
+                await context.recorder.stack_state(action, Status.FAILED, f"Engine restarted during {action}: adopt again or delete the stack")
+                return
+            await adopt_action.adopt(context, job.adopt_data, limit)
         elif action in (Action.SUSPEND, Action.RESUME, Action.CHECK):
             context = self._context(self.load_runtime(stack), stop)
             if job.resume:

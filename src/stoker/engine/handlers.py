@@ -43,6 +43,7 @@ HANDLERS: Mapping[str, HandlerPair] = MappingProxyType(
         Action.RESUME: HandlerPair("handle_resume", "check_resume_complete"),
         Action.SNAPSHOT: HandlerPair("handle_snapshot", "check_snapshot_complete"),
         Action.CHECK: HandlerPair("handle_check", "check_check_complete"),
+        Action.ADOPT: HandlerPair("handle_adopt", None),
     }
 )
 
