@@ -30,7 +30,7 @@ from stoker.resources import builtin_mapping
 from stoker.sdk import support
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.settings import Settings
-from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
+from stoker.store import EventRecord, ResourceRecord, SnapshotRecord, StackRecord, Store
 from stoker.store.repository import utcnow
 from stoker.template import loader
 from stoker.template.errors import TemplateError, TemplateErrors
@@ -226,6 +226,40 @@ class Service:
         runtime.environment = environment
         runtime.aliases = environment.type_aliases()
         return preview.as_result(preview.preview_update(runtime, current.template))
+
+    # -- snapshots ------------------------------------------------------------------
+
+    def create_snapshot(self, name_or_id: str, name: str | None = None, listeners: Sequence[Listener] = ()) -> SnapshotRecord:
+        stack = self.get_stack(name_or_id)
+        self._check_idle(stack)
+        if stack.status != Status.COMPLETE or stack.action in (Action.DELETE, Action.INIT):
+            raise ValidationError(f"Stack {stack.name} is {stack.state}: only a stack in a COMPLETE state can be snapshotted")
+        record = SnapshotRecord(id=str(uuid.uuid4()), stack_id=stack.id, name=name, status="IN_PROGRESS", status_reason="")
+        self.store.save_snapshot(record)
+        self._run(Job(stack.id, Action.SNAPSHOT, snapshot_id=record.id), listeners)
+        return self.get_snapshot(stack.id, record.id)
+
+    def list_snapshots(self, name_or_id: str) -> list[SnapshotRecord]:
+        return self.store.list_snapshots(self.get_stack(name_or_id).id)
+
+    def get_snapshot(self, name_or_id: str, snapshot_id: str) -> SnapshotRecord:
+        for record in self.list_snapshots(name_or_id):
+            if record.id == snapshot_id or record.name == snapshot_id:
+                return record
+        raise ResourceNotFoundError(f"The Snapshot ({snapshot_id}) could not be found.", hint=f"see 'stoker stack snapshot list {name_or_id}'")
+
+    def delete_snapshot(self, name_or_id: str, snapshot_id: str) -> None:
+        stack = self.get_stack(name_or_id)
+        record = self.get_snapshot(stack.id, snapshot_id)
+        asyncio.run(self.engine.delete_snapshot(stack, record.id))
+
+    def restore_snapshot(self, name_or_id: str, snapshot_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
+        stack = self.get_stack(name_or_id)
+        self._check_idle(stack)
+        record = self.get_snapshot(stack.id, snapshot_id)
+        if record.status != "COMPLETE":
+            raise ValidationError(f"Snapshot {snapshot_id} is {record.status}: only a complete snapshot can be restored")
+        return self._run(Job(stack.id, Action.RESTORE, snapshot_id=record.id), listeners)
 
     def export_stack(self, name_or_id: str) -> dict[str, Any]:
         """Everything needed to adopt the stack elsewhere (Heat's abandon/export data)."""

@@ -86,7 +86,7 @@ def cloud(make_service, tmp_path):
     (tmp_path / "cloud.py").write_text(textwrap.dedent(CLOUD_PLUGIN))
     service = make_service(plugin_dirs=[str(tmp_path)])
     assert service.registry.problems == []
-    module = next(m for name, m in sys.modules.items() if name.startswith("stoker_plugin_cloud_"))
+    module = next(m for name, m in sys.modules.items() if name.startswith("stoker_plugin_cloud_") and str(tmp_path) in (m.__file__ or ""))
     module.SERVERS.clear()
     return service, module
 

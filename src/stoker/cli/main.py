@@ -261,6 +261,76 @@ def _simple_action(action_name: str, help_text: str):
     return command
 
 
+@stack.group("snapshot")
+def snapshot() -> None:
+    """Snapshots of a stack."""
+
+
+def _snapshot_row(record) -> dict:
+    return {
+        "id": record.id,
+        "name": record.name,
+        "status": record.status,
+        "status_reason": record.status_reason,
+        "creation_time": render.timestamp(record.created_at),
+    }
+
+
+@snapshot.command("create")
+@click.argument("name")
+@click.option("--name", "snapshot_name", help="A name for the snapshot.")
+@click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@FORMAT
+@click.pass_context
+def snapshot_create(ctx, name, snapshot_name, wait, fmt):
+    """Snapshot a stack."""
+    record = _service(ctx).create_snapshot(name, snapshot_name, listeners=_progress(wait, fmt))
+    render.print_detail(_snapshot_row(record), fmt)
+    if record.status != "COMPLETE":
+        raise Failure(f"Snapshot {record.id} {record.status}: {record.status_reason}")
+
+
+@snapshot.command("list")
+@click.argument("name")
+@FORMAT
+@click.pass_context
+def snapshot_list(ctx, name, fmt):
+    """List a stack's snapshots."""
+    render.print_list([_snapshot_row(r) for r in _service(ctx).list_snapshots(name)], fmt, ["id", "name", "status", "status_reason", "creation_time"])
+
+
+@snapshot.command("show")
+@click.argument("name")
+@click.argument("snapshot_id")
+@FORMAT
+@click.pass_context
+def snapshot_show(ctx, name, snapshot_id, fmt):
+    """Show a snapshot, with its data."""
+    record = _service(ctx).get_snapshot(name, snapshot_id)
+    render.print_detail({**_snapshot_row(record), "data": record.data}, fmt)
+
+
+@snapshot.command("delete")
+@click.argument("name")
+@click.argument("snapshot_id")
+@click.pass_context
+def snapshot_delete(ctx, name, snapshot_id):
+    """Delete a snapshot."""
+    _service(ctx).delete_snapshot(name, snapshot_id)
+
+
+@snapshot.command("restore")
+@click.argument("name")
+@click.argument("snapshot_id")
+@click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@FORMAT
+@click.pass_context
+def snapshot_restore(ctx, name, snapshot_id, wait, fmt):
+    """Restore a stack to a snapshot."""
+    service = _service(ctx)
+    _finish(service, service.restore_snapshot(name, snapshot_id, listeners=_progress(wait, fmt)), "RESTORE", fmt)
+
+
 @stack.command("export")
 @click.argument("name")
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the data here instead of stdout.")

@@ -18,6 +18,7 @@ from stoker.engine import actions, maintenance
 from stoker.engine import adopt as adopt_action
 from stoker.engine import create as create_action
 from stoker.engine import delete as delete_action
+from stoker.engine import snapshot as snapshot_action
 from stoker.engine import update as update_action
 from stoker.engine.clock import Clock
 from stoker.engine.errors import ActionInProgressError, StackNotFoundError
@@ -43,6 +44,8 @@ class Job:
     resume: bool = False
     # For ADOPT: the exported stack data whose physical resources are taken over.
     adopt_data: Mapping[str, Any] = field(default_factory=dict)
+    # For SNAPSHOT and RESTORE: the snapshot.
+    snapshot_id: str | None = None
 
 
 @dataclass
@@ -167,6 +170,43 @@ class Engine:
             if mode:
                 return "Cancelled by the user" + (" (rolling back)" if mode == "rollback" else ""), mode == "rollback"
 
+    async def _restore(self, job: Job, stack: StackRecord, stop: Stop) -> None:
+        """Restore: an update to the snapshot's template and parameters (action RESTORE)."""
+        limit = self.settings.max_in_flight
+        if job.resume:
+            old_template = self.load_runtime(stack, stack.prev_raw_template_id or stack.raw_template_id).template
+            context = self._context(self.load_runtime(stack), stop)
+            await context.recorder.stack_event(Action.RESTORE, Status.IN_PROGRESS, "Engine restarted during RESTORE: resuming")
+            await update_action.update(context, old_template, limit, action=Action.RESTORE)
+            return
+        snapshot = next(s for s in self.store.list_snapshots(stack.id) if s.id == job.snapshot_id)
+        data = snapshot.data or {}
+        template_id = self.store.store_template(data["template"], data.get("files") or {}, data.get("environment") or {})
+        old_template = self.load_runtime(stack).template
+        params = dict(data.get("parameters") or {})
+        context = self._context(self.load_runtime(stack, template_id, params), stop)
+        snapshot_action.restored_definitions(context, data)
+        await actions.stack_started(
+            context,
+            Action.RESTORE,
+            raw_template_id=template_id,
+            prev_raw_template_id=stack.raw_template_id,
+            parameters=params,
+            prev_parameters=dict(stack.parameters),
+        )
+        await update_action.update(context, old_template, limit, action=Action.RESTORE)
+
+    async def delete_snapshot(self, stack: StackRecord, snapshot_id: str) -> None:
+        """Delete one snapshot (plugins drop what they kept for it) under the stack's lock."""
+        holder = self.store.acquire_lock(stack.id, self.engine_id, self.settings.lock_lease_s)
+        if holder is not None:
+            raise ActionInProgressError(stack.name, f"{stack.state}, engine {holder.engine_id} holds its lock")
+        try:
+            record = next(s for s in self.store.list_snapshots(stack.id) if s.id == snapshot_id)
+            await snapshot_action.delete_snapshot(self._context(self.load_runtime(stack), Stop()), record)
+        finally:
+            self.store.release_lock(stack.id, self.engine_id)
+
     async def _rollback_update(self, stack: StackRecord, stop: Stop) -> None:
         failed = self.load_runtime(stack).template
         previous = self.load_runtime(stack, stack.prev_raw_template_id, stack.prev_parameters or {})
@@ -207,7 +247,10 @@ class Engine:
                 await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
             if action == Action.ROLLBACK:
                 await create_action.rollback_create(context, limit, resume=True)
-            elif await delete_action.delete(context, limit, resume=job.resume):
+                return
+            for record in self.store.list_snapshots(stack.id):
+                await snapshot_action.delete_snapshot(context, record)
+            if await delete_action.delete(context, limit, resume=job.resume):
                 self.store.update_stack(stack.id, deleted_at=self.store_now())
         elif action == Action.UPDATE:
             if job.resume:
@@ -236,6 +279,19 @@ class Engine:
                 await context.recorder.stack_state(action, Status.FAILED, f"Engine restarted during {action}: adopt again or delete the stack")
                 return
             await adopt_action.adopt(context, job.adopt_data, limit)
+        elif action == Action.SNAPSHOT:
+            context = self._context(self.load_runtime(stack), stop)
+            if job.resume:
+                await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+                record = next((s for s in self.store.list_snapshots(stack.id) if s.status == Status.IN_PROGRESS), None)
+                if record is None:
+                    await maintenance.run(context, action, limit, resume=True)
+                    return
+            else:
+                record = next(s for s in self.store.list_snapshots(stack.id) if s.id == job.snapshot_id)
+            await snapshot_action.snapshot(context, record, limit)
+        elif action == Action.RESTORE:
+            await self._restore(job, stack, stop)
         elif action in (Action.SUSPEND, Action.RESUME, Action.CHECK):
             context = self._context(self.load_runtime(stack), stop)
             if job.resume:

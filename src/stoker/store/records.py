@@ -79,3 +79,14 @@ class EventRecord:
     resource_status: str
     resource_status_reason: str
     created_at: datetime | None = None
+
+
+@dataclass(slots=True)
+class SnapshotRecord:
+    id: str
+    stack_id: str
+    name: str | None
+    status: str
+    status_reason: str
+    data: dict[str, Any] | None = None
+    created_at: datetime | None = None

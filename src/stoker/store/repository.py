@@ -22,10 +22,16 @@ from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import locks, tables
 from stoker.store.locks import LockHolder
-from stoker.store.records import EventRecord, ResourceRecord, StackRecord, TemplateRecord
+from stoker.store.records import (
+    EventRecord,
+    ResourceRecord,
+    SnapshotRecord,
+    StackRecord,
+    TemplateRecord,
+)
 from stoker.store.writer import WriteQueue
 
-HEAD_REVISION = "0003"
+HEAD_REVISION = "0004"
 
 
 def utcnow() -> datetime:
@@ -312,6 +318,31 @@ class Store:
                 connection.execute(statement, {"ids": ids[start:start + 500]})
 
         self.writes.run(write)
+
+    # -- snapshots ---------------------------------------------------------------
+
+    def save_snapshot(self, snapshot: SnapshotRecord) -> None:
+        """Insert or replace a snapshot row."""
+        table = tables.snapshots
+        values = {name: getattr(snapshot, name) for name in ("id", "stack_id", "name", "status", "status_reason", "data")}
+        values["created_at"] = snapshot.created_at or utcnow()
+        snapshot.created_at = values["created_at"]
+
+        def write(connection: Connection) -> None:
+            connection.execute(table.delete().where(table.c.id == snapshot.id))
+            connection.execute(table.insert(), values)
+
+        self.writes.run(write)
+
+    def list_snapshots(self, stack_id: str) -> list[SnapshotRecord]:
+        table = tables.snapshots
+        with self._read() as connection:
+            rows = connection.execute(sa.select(table).where(table.c.stack_id == stack_id).order_by(table.c.created_at))
+            return [SnapshotRecord(row.id, row.stack_id, row.name, row.status, row.status_reason, row.data, row.created_at) for row in rows]
+
+    def delete_snapshot(self, snapshot_id: str) -> None:
+        table = tables.snapshots
+        self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == snapshot_id)))
 
     # -- locks -------------------------------------------------------------------
 

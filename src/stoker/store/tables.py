@@ -96,3 +96,15 @@ stack_locks = sa.Table(
     # A user asked to cancel the action: "rollback" or "no_rollback"; the holder polls it.
     sa.Column("cancel", sa.String(16), nullable=True),
 )
+
+snapshots = sa.Table(
+    "snapshots",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("stack_id", sa.String(36), sa.ForeignKey("stacks.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("name", sa.String(255), nullable=True),
+    sa.Column("status", sa.String(32), nullable=False),
+    sa.Column("status_reason", sa.Text, nullable=False),
+    sa.Column("data", JSON, nullable=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+)
