@@ -202,8 +202,8 @@ class Service:
 
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
-        validate(parsed, environment, dict(parameters or {}), self.registry)
-        return preview.as_result(preview.preview_create(parsed))
+        result = validate(parsed, environment, dict(parameters or {}), self.registry)
+        return preview.as_result(preview.preview_create(result.template))
 
     def preview_update(
         self,
@@ -222,7 +222,7 @@ class Service:
         parsed, environment, user, _ = self._update_request(stack, template, environments, parameters, files, existing)
         current = self.engine.load_runtime(stack)
         params = parameter_values(parsed, environment, user, stack.name, stack.id, stack.project_id)
-        runtime = preview.preview_runtime(current, parsed, params)
+        runtime = preview.preview_runtime(current, parsed.with_conditions(params), params)
         runtime.environment = environment
         runtime.aliases = environment.type_aliases()
         return preview.as_result(preview.preview_update(runtime, current.template))

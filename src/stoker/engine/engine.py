@@ -97,6 +97,8 @@ class Engine:
         template = Template.from_data(stored.template, stored.files)
         environment = Environment.from_dict(stored.environment)
         params = parameter_values(template, environment, stack.parameters if user_params is None else user_params, stack.name, stack.id, stack.project_id)
+        # Only the resources and outputs whose conditions hold, with every `if` decided.
+        template = template.with_conditions(params)
         return StackRuntime(stack, template, environment, params, self.registry, self.store, self.clock, self.store.list_resources(stack.id))
 
     async def run(self, job: Job) -> StackRecord:

@@ -362,6 +362,9 @@ async def _update_in_place(context: ActionContext, record: ResourceRecord, defin
         new_definition = definition.bind(runtime.resolve)
 
         def finish() -> dict[str, Any]:
+            # Attributes come from the new values (the plugin saw the old ones as
+            # self.properties during handle_update).
+            runtime.instance(record, definition, fresh=True)
             return runtime.attributes_to_store(record)
 
         attributes = await context.runner.run(

@@ -68,6 +68,9 @@ class _ValidationContext:
     def custom_constraint(self, name: str) -> Any:
         return self.registry.constraints.get(name)
 
+    def condition(self, name: str) -> Any:
+        return UNRESOLVED
+
     def client(self, name: str) -> Any:
         return Clients(self.registry.clients, self).client(name)
 
@@ -156,6 +159,12 @@ def validate(
     except TemplateErrors as problems:
         errors.extend(problems.errors)
         params = {}
+    if params:
+        # Validate what would run: inactive resources dropped, each `if` decided.
+        try:
+            template = template.with_conditions(params)
+        except TemplateErrors as problems:
+            errors.extend(problems.errors)
     aliases = environment.type_aliases()
     classes: dict[str, type[Resource]] = {}
     for name, definition in template.resources.items():

@@ -453,8 +453,24 @@ class Properties(Mapping[str, Any]):
             raise problems[0]
 
     def resolved(self) -> dict[str, Any]:
-        """All values as a plain dict (what the store records). A property a translation rule
-        retires (deleted, or moved into another) is left out, so the recorded values read
-        the same when translated again."""
+        """The values as a plain dict (what the store records), so that reading them back
+        gives the same Properties: a property neither given nor defaulted is left out (its
+        empty value, '' for a string, might break its own constraints if stored), and so
+        is one a translation rule retires (deleted, or moved into another)."""
         translation = self.translation
-        return {key: self[key] for key in self if translation is None or not translation.retires(key)}
+        return {
+            key: self[key]
+            for key in self
+            if (translation is None or not translation.retires(key)) and self._given_or_defaulted(key)
+        }
+
+    def _given_or_defaulted(self, key: str) -> bool:
+        if key in self.data and self.data[key] is not None:
+            return True
+        schema = self.schema.get(key)
+        if schema is None or schema.default is not None:
+            return True
+        if self.translation is not None and self.translation.affects(key):
+            found, value = self.translation.lookup(key)
+            return found and value is not None
+        return False
