@@ -8,11 +8,11 @@ live progress, later the API's event stream) are told after the commit.
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 from stoker.engine.states import STACK_TYPE, Action, Status
+from stoker.identifiers import new_id
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
 
 LOG = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ class Recorder:
     async def resource_state(self, record: ResourceRecord, action: Action, status: Status, reason: str = "state changed", **fields: Any) -> None:
         event = EventRecord(
             id=None,
-            uuid=str(uuid.uuid4()),
+            uuid=new_id(),
             stack_id=record.stack_id,
             resource_name=record.name,
             physical_resource_id=fields.get("physical_resource_id", record.physical_resource_id),
@@ -55,7 +55,7 @@ class Recorder:
         stack = self.stack
         return EventRecord(
             id=None,
-            uuid=str(uuid.uuid4()),
+            uuid=new_id(),
             stack_id=stack.id,
             resource_name=stack.name,
             physical_resource_id=stack.id,

@@ -8,13 +8,13 @@ persist its physical id and data. It does not decide what to do: the action modu
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
 from stoker.graph import Graph
+from stoker.identifiers import new_id
 from stoker.sdk.attributes import select_path
 from stoker.sdk.clients import Clients
 from stoker.sdk.exceptions import InvalidTemplateAttribute
@@ -127,6 +127,8 @@ class StackRuntime:
         # name -> the record that currently stands for that name
         self.current: dict[str, ResourceRecord] = {r.name: r for r in self.records if r.current}
         self.instances: dict[int, Resource] = {}
+        # definition -> the same definition bound to this runtime's resolver
+        self._bound: dict[int, tuple[ResourceDefinition, ResourceDefinition]] = {}
         self.attribute_cache: dict[int, dict[str, Any]] = {}
         self.referenced = referenced_attributes(template)
 
@@ -147,9 +149,12 @@ class StackRuntime:
             if definition is None or definition.resource_type != record.type:
                 definition = ResourceDefinition(name=record.name, resource_type=record.type, properties_data=record.properties or {})
         cls = self.plugin_class(definition.resource_type)
+        bound = self._bound.get(id(definition))
+        if bound is None or bound[0] is not definition:
+            bound = self._bound[id(definition)] = (definition, definition.bind(self.resolve))
         instance = cls(
             record.name,
-            definition.bind(self.resolve),
+            bound[1],
             self,
             uuid=record.uuid,
             hooks=_Hooks(self.store, record, self.clock, self.clients) if self.store is not None else None,
@@ -164,7 +169,7 @@ class StackRuntime:
     def new_record(self, definition: ResourceDefinition, replaces: int | None = None) -> ResourceRecord:
         return ResourceRecord(
             id=None,
-            uuid=str(uuid.uuid4()),
+            uuid=new_id(),
             stack_id=self.id,
             name=definition.name,
             type=definition.resource_type,
