@@ -163,3 +163,35 @@ def test_cli_template_validate(run, tmp_path):
         "MaxValue": 5,
         "ConstraintDescription": "one to five",
     }
+
+
+def test_cli_operations_round_trip(run, tmp_path):
+    """The lifecycle commands beyond create/update/delete, as a user chains them."""
+    example = str(ROOT / "examples" / "hello.yaml")
+    run("stack", "create", "ops", "-t", example)
+    preview = json.loads(run("stack", "update", "ops", "-t", example, "--parameter", "app_name=other", "--dry-run", "-f", "json").stdout)
+    assert {r["resource_name"] for r in preview["resource_changes"]["replaced"]} == {"api_token"}
+    assert json.loads(run("stack", "check", "ops", "-f", "json").stdout)[0]["Stack Status"] == "CHECK_COMPLETE"
+    assert json.loads(run("stack", "suspend", "ops", "-f", "json").stdout)[0]["Stack Status"] == "SUSPEND_COMPLETE"
+    assert json.loads(run("stack", "resume", "ops", "-f", "json").stdout)[0]["Stack Status"] == "RESUME_COMPLETE"
+    snapshot = json.loads(run("stack", "snapshot", "create", "ops", "--name", "before", "-f", "json").stdout)
+    assert snapshot["status"] == "COMPLETE"
+    listed = json.loads(run("stack", "snapshot", "list", "ops", "-f", "json").stdout)
+    assert [s["name"] for s in listed] == ["before"]
+    restored = json.loads(run("stack", "snapshot", "restore", "ops", "before", "-f", "json").stdout)
+    assert restored["stack_status"] == "RESTORE_COMPLETE"
+    run("stack", "snapshot", "delete", "ops", snapshot["id"])
+    run("stack", "resource", "mark", "unhealthy", "ops", "web", "broken disk")
+    resources = {r["resource_name"]: r["resource_status"] for r in json.loads(run("stack", "resource", "list", "ops", "-f", "json").stdout)}
+    assert resources["web"] == "CHECK_FAILED"
+    exported = json.loads(run("stack", "export", "ops").stdout)
+    assert set(exported["resources"]) == set(resources)
+    refused = run("stack", "abandon", "ops", check=False)
+    assert refused.returncode == 1 and "Stack abandon is disabled" in refused.stderr
+    assert "cancel" in run("stack", "--help").stdout
+    versions = json.loads(run("template", "version", "list", "-f", "json").stdout)
+    assert {"version": "heat_template_version.2021-04-16", "type": "hot", "aliases": ["heat_template_version.wallaby"]} in versions
+    functions = {f["functions"] for f in json.loads(run("template", "function", "list", "2021-04-16", "-f", "json").stdout)}
+    assert {"get_attr", "list_join", "yaql", "if"} <= functions
+    types = json.loads(run("resource", "type", "show", "OS::Heat::Value", "-f", "json").stdout)
+    assert set(types["properties"]) == {"value", "type"}

@@ -90,6 +90,11 @@ class StokerGroup(click.Group):
             sys.exit(1)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
+        except BrokenPipeError:
+            # The reader went away (`stoker ... | head`): stop quietly, as Unix tools do.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(1)
         except Exception as error:  # noqa: BLE001 - last line of defence: no traceback for users
             if os.environ.get("STOKER_DEBUG"):
                 raise
@@ -548,7 +553,41 @@ def output_list(ctx, name, fmt):
 
 @main.group()
 def template() -> None:
-    """Templates: validate."""
+    """Templates: validate, and the versions and functions of the language."""
+
+
+@template.group("version")
+def template_version() -> None:
+    """Template versions."""
+
+
+@template_version.command("list")
+@FORMAT
+def template_version_list(fmt):
+    """List the template versions (with their type and aliases)."""
+    from stoker.template.versions import template_versions
+
+    render.print_list(template_versions(), fmt)
+
+
+@template.group("function")
+def template_function() -> None:
+    """Functions of a template version."""
+
+
+@template_function.command("list")
+@click.argument("version")
+@click.option("--with_conditions", "--with-conditions", "with_conditions", is_flag=True, help="Also list the condition functions.")
+@FORMAT
+def template_function_list(version, with_conditions, fmt):
+    """List the functions a template version offers."""
+    from stoker.template.versions import template_functions
+
+    try:
+        functions = template_functions(version, with_condition_functions=with_conditions)
+    except KeyError:
+        raise StokerError(f"Template version {version} is not supported", hint="see 'stoker template version list'")
+    render.print_list(functions, fmt)
 
 
 @template.command("validate")
