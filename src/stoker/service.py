@@ -187,10 +187,11 @@ class Service:
         files: Mapping[str, str] | None = None,
         existing: bool = False,
         listeners: Sequence[Listener] = (),
+        clear_parameters: Sequence[str] = (),
     ) -> StackRecord:
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
-        parsed, environment, user, kept_files = self._update_request(stack, template, environments, parameters, files, existing)
+        parsed, environment, user, kept_files = self._update_request(stack, template, environments, parameters, files, existing, clear_parameters)
         template_id = self.store.store_template(parsed.data, kept_files, environment.to_dict())
         return self._run(Job(stack.id, Action.UPDATE, template_id=template_id, parameters=user), listeners)
 
@@ -365,6 +366,7 @@ class Service:
         parameters: Mapping[str, Any] | None,
         files: Mapping[str, str] | None,
         existing: bool,
+        clear_parameters: Sequence[str] = (),
     ) -> tuple[Template, Environment, dict[str, Any], dict[str, str]]:
         """The validated template, environment, parameters and files of an update
         (with ``existing``: the stack's own, with what is given merged in)."""
@@ -380,6 +382,12 @@ class Service:
         if existing:
             environment = Environment.from_dict(stored.environment).merge(environment)
             user = {**stack.parameters, **user}
+        for name in clear_parameters:
+            # Back to the template's default (Heat's PATCH clear_parameters).
+            if name not in parsed.parameters:
+                raise ValidationError(f"Cannot clear parameter {name}: the template has no such parameter")
+            user.pop(name, None)
+            environment.parameters.pop(name, None)
         self._check_limits(parsed)
         validate(parsed, environment, user, self.registry, stack)
         kept_files = dict(files) if files else (dict(stored.files) if existing else {})

@@ -108,6 +108,9 @@ def test_update_existing_reuses_template_with_new_parameters(service):
     stack = service.update_stack("p", None, parameters={"word": "b"}, existing=True)
     assert stack.state == "UPDATE_COMPLETE"
     assert service.outputs("p")[0]["output_value"] == "b"
+    stack = service.update_stack("p", None, existing=True, clear_parameters=["word"])
+    assert stack.state == "UPDATE_COMPLETE"
+    assert service.outputs("p")[0]["output_value"] == "a"
 
 
 def test_delete_goes_in_reverse_dependency_order(service):

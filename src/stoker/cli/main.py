@@ -197,11 +197,12 @@ def stack_create(ctx, name, template, environments, parameters, wait, enable_rol
 @click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
 @click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
 @click.option("--existing", is_flag=True, help="Reuse the stack's template, environment and parameters; merge what is given.")
+@click.option("--clear-parameter", "clear_parameters", multiple=True, help="Return this parameter to its default (repeatable).")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @click.option("--dry-run", is_flag=True, help="Only show what would change, and why.")
 @FORMAT
 @click.pass_context
-def stack_update(ctx, name, template, environments, parameters, existing, wait, dry_run, fmt):
+def stack_update(ctx, name, template, environments, parameters, existing, clear_parameters, wait, dry_run, fmt):
     """Update a stack to a new template and/or parameters."""
     service = _service(ctx)
     if dry_run:
@@ -217,6 +218,7 @@ def stack_update(ctx, name, template, environments, parameters, existing, wait, 
         _parameters(parameters),
         existing=existing,
         listeners=_progress(wait, fmt),
+        clear_parameters=clear_parameters,
     )
     _finish(service, result, "UPDATE", fmt)
 

@@ -50,14 +50,23 @@ def referenced_attributes(template: Template) -> dict[str, set[str | None]]:
     return found
 
 
-def parameter_values(template: Template, environment: Environment, user: Mapping[str, Any], stack_name: str, stack_id: str, project_id: str = "") -> dict[str, Any]:
+def parameter_values(
+    template: Template,
+    environment: Environment,
+    user: Mapping[str, Any],
+    stack_name: str,
+    stack_id: str,
+    project_id: str = "",
+    registry: ResourceRegistry | None = None,
+) -> dict[str, Any]:
     pseudo = {
         parameters_module.STACK_NAME: stack_name,
         parameters_module.STACK_ID: stack_id,
         parameters_module.PROJECT_ID: project_id,
     }
+    context = _ConstraintLookup(registry) if registry is not None else None
     values, errors = parameters_module.resolve_values(
-        template.parameters, {**environment.parameters, **user}, environment.parameter_defaults, pseudo
+        template.parameters, {**environment.parameters, **user}, environment.parameter_defaults, pseudo, context
     )
     if errors:
         for error in errors:
@@ -65,6 +74,16 @@ def parameter_values(template: Template, environment: Environment, user: Mapping
                 error.location = template.document.locate(error.path)
         raise TemplateErrors(errors)
     return values
+
+
+class _ConstraintLookup:
+    """Custom constraints of parameters come from the registry (constraint_mapping())."""
+
+    def __init__(self, registry: ResourceRegistry):
+        self.registry = registry
+
+    def custom_constraint(self, name: str) -> Any:
+        return self.registry.constraints.get(name)
 
 
 class _Hooks:

@@ -155,7 +155,7 @@ def validate(
     stack_name = stack.name if stack else "stack"
     stack_id = stack.id if stack else "None"
     try:
-        params = parameter_values(template, environment, user_params, stack_name, stack_id)
+        params = parameter_values(template, environment, user_params, stack_name, stack_id, registry=registry)
     except TemplateErrors as problems:
         errors.extend(problems.errors)
         params = {}

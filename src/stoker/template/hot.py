@@ -167,9 +167,8 @@ class _Reader:
             template.files,
         )
         template.description = str(data.get("description") or "")
-        template.parameters = self._parameters(data.get("parameters"))
-        groups = data.get("parameter_groups") or []
-        template.parameter_groups = groups if isinstance(groups, list) else []
+        template.parameters = self._parameters(data.get("parameters"), version)
+        template.parameter_groups = self._parameter_groups(data.get("parameter_groups"), data.get("parameters"))
         if version.has_conditions:
             template.conditions = self._conditions(data.get("conditions"))
         template.resources = self._resources(data.get("resources"), version)
@@ -187,13 +186,47 @@ class _Reader:
             return {}
         return value
 
-    def _parameters(self, section: Any) -> dict[str, ParameterSchema]:
+    def _parameters(self, section: Any, version: versions.TemplateVersion) -> dict[str, ParameterSchema]:
         result = {}
         for name, body in self._section(section, "parameters").items():
-            schema = parse_schema(str(name), body, ("parameters",), self.errors, lambda p: self.document.locate(format_path(p)))
+            schema = parse_schema(
+                str(name), body, ("parameters",), self.errors, lambda p: self.document.locate(format_path(p)), version.date or "9999-12-31"
+            )
             if schema is not None:
                 result[str(name)] = schema
         return result
+
+    def _parameter_groups(self, section: Any, parameters: Any) -> list[Any]:
+        """Heat's rules: each group a map with a list of parameters that exist, and a
+        parameter in at most one group."""
+        if section is None:
+            return []
+        if not isinstance(section, list):
+            self.fail("parameter_groups must be a list of groups", ("parameter_groups",))
+            return []
+        declared = set(parameters) if isinstance(parameters, dict) else set()
+        seen: dict[str, int] = {}
+        for index, group in enumerate(section):
+            where = ("parameter_groups", index)
+            if not isinstance(group, dict):
+                self.fail("A parameter group must be a map with label, description and parameters", where)
+                continue
+            names = group.get("parameters")
+            if names is None:
+                self.fail("Parameters must be provided for each Parameter Group.", where)
+                continue
+            if not isinstance(names, list):
+                self.fail("The parameters of a parameter group must be a list", where + ("parameters",))
+                continue
+            for position, name in enumerate(names):
+                spot = where + ("parameters", position)
+                if name not in declared:
+                    self.fail(f"The grouped parameter {name} does not reference a valid parameter.", spot, _hint(name, declared))
+                elif name in seen:
+                    self.fail(f"The {name} parameter must be assigned to one parameter group only.", spot)
+                else:
+                    seen[name] = index
+        return section
 
     def _functions(self, value: Any, path: tuple, version: versions.TemplateVersion) -> Any:
         return self.parser.parse(value, path)

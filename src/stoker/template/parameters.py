@@ -96,9 +96,10 @@ class ParameterSchema:
             return [item.strip() for item in str(value).split(",")]
         raise ValueError(f"Unknown parameter type {kind}")
 
-    def check_constraints(self, value: Any) -> str | None:
+    def check_constraints(self, value: Any, context: Any = None) -> str | None:
+        """``context`` offers ``custom_constraint(name)`` (the engine's registry)."""
         for constraint in self.constraints:
-            message = constraint.validate(value)
+            message = constraint.validate(value, context)
             if message:
                 return message
         return None
@@ -153,8 +154,9 @@ _VALIDATE_TYPES = {
 }
 
 
-def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError], locate) -> ParameterSchema | None:
-    """Read one entry of the ``parameters`` section."""
+def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError], locate, version_date: str = "9999-12-31") -> ParameterSchema | None:
+    """Read one entry of the ``parameters`` section (``version_date``: the template's
+    heat_template_version, which decides whether a modulo constraint is allowed)."""
     from stoker.template.errors import format_path
 
     where = path + (name,)
@@ -187,6 +189,8 @@ def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError],
         try:
             if not isinstance(entry, Mapping):
                 raise ValueError("a constraint must be a map")
+            if "modulo" in entry and version_date < "2017-02-24":
+                raise ValueError(f"the modulo constraint is not supported in heat_template_version {version_date}; it appears in 2017-02-24")
             constraints.append(constr.constraint_from_mapping(entry))
         except (ValueError, TypeError, AttributeError) as error:
             spot = where + ("constraints", index)
@@ -232,6 +236,7 @@ def resolve_values(
     user_values: Mapping[str, Any],
     defaults: Mapping[str, Any],
     pseudo: Mapping[str, Any],
+    context: Any = None,
 ) -> tuple[dict[str, Any], list[TemplateError]]:
     """Compute every parameter's value. Returns (values, errors): errors list every problem.
 
@@ -271,7 +276,7 @@ def resolve_values(
         except ValueError as error:
             errors.append(TemplateError(f"Parameter '{name}' is invalid: {_masked(schema, raw, str(error))}", path=f"parameters.{name}"))
             continue
-        message = schema.check_constraints(value)
+        message = schema.check_constraints(value, context)
         if message:
             errors.append(TemplateError(f"Parameter '{name}' is invalid: {_masked(schema, raw, message)}", path=f"parameters.{name}"))
             continue

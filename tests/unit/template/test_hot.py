@@ -597,3 +597,28 @@ def test_resource_definition_unbound_cannot_resolve():
     with pytest.raises(RuntimeError, match="not bound"):
         definition.resolved_metadata()
     assert definition.bind(lambda value: {"role": "p"}).resolved_metadata() == {"role": "p"}
+
+
+def test_hot_parameter_groups_and_modulo_rules():
+    from stoker.template.errors import TemplateErrors
+
+    body = """heat_template_version: 2016-10-14
+parameters:
+  a: {type: number, default: 2, constraints: [{modulo: {step: 2, offset: 0}}]}
+  b: {type: string, default: x}
+parameter_groups:
+  - label: one
+    parameters: [a, b, c]
+  - parameters: [b]
+  - label: empty
+resources: {}
+"""
+    with pytest.raises(TemplateErrors) as caught:
+        Template.load(body, "p.yaml")
+    assert [str(e) for e in caught.value.errors] == [
+        "p.yaml:3:47: parameters.a.constraints[0]: Invalid constraint: the modulo constraint is not supported in heat_template_version 2016-10-14; it appears in 2017-02-24",
+        "p.yaml:7:24: parameter_groups[0].parameters[2]: The grouped parameter c does not reference a valid parameter.",
+        "p.yaml:8:18: parameter_groups[1].parameters[0]: The b parameter must be assigned to one parameter group only.",
+        "p.yaml:9:5: parameter_groups[2]: Parameters must be provided for each Parameter Group.",
+    ]
+    assert Template.load(body.replace("2016-10-14", "2017-02-24").replace(", c]", "]").replace("  - parameters: [b]\n  - label: empty\n", "")).parameters["a"].constraints
