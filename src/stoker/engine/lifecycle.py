@@ -138,7 +138,8 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
         raise
     except Exception as error:  # noqa: BLE001 - any plugin failure becomes CREATE_FAILED
         reason = failure_reason(record.name, error)
-        await recorder.resource_state(record, Action.CREATE, Status.FAILED, reason, handler_token=None)
+        kept = {"data": jsonable(record.data)} if record.data is not None else {}
+        await recorder.resource_state(record, Action.CREATE, Status.FAILED, reason, handler_token=None, **kept)
         raise ResourceFailure(reason, cause=error)
     await recorder.resource_state(
         record,
@@ -186,13 +187,17 @@ def restricted(context: ActionContext, name: str, action: str) -> bool:
 
 
 async def _save_token(context: ActionContext, record: ResourceRecord, token: Any) -> None:
-    """Persist the handler token before waiting on it, so a restart can resume polling."""
+    """Persist the handler token (and the data the plugin set) before waiting on it, so
+    a restart can resume polling."""
+    fields: dict[str, Any] = {"data": jsonable(record.data)} if record.data is not None else {}
     try:
         json.dumps(token)
+        fields["handler_token"] = {"token": token}
     except (TypeError, ValueError):
-        return
-    await context.store.update_resource_async(record.id, handler_token={"token": token})
-    record.handler_token = {"token": token}
+        pass
+    if fields:
+        await context.store.update_resource_async(record.id, **fields)
+    record.handler_token = fields.get("handler_token")
 
 
 async def delete_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition | None = None) -> None:

@@ -13,7 +13,7 @@ import asyncio
 
 from stoker.engine import actions
 from stoker.engine.handlers import handler_pair
-from stoker.engine.lifecycle import ActionContext, aborted, failure_reason, interrupted
+from stoker.engine.lifecycle import ActionContext, aborted, failure_reason, interrupted, jsonable
 from stoker.engine.stack import dependency_graph
 from stoker.engine.states import Action, Status
 from stoker.graph import walk
@@ -48,7 +48,8 @@ async def visit_resource(context: ActionContext, record: ResourceRecord, action:
         reason = failure_reason(record.name, error)
         await recorder.resource_state(record, action, Status.FAILED, reason, handler_token=None)
         raise ResourceFailure(reason, cause=error)
-    await recorder.resource_state(record, action, Status.COMPLETE, handler_token=None)
+    kept = {"data": jsonable(record.data)} if record.data is not None else {}
+    await recorder.resource_state(record, action, Status.COMPLETE, handler_token=None, **kept)
 
 
 async def run(context: ActionContext, action: Action, limit: int, resume: bool = False) -> bool:
