@@ -10,7 +10,6 @@ import asyncio
 import inspect
 import json
 import re
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,14 +17,16 @@ from typing import Any
 from stoker.engine.clock import Clock
 from stoker.engine.engine import Engine, EngineSettings, Job
 from stoker.engine.errors import ActionInProgressError, StackExistsError, StackNotFoundError
-from stoker.engine.events import Listener
+from stoker.engine.events import Listener, resource_event, stack_event
 from stoker.engine.outputs import resolve_outputs
+from stoker.engine.snapshot import exported_resources
 from stoker.engine.states import Action, Status
 from stoker.engine.validation import validate
 from stoker.environment import environment as environment_module
 from stoker.environment.environment import Environment
 from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
+from stoker.identifiers import new_id
 from stoker.resources import builtin_mapping
 from stoker.sdk import support
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
@@ -45,6 +46,22 @@ class Source:
 
     text: str | bytes
     name: str | None = None
+
+
+def _new_stack(name: str, parameters: dict[str, Any], disable_rollback: bool, timeout_mins: int | None, tags: Sequence[str]) -> StackRecord:
+    """A stack row before its first action (INIT_COMPLETE; the template id is set later)."""
+    return StackRecord(
+        id=new_id(),
+        name=name,
+        action=str(Action.INIT),
+        status=str(Status.COMPLETE),
+        status_reason="",
+        raw_template_id=0,
+        parameters=parameters,
+        disable_rollback=disable_rollback,
+        timeout_mins=timeout_mins,
+        tags=list(tags),
+    )
 
 
 def build_registry(settings: Settings) -> ResourceRegistry:
@@ -158,18 +175,7 @@ class Service:
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
         user = dict(parameters or {})
-        stack = StackRecord(
-            id=str(uuid.uuid4()),
-            name=name,
-            action=str(Action.INIT),
-            status=str(Status.COMPLETE),
-            status_reason="",
-            raw_template_id=0,
-            parameters=user,
-            disable_rollback=disable_rollback,
-            timeout_mins=timeout_mins,
-            tags=list(tags),
-        )
+        stack = _new_stack(name, user, disable_rollback, timeout_mins, tags)
         self._check_limits(parsed)
         validate(parsed, environment, user, self.registry, stack)
         stack.raw_template_id = self.store.store_template(parsed.data, dict(files or {}), environment.to_dict())
@@ -235,7 +241,7 @@ class Service:
         self._check_idle(stack)
         if stack.status != Status.COMPLETE or stack.action in (Action.DELETE, Action.INIT):
             raise ValidationError(f"Stack {stack.name} is {stack.state}: only a stack in a COMPLETE state can be snapshotted")
-        record = SnapshotRecord(id=str(uuid.uuid4()), stack_id=stack.id, name=name, status="IN_PROGRESS", status_reason="")
+        record = SnapshotRecord(id=new_id(), stack_id=stack.id, name=name, status="IN_PROGRESS", status_reason="")
         self.store.save_snapshot(record)
         self._run(Job(stack.id, Action.SNAPSHOT, snapshot_id=record.id), listeners)
         return self.get_snapshot(stack.id, record.id)
@@ -266,19 +272,7 @@ class Service:
         """Everything needed to adopt the stack elsewhere (Heat's abandon/export data)."""
         stack = self.get_stack(name_or_id)
         stored = self.store.get_template(stack.raw_template_id)
-        resources = {}
-        for record in self.store.list_resources(stack.id):
-            if not record.current:
-                continue
-            resources[record.name] = {
-                "name": record.name,
-                "type": record.type,
-                "resource_id": record.physical_resource_id,
-                "action": record.action,
-                "status": record.status,
-                "metadata": (record.definition or {}).get("metadata") or {},
-                "resource_data": record.data or {},
-            }
+        resources = exported_resources(self.store.list_resources(stack.id))
         return {
             "id": stack.id,
             "name": stack.name,
@@ -300,17 +294,7 @@ class Service:
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
         data = self.export_stack(stack.id)
-        event = EventRecord(
-            id=None,
-            uuid=str(uuid.uuid4()),
-            stack_id=stack.id,
-            resource_name=stack.name,
-            physical_resource_id=stack.id,
-            resource_type="OS::Heat::Stack",
-            resource_action="DELETE",
-            resource_status="COMPLETE",
-            resource_status_reason="Stack abandoned: its resources were left in place",
-        )
+        event = stack_event(stack, "DELETE", "COMPLETE", "Stack abandoned: its resources were left in place")
         self.store.delete_resources(r.id for r in self.store.list_resources(stack.id))
         self.store.update_stack(stack.id, event=event, action="DELETE", status="COMPLETE", status_reason=event.resource_status_reason, deleted_at=utcnow())
         return data
@@ -336,18 +320,7 @@ class Service:
         parsed = Template.parse(loader.Document(adopt_data["template"]), files, collect=True)
         environment = Environment.from_dict(adopt_data.get("environment")).merge(self.parse_environments(environments))
         user = {**(adopt_data.get("parameters") or {}), **(parameters or {})}
-        stack = StackRecord(
-            id=str(uuid.uuid4()),
-            name=name,
-            action=str(Action.INIT),
-            status=str(Status.COMPLETE),
-            status_reason="",
-            raw_template_id=0,
-            parameters=user,
-            disable_rollback=disable_rollback,
-            timeout_mins=timeout_mins,
-            tags=list(adopt_data.get("tags") or []),
-        )
+        stack = _new_stack(name, user, disable_rollback, timeout_mins, adopt_data.get("tags") or [])
         self._check_limits(parsed)
         validate(parsed, environment, user, self.registry, stack)
         stack.raw_template_id = self.store.store_template(parsed.data, files, environment.to_dict())
@@ -430,19 +403,6 @@ class Service:
                 return record
         raise ResourceNotFoundError(f"The Resource ({resource_name}) could not be found in Stack {stack.name}.")
 
-    def _resource_event(self, stack: StackRecord, record: ResourceRecord, action: str, status: str, reason: str) -> EventRecord:
-        return EventRecord(
-            id=None,
-            uuid=str(uuid.uuid4()),
-            stack_id=stack.id,
-            resource_name=record.name,
-            physical_resource_id=record.physical_resource_id,
-            resource_type=record.type,
-            resource_action=action,
-            resource_status=status,
-            resource_status_reason=reason,
-        )
-
     def clear_hook(self, name_or_id: str, resource_name: str, hook: str | None = None) -> None:
         """Let a resource waiting at a hook go on (``hook`` None: whichever it waits at)."""
         from stoker.engine.hooks import HOOK_TYPES
@@ -453,7 +413,7 @@ class Service:
             raise ValidationError(f"Unknown hook {hook}", hint="use one of " + ", ".join(HOOK_TYPES))
         if record.hook is None or (hook is not None and record.hook != hook):
             raise ValidationError(f"Resource {resource_name} is not waiting at hook {hook or 'any'}")
-        event = self._resource_event(stack, record, record.action, record.status, f"Hook {record.hook} is cleared")
+        event = resource_event(record, record.action, record.status, f"Hook {record.hook} is cleared")
         self.store.update_resource(record.id, event=event, hook=None)
 
     def signal_resource(self, name_or_id: str, resource_name: str, details: Mapping[str, Any] | None = None) -> None:
@@ -471,7 +431,7 @@ class Service:
         if handle is None:
             raise ValidationError(f"Resource {resource_name} ({record.type}) does not accept signals")
         handle(details)
-        self.store.add_event(self._resource_event(stack, record, "SIGNAL", "COMPLETE", f"Signal: {json.dumps(details, sort_keys=True)}"))
+        self.store.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal: {json.dumps(details, sort_keys=True)}"))
 
     def mark_unhealthy(self, name_or_id: str, resource_name: str, unhealthy: bool = True, reason: str = "") -> None:
         """Mark a resource CHECK_FAILED (so the next update replaces it), or reset that."""
@@ -480,10 +440,10 @@ class Service:
         record = self._current_resource(stack, resource_name)
         if unhealthy:
             why = f"Marked unhealthy by user: {reason}" if reason else "Marked unhealthy by user"
-            event = self._resource_event(stack, record, "CHECK", "FAILED", why)
+            event = resource_event(record, "CHECK", "FAILED", why)
             self.store.update_resource(record.id, event=event, action="CHECK", status="FAILED", status_reason=why)
         elif record.action == "CHECK" and record.status == "FAILED":
-            event = self._resource_event(stack, record, "CHECK", "COMPLETE", "Unhealthy mark reset by user")
+            event = resource_event(record, "CHECK", "COMPLETE", "Unhealthy mark reset by user")
             self.store.update_resource(record.id, event=event, action="CHECK", status="COMPLETE", status_reason="Unhealthy mark reset by user")
 
     def _check_limits(self, template: Template) -> None:

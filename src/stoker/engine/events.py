@@ -20,6 +20,36 @@ LOG = logging.getLogger(__name__)
 Listener = Callable[[EventRecord], None]
 
 
+def resource_event(record: ResourceRecord, action: str, status: str, reason: str, physical_resource_id: str | None = None) -> EventRecord:
+    """The event of one resource state change (written with the change, never alone)."""
+    return EventRecord(
+        id=None,
+        uuid=new_id(),
+        stack_id=record.stack_id,
+        resource_name=record.name,
+        physical_resource_id=physical_resource_id if physical_resource_id is not None else record.physical_resource_id,
+        resource_type=record.type,
+        resource_action=str(action),
+        resource_status=str(status),
+        resource_status_reason=reason,
+    )
+
+
+def stack_event(stack: StackRecord, action: str, status: str, reason: str) -> EventRecord:
+    """An event about the stack itself (Heat records these as OS::Heat::Stack)."""
+    return EventRecord(
+        id=None,
+        uuid=new_id(),
+        stack_id=stack.id,
+        resource_name=stack.name,
+        physical_resource_id=stack.id,
+        resource_type=STACK_TYPE,
+        resource_action=str(action),
+        resource_status=str(status),
+        resource_status_reason=reason,
+    )
+
+
 class Recorder:
     def __init__(self, store: Store, stack: StackRecord, listeners: list[Listener] | None = None):
         self.store = store
@@ -34,17 +64,7 @@ class Recorder:
                 LOG.exception("event listener failed")
 
     async def resource_state(self, record: ResourceRecord, action: Action, status: Status, reason: str = "state changed", **fields: Any) -> None:
-        event = EventRecord(
-            id=None,
-            uuid=new_id(),
-            stack_id=record.stack_id,
-            resource_name=record.name,
-            physical_resource_id=fields.get("physical_resource_id", record.physical_resource_id),
-            resource_type=record.type,
-            resource_action=str(action),
-            resource_status=str(status),
-            resource_status_reason=reason,
-        )
+        event = resource_event(record, action, status, reason, fields.get("physical_resource_id"))
         await self.store.update_resource_async(record.id, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
         record.action, record.status, record.status_reason = str(action), str(status), reason
         for key, value in fields.items():
@@ -52,18 +72,7 @@ class Recorder:
         self._announce(event)
 
     def _stack_event(self, action: Action, status: Status, reason: str) -> EventRecord:
-        stack = self.stack
-        return EventRecord(
-            id=None,
-            uuid=new_id(),
-            stack_id=stack.id,
-            resource_name=stack.name,
-            physical_resource_id=stack.id,
-            resource_type=STACK_TYPE,
-            resource_action=str(action),
-            resource_status=str(status),
-            resource_status_reason=reason,
-        )
+        return stack_event(self.stack, action, status, reason)
 
     async def stack_event(self, action: Action, status: Status, reason: str) -> None:
         """An event about the stack that does not change its state (e.g. a warning)."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from stoker.engine.stack import StackRuntime
 from stoker.sdk.exceptions import StokerError
-from stoker.sdk.properties import UNRESOLVED
+from stoker.sdk.properties import contains_unresolved
 
 
 def resolve_outputs(runtime: StackRuntime, names: list[str] | None = None) -> list[dict[str, Any]]:
@@ -18,7 +18,7 @@ def resolve_outputs(runtime: StackRuntime, names: list[str] | None = None) -> li
         entry: dict[str, Any] = {"output_key": name, "description": output.description or "No description given"}
         try:
             value = runtime.resolve(output.value)
-            if value is UNRESOLVED or _has_unresolved(value):
+            if contains_unresolved(value):
                 entry["output_value"] = None
                 entry["output_error"] = "The output depends on resources that are not created"
             else:
@@ -31,13 +31,3 @@ def resolve_outputs(runtime: StackRuntime, names: list[str] | None = None) -> li
             entry["output_error"] = f"{type(error).__name__}: {error}"
         results.append(entry)
     return results
-
-
-def _has_unresolved(value: Any) -> bool:
-    if value is UNRESOLVED:
-        return True
-    if isinstance(value, dict):
-        return any(_has_unresolved(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_unresolved(v) for v in value)
-    return False

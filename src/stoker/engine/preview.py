@@ -17,7 +17,7 @@ from typing import Any
 from stoker.engine.lifecycle import ActionContext, plan_update, restricted
 from stoker.engine.stack import StackRuntime, dependency_graph
 from stoker.sdk.exceptions import StokerError
-from stoker.sdk.properties import UNRESOLVED, _contains_unresolved
+from stoker.sdk.properties import UNRESOLVED, contains_unresolved
 from stoker.store import ResourceRecord
 from stoker.template.hot import Template
 
@@ -87,7 +87,7 @@ def preview_update(runtime: PreviewRuntime, old_template: Template) -> list[Chan
         waiting_on = sorted(dep for dep in definition.required_resource_names() if dep in runtime.pending or dep in runtime.changing)
         # When every changed value is one only the update will know, the change may not
         # happen at all (the new value can equal the old): say so.
-        uncertain = bool(plan.prop_diff) and all(_contains_unresolved(v) for v in plan.prop_diff.values())
+        uncertain = bool(plan.prop_diff) and all(contains_unresolved(v) for v in plan.prop_diff.values())
         if waiting_on and uncertain:
             because = f" (may change: values from {', '.join(waiting_on)} are known only during the update)"
         elif waiting_on:

@@ -11,32 +11,39 @@ rewrite its resource's definition first (a volume restored from its backup, say)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from stoker.engine import maintenance
 from stoker.engine.handlers import DELETE_SNAPSHOT, handler_pair
 from stoker.engine.lifecycle import ActionContext
 from stoker.engine.states import Action, Status
-from stoker.store import SnapshotRecord
+from stoker.store import ResourceRecord, SnapshotRecord
 from stoker.template.definitions import ResourceDefinition
+
+
+def exported_resources(records: Iterable[ResourceRecord]) -> dict[str, dict[str, Any]]:
+    """The current resources as Heat's abandon/export and snapshot data lists them."""
+    return {
+        record.name: {
+            "name": record.name,
+            "type": record.type,
+            "resource_id": record.physical_resource_id,
+            "action": record.action,
+            "status": record.status,
+            "metadata": (record.definition or {}).get("metadata") or {},
+            "resource_data": record.data or {},
+            "properties": record.properties or {},
+        }
+        for record in records
+        if record.current
+    }
 
 
 def snapshot_data(context: ActionContext) -> dict[str, Any]:
     runtime = context.runtime
     stored = context.store.get_template(runtime.stack.raw_template_id)
-    resources = {}
-    for record in context.store.list_resources(runtime.stack.id):
-        if record.current:
-            resources[record.name] = {
-                "name": record.name,
-                "type": record.type,
-                "resource_id": record.physical_resource_id,
-                "action": record.action,
-                "status": record.status,
-                "resource_data": record.data or {},
-                "properties": record.properties or {},
-            }
+    resources = exported_resources(context.store.list_resources(runtime.stack.id))
     return {
         "template": stored.template,
         "files": stored.files,

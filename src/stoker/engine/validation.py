@@ -21,7 +21,7 @@ from stoker.graph import CycleError
 from stoker.sdk import support
 from stoker.sdk.clients import Clients
 from stoker.sdk.exceptions import StokerError
-from stoker.sdk.properties import UNRESOLVED, _contains_unresolved
+from stoker.sdk.properties import UNRESOLVED, contains_unresolved
 from stoker.sdk.resource import Resource
 from stoker.sdk.support import SupportStatus
 from stoker.store import StackRecord
@@ -200,7 +200,7 @@ def validate(
         if problems:
             errors.extend(TemplateError(p.message, path=p.path, hint=p.hint) for p in problems)
             continue
-        if any(_contains_unresolved(instance.properties[key]) for key in instance.properties):
+        if any(contains_unresolved(instance.properties[key]) for key in instance.properties):
             continue
         try:
             instance.validate()

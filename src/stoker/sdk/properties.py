@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "UNRESOLVED",
     "Properties",
+    "contains_unresolved",
     "Schema",
     "TranslationRule",
     "convert",
@@ -64,13 +65,14 @@ class _Unresolved:
 UNRESOLVED = _Unresolved()
 
 
-def _contains_unresolved(value: Any) -> bool:
+def contains_unresolved(value: Any) -> bool:
+    """Whether ``value`` is, or holds somewhere inside, a value not known yet."""
     if value is UNRESOLVED:
         return True
     if isinstance(value, dict):
-        return any(_contains_unresolved(v) for v in value.values())
+        return any(contains_unresolved(v) for v in value.values())
     if isinstance(value, list):
-        return any(_contains_unresolved(v) for v in value)
+        return any(contains_unresolved(v) for v in value)
     return False
 
 
@@ -223,7 +225,7 @@ def convert(schema: Schema, value: Any, path: str, context: Any = None) -> Any:
         value = _to_map(schema, value, path, context)
     elif kind == Schema.LIST:
         value = _to_list(schema, value, path, context)
-    if not _contains_unresolved(value):
+    if not contains_unresolved(value):
         for constraint in schema.constraints:
             message = constraint.validate(value, context)
             if message:

@@ -25,7 +25,7 @@ SURFACE = {
         "UpdateReplace",
         "ValidationError",
     ],
-    "properties": ["UNRESOLVED", "Properties", "Schema", "TranslationRule", "convert", "resolve_properties", "value_for"],
+    "properties": ["UNRESOLVED", "Properties", "Schema", "TranslationRule", "contains_unresolved", "convert", "resolve_properties", "value_for"],
     "properties_group": ["AND", "API_VERSIONS", "CLIENT_PLUGIN", "OPERATORS", "OR", "PROPERTIES", "VERSIONS", "XOR", "check_schema", "validate"],
     "resource": ["EngineHooks", "Resource", "StackInfo", "physical_resource_name"],
     "support": ["DEPRECATED", "HIDDEN", "SUPPORTED", "SUPPORT_STATUSES", "UNKNOWN", "UNSUPPORTED", "Status", "SupportStatus"],

@@ -33,13 +33,15 @@ PROPERTIES_SCHEMA = {
 }
 
 
-def test_guide_docstring_is_the_type_description():
-    registry = ResourceRegistry()
-    registry.register("My::Custom::Plugin", CustomResource)
-    from stoker.service import Service
-
-    assert Service.resource_type_schema.__doc__
-    assert CustomResource.__doc__.startswith("This custom resource has description.")
+def test_guide_docstring_is_the_type_description(make_service):
+    service = make_service()
+    service.registry.register("My::Custom::Plugin", CustomResource)
+    description = service.resource_type_schema("My::Custom::Plugin")["description"]
+    assert description == (
+        "This custom resource has description.\n\n"
+        "Now end-users could understand the meaning of the resource existing\n"
+        "and will use it correctly without any additional questions."
+    )
 
 
 def test_guide_nested_schema_constraints_apply_to_map_members():
