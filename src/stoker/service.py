@@ -32,6 +32,7 @@ from stoker.sdk import support
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.settings import Settings
 from stoker.store import EventRecord, ResourceRecord, SnapshotRecord, StackRecord, Store
+from stoker.store.records import TemplateRecord
 from stoker.store.repository import utcnow
 from stoker.template import loader
 from stoker.template.errors import TemplateError, TemplateErrors
@@ -178,7 +179,7 @@ class Service:
         stack = _new_stack(name, user, disable_rollback, timeout_mins, tags)
         self._check_limits(parsed)
         validate(parsed, environment, user, self.registry, stack)
-        stack.raw_template_id = self.store.store_template(parsed.data, dict(files or {}), environment.to_dict())
+        stack.raw_template_id = self._store_template(parsed, dict(files or {}), environment)
         self.store.create_stack(stack)
         if on_created is not None:
             on_created(stack)
@@ -198,7 +199,7 @@ class Service:
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
         parsed, environment, user, kept_files = self._update_request(stack, template, environments, parameters, files, existing, clear_parameters)
-        template_id = self.store.store_template(parsed.data, kept_files, environment.to_dict())
+        template_id = self._store_template(parsed, kept_files, environment)
         return self._run(Job(stack.id, Action.UPDATE, template_id=template_id, parameters=user), listeners)
 
     def preview_create(
@@ -445,6 +446,12 @@ class Service:
         elif record.action == "CHECK" and record.status == "FAILED":
             event = resource_event(record, "CHECK", "COMPLETE", "Unhealthy mark reset by user")
             self.store.update_resource(record.id, event=event, action="CHECK", status="COMPLETE", status_reason="Unhealthy mark reset by user")
+
+    def _store_template(self, parsed: Template, files: dict[str, str], environment: Environment) -> int:
+        body = environment.to_dict()
+        template_id = self.store.store_template(parsed.data, files, body)
+        self.engine.remember_template(TemplateRecord(template_id, parsed.data, files, body), parsed)
+        return template_id
 
     def _check_limits(self, template: Template) -> None:
         limit = self.settings.max_resources_per_stack

@@ -30,6 +30,7 @@ from stoker.engine.states import Action, Status
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
 from stoker.store import StackRecord, Store
+from stoker.store.records import TemplateRecord
 from stoker.template.hot import Template
 
 
@@ -79,6 +80,8 @@ class Engine:
         self.listeners: list[Listener] = []
         self._runner: HandlerRunner | None = None
         self.engine_id = str(uuid.uuid4())
+        # raw template id -> (row, parsed template); see remember_template
+        self._templates: dict[int, tuple[TemplateRecord, Template]] = {}
 
     @property
     def runner(self) -> HandlerRunner:
@@ -92,9 +95,24 @@ class Engine:
             self._runner.close()
             self._runner = None
 
+    def remember_template(self, stored: TemplateRecord, template: Template) -> None:
+        """Keep a template the service has just parsed and stored, so the job that
+        follows in this process does not parse it again (stored templates never change;
+        another worker simply parses the row)."""
+        self._templates[stored.id] = (stored, template)
+        while len(self._templates) > 16:
+            self._templates.pop(next(iter(self._templates)))
+
+    def _template(self, template_id: int) -> tuple[TemplateRecord, Template]:
+        cached = self._templates.get(template_id)
+        if cached is None:
+            stored = self.store.get_template(template_id)
+            cached = (stored, Template.from_data(stored.template, stored.files))
+            self.remember_template(stored, cached[1])
+        return cached
+
     def load_runtime(self, stack: StackRecord, template_id: int | None = None, user_params: Mapping[str, Any] | None = None) -> StackRuntime:
-        stored = self.store.get_template(template_id or stack.raw_template_id)
-        template = Template.from_data(stored.template, stored.files)
+        stored, template = self._template(template_id or stack.raw_template_id)
         environment = Environment.from_dict(stored.environment)
         params = parameter_values(template, environment, stack.parameters if user_params is None else user_params, stack.name, stack.id, stack.project_id)
         # Only the resources and outputs whose conditions hold, with every `if` decided.

@@ -20,6 +20,7 @@ from stoker.engine.stack import StackRuntime
 from stoker.engine.states import Action, Status
 from stoker.sdk.exceptions import ResourceFailure, StokerError, UpdateReplace
 from stoker.sdk.properties import Properties
+from stoker.sdk.resource import Resource
 from stoker.store import ResourceRecord, Store
 from stoker.template.definitions import ResourceDefinition
 
@@ -200,6 +201,17 @@ async def _save_token(context: ActionContext, record: ResourceRecord, token: Any
     record.handler_token = fields.get("handler_token")
 
 
+def _nothing_to_delete(instance: Resource) -> bool:
+    """The plugin keeps the base class's handle_delete with no entity to delete through
+    and no check: there is no plugin code to run, so no thread is needed."""
+    cls = type(instance)
+    return (
+        cls.handle_delete is Resource.handle_delete
+        and not (cls.entity and cls.default_client_name)
+        and getattr(cls, "check_delete_complete", None) is None
+    )
+
+
 async def delete_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition | None = None) -> None:
     recorder = context.recorder
     if record.action == Action.DELETE and record.status == Status.COMPLETE:
@@ -226,7 +238,7 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
         instance.action, instance.status = Action.DELETE, Status.IN_PROGRESS
         if policy == "Snapshot":
             await context.runner.run(instance, SNAPSHOT_DELETE, (state,), on_token=lambda token: _save_token(context, record, token))
-        else:
+        elif not _nothing_to_delete(instance):
             await context.runner.run(instance, Action.DELETE, on_token=lambda token: _save_token(context, record, token))
     except asyncio.CancelledError:
         await aborted(context, record, Action.DELETE)
