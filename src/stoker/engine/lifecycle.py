@@ -149,8 +149,8 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
         properties=jsonable(properties),
         attributes=jsonable(attributes),
         data=jsonable(instance.data()),
-        definition=definition.render(),
         handler_token=None,
+        # the definition was stored with the row (new_record) and has not changed
     )
     await hooks.pause(context, record, Action.CREATE, "post")
 

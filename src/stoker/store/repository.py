@@ -29,7 +29,7 @@ from stoker.store.records import (
     StackRecord,
     TemplateRecord,
 )
-from stoker.store.writer import WriteQueue
+from stoker.store.writer import Statements, WriteQueue
 
 HEAD_REVISION = "0004"
 
@@ -123,11 +123,7 @@ class Store:
         self._insert_event_statement = tables.events.insert()
 
     def _update(self, connection: Connection, table: sa.Table, row_id: Any, fields: dict[str, Any]) -> None:
-        key = (table.name, frozenset(fields))
-        statement = self._statements.get(key)
-        if statement is None:
-            statement = self._statements[key] = _update_statement(table, key[1])
-        connection.execute(statement, {"_id": row_id, **fields})
+        connection.execute(self._update_statement_for(table, fields), {"_id": row_id, **fields})
 
     def close(self) -> None:
         self.writes.close()
@@ -222,15 +218,23 @@ class Store:
     async def update_stack_async(self, stack_id: str, event: EventRecord | None = None, **fields: Any) -> None:
         await self.writes.submit_async(self._stack_write(stack_id, event, fields))
 
-    def _stack_write(self, stack_id: str, event: EventRecord | None, fields: dict[str, Any]) -> Any:
+    def _stack_write(self, stack_id: str, event: EventRecord | None, fields: dict[str, Any]) -> Statements:
         fields.setdefault("updated_at", utcnow())
+        return self._statements_for(tables.stacks, stack_id, fields, event)
 
-        def write(connection: Connection) -> None:
-            self._update(connection, tables.stacks, stack_id, fields)
-            if event is not None:
-                self._insert_event(connection, event)
+    def _update_statement_for(self, table: sa.Table, fields: dict[str, Any]) -> sa.Update:
+        key = (table.name, frozenset(fields))
+        statement = self._statements.get(key)
+        if statement is None:
+            statement = self._statements[key] = _update_statement(table, key[1])
+        return statement
 
-        return write
+    def _statements_for(self, table: sa.Table, row_id: Any, fields: dict[str, Any], event: EventRecord | None) -> Statements:
+        """An UPDATE of one row and, with it, the event that records the change."""
+        ops: list[tuple[Any, dict[str, Any], Any]] = [(self._update_statement_for(table, fields), {"_id": row_id, **fields}, (table.name, row_id))]
+        if event is not None:
+            ops.append((self._insert_event_statement, self._event_values(event), None))
+        return Statements(ops)
 
     # -- resources ---------------------------------------------------------------
 
@@ -291,15 +295,9 @@ class Store:
     async def update_resource_async(self, resource_id: int, event: EventRecord | None = None, **fields: Any) -> None:
         await self.writes.submit_async(self._resource_write(resource_id, event, fields))
 
-    def _resource_write(self, resource_id: int, event: EventRecord | None, fields: dict[str, Any]) -> Any:
+    def _resource_write(self, resource_id: int, event: EventRecord | None, fields: dict[str, Any]) -> Statements:
         fields["updated_at"] = utcnow()
-
-        def write(connection: Connection) -> None:
-            self._update(connection, tables.resources, resource_id, fields)
-            if event is not None:
-                self._insert_event(connection, event)
-
-        return write
+        return self._statements_for(tables.resources, resource_id, fields, event)
 
     def list_resources(self, stack_id: str) -> list[ResourceRecord]:
         table = tables.resources
@@ -381,12 +379,14 @@ class Store:
 
     # -- events ------------------------------------------------------------------
 
-    def _insert_event(self, connection: Connection, event: EventRecord) -> None:
+    def _event_values(self, event: EventRecord) -> dict[str, Any]:
         values = {name: getattr(event, name) for name in _EVENT_FIELDS if name != "id"}
-        values["created_at"] = values["created_at"] or utcnow()
-        result = connection.execute(self._insert_event_statement, values)
+        values["created_at"] = event.created_at = values["created_at"] or utcnow()
+        return values
+
+    def _insert_event(self, connection: Connection, event: EventRecord) -> None:
+        result = connection.execute(self._insert_event_statement, self._event_values(event))
         event.id = int(result.inserted_primary_key[0])
-        event.created_at = values["created_at"]
 
     def add_event(self, event: EventRecord) -> None:
         self.writes.run(lambda connection: self._insert_event(connection, event))
