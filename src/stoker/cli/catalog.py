@@ -1,0 +1,115 @@
+"""``stoker template ...`` and ``stoker resource type ...``: what the engine offers
+(validation, template versions and functions, resource types). Registered on
+``stoker.cli.main``."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from stoker.cli import render
+from stoker.cli.main import FORMAT, _parameters, _service, _source, main
+from stoker.sdk.exceptions import StokerError
+
+
+@main.group()
+def template() -> None:
+    """Templates: validate, and the versions and functions of the language."""
+
+
+@template.group("version")
+def template_version() -> None:
+    """Template versions."""
+
+
+@template_version.command("list")
+@FORMAT
+def template_version_list(fmt):
+    """List the template versions (with their type and aliases)."""
+    from stoker.template.versions import template_versions
+
+    render.print_list(template_versions(), fmt)
+
+
+@template.group("function")
+def template_function() -> None:
+    """Functions of a template version."""
+
+
+@template_function.command("list")
+@click.argument("version")
+@click.option("--with_conditions", "--with-conditions", "with_conditions", is_flag=True, help="Also list the condition functions.")
+@FORMAT
+def template_function_list(version, with_conditions, fmt):
+    """List the functions a template version offers."""
+    from stoker.template.versions import template_functions
+
+    try:
+        functions = template_functions(version, with_condition_functions=with_conditions)
+    except KeyError:
+        raise StokerError(f"Template version {version} is not supported", hint="see 'stoker template version list'")
+    render.print_list(functions, fmt)
+
+
+@template.command("validate")
+@click.option("-t", "--template", "template_path", required=True, help="Path to the template.")
+@click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
+@click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("-f", "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
+@click.pass_context
+def template_validate(ctx, template_path, environments, parameters, fmt):
+    """Validate a template; print Heat's validate result."""
+    service = _service(ctx)
+    result, warnings = service.validate_template(_source(template_path), [_source(e) for e in environments], _parameters(parameters))
+    for warning in warnings:
+        click.echo(f"WARNING: {warning}", err=True)
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=4, default=str))
+    else:
+        import yaml
+
+        click.echo(yaml.safe_dump(result, sort_keys=False, default_flow_style=False).rstrip())
+
+
+@click.group()
+def resource_type() -> None:
+    """Resource types."""
+
+
+main.add_command(resource_type, "resource")
+
+
+@resource_type.group("type")
+def rtype() -> None:
+    """Resource types known to the engine."""
+
+
+@rtype.command("list")
+@FORMAT
+@click.pass_context
+def resource_type_list(ctx, fmt):
+    """List resource types (HIDDEN ones are not listed)."""
+    service = _service(ctx)
+    render.print_list([{"Resource Type": name} for name in service.resource_types()], fmt)
+
+
+@rtype.command("show")
+@click.argument("type_name")
+@click.option("-f", "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
+@click.pass_context
+def resource_type_show(ctx, type_name, fmt):
+    """Show a resource type's properties, attributes, support status and description."""
+    from stoker.environment.registry import UnknownResourceTypeError
+
+    service = _service(ctx)
+    try:
+        schema = service.resource_type_schema(type_name)
+    except UnknownResourceTypeError as error:
+        raise StokerError(str(error))
+    if fmt == "json":
+        click.echo(json.dumps(schema, indent=4))
+    else:
+        import yaml
+
+        click.echo(yaml.safe_dump(schema, sort_keys=False, default_flow_style=False).rstrip())

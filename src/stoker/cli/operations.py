@@ -1,0 +1,153 @@
+"""``stoker stack`` commands beyond create/update/delete: snapshots, export, abandon,
+adopt and cancel. Registered on the groups of ``stoker.cli.main``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from stoker.cli import render
+from stoker.cli.main import (
+    FORMAT,
+    Failure,
+    _finish,
+    _parameters,
+    _progress,
+    _service,
+    _source,
+    stack,
+)
+
+
+@stack.group("snapshot")
+def snapshot() -> None:
+    """Snapshots of a stack."""
+
+
+def _snapshot_row(record) -> dict:
+    return {
+        "id": record.id,
+        "name": record.name,
+        "status": record.status,
+        "status_reason": record.status_reason,
+        "creation_time": render.timestamp(record.created_at),
+    }
+
+
+@snapshot.command("create")
+@click.argument("name")
+@click.option("--name", "snapshot_name", help="A name for the snapshot.")
+@click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@FORMAT
+@click.pass_context
+def snapshot_create(ctx, name, snapshot_name, wait, fmt):
+    """Snapshot a stack."""
+    record = _service(ctx).create_snapshot(name, snapshot_name, listeners=_progress(wait, fmt))
+    render.print_detail(_snapshot_row(record), fmt)
+    if record.status != "COMPLETE":
+        raise Failure(f"Snapshot {record.id} {record.status}: {record.status_reason}")
+
+
+@snapshot.command("list")
+@click.argument("name")
+@FORMAT
+@click.pass_context
+def snapshot_list(ctx, name, fmt):
+    """List a stack's snapshots."""
+    render.print_list([_snapshot_row(r) for r in _service(ctx).list_snapshots(name)], fmt, ["id", "name", "status", "status_reason", "creation_time"])
+
+
+@snapshot.command("show")
+@click.argument("name")
+@click.argument("snapshot_id")
+@FORMAT
+@click.pass_context
+def snapshot_show(ctx, name, snapshot_id, fmt):
+    """Show a snapshot, with its data."""
+    record = _service(ctx).get_snapshot(name, snapshot_id)
+    render.print_detail({**_snapshot_row(record), "data": record.data}, fmt)
+
+
+@snapshot.command("delete")
+@click.argument("name")
+@click.argument("snapshot_id")
+@click.pass_context
+def snapshot_delete(ctx, name, snapshot_id):
+    """Delete a snapshot."""
+    _service(ctx).delete_snapshot(name, snapshot_id)
+
+
+@snapshot.command("restore")
+@click.argument("name")
+@click.argument("snapshot_id")
+@click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@FORMAT
+@click.pass_context
+def snapshot_restore(ctx, name, snapshot_id, wait, fmt):
+    """Restore a stack to a snapshot."""
+    service = _service(ctx)
+    _finish(service, service.restore_snapshot(name, snapshot_id, listeners=_progress(wait, fmt)), "RESTORE", fmt)
+
+
+@stack.command("export")
+@click.argument("name")
+@click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the data here instead of stdout.")
+@click.pass_context
+def stack_export(ctx, name, output_file):
+    """Export a stack's data (template, environment, resources) for adopting elsewhere."""
+    _write_json(_service(ctx).export_stack(name), output_file)
+
+
+@stack.command("abandon")
+@click.argument("name")
+@click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the data here instead of stdout.")
+@click.pass_context
+def stack_abandon(ctx, name, output_file):
+    """Forget a stack but leave its resources in place (needs STOKER_ENABLE_STACK_ABANDON)."""
+    _write_json(_service(ctx).abandon_stack(name), output_file)
+
+
+@stack.command("adopt")
+@click.argument("name")
+@click.option("--adopt-file", required=True, type=click.Path(exists=True, dir_okay=False), help="Data from stack abandon or export.")
+@click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
+@click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("--enable-rollback", is_flag=True)
+@click.option("--timeout", "timeout_mins", type=int)
+@click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@FORMAT
+@click.pass_context
+def stack_adopt(ctx, name, adopt_file, environments, parameters, enable_rollback, timeout_mins, wait, fmt):
+    """Adopt a stack's resources from exported data (needs STOKER_ENABLE_STACK_ADOPT)."""
+    try:
+        data = json.loads(Path(adopt_file).read_text())
+    except ValueError as error:
+        raise click.UsageError(f"{adopt_file} is not JSON: {error}")
+    service = _service(ctx)
+    result = service.adopt_stack(
+        name, data, [_source(e) for e in environments], _parameters(parameters),
+        disable_rollback=not enable_rollback, timeout_mins=timeout_mins, listeners=_progress(wait, fmt),
+    )
+    _finish(service, result, "ADOPT", fmt)
+
+
+def _write_json(data: dict, output_file: str | None) -> None:
+    text = json.dumps(data, indent=4, default=str)
+    if output_file:
+        Path(output_file).write_text(text + "\n")
+    else:
+        click.echo(text)
+
+
+@stack.command("cancel")
+@click.argument("names", nargs=-1, required=True)
+@click.option("--no-rollback", is_flag=True, help="Stop without rolling back.")
+@click.pass_context
+def stack_cancel(ctx, names, no_rollback):
+    """Cancel a create or update in progress (rolling back unless --no-rollback)."""
+    service = _service(ctx)
+    for name in names:
+        stack = service.cancel_stack(name, rollback=not no_rollback)
+        click.echo(f"Stack {stack.name}: cancel requested", err=True)
