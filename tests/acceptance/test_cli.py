@@ -195,3 +195,23 @@ def test_cli_operations_round_trip(run, tmp_path):
     assert {"get_attr", "list_join", "yaql", "if"} <= functions
     types = json.loads(run("resource", "type", "show", "OS::Heat::Value", "-f", "json").stdout)
     assert set(types["properties"]) == {"value", "type"}
+
+
+def test_cli_get_file_sends_files_beside_the_template_only(run, tmp_path):
+    (tmp_path / "motd.txt").write_text("hello from a file\n")
+    good = write(tmp_path, "gf.yaml", """
+        heat_template_version: 2021-04-16
+        resources:
+          r:
+            type: OS::Heat::TestResource
+            properties: {value: {get_file: motd.txt}}
+        outputs:
+          v: {value: {get_attr: [r, output]}}
+    """)
+    detail = json.loads(run("stack", "create", "gf", "-t", good, "-f", "json").stdout)
+    assert detail["outputs"][0]["output_value"] == "hello from a file\n"
+    for target in ("/etc/passwd", "../../etc/passwd"):
+        bad = write(tmp_path, "bad.yaml", f"heat_template_version: 2021-04-16\nresources:\n  r:\n    type: OS::Heat::TestResource\n    properties: {{value: {{get_file: {target}}}}}\n")
+        result = run("stack", "create", "bad", "-t", bad, check=False)
+        assert result.returncode == 2
+        assert "only files in the template's directory" in result.stderr

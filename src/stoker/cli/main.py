@@ -64,9 +64,47 @@ def _parameters(pairs: tuple[str, ...]) -> dict[str, str]:
     return values
 
 
-def _files_for(template_path: str | None) -> dict[str, str]:
-    """get_file targets are sent as a files map (never read by the engine itself)."""
-    return {}
+def _files_for(source) -> dict[str, str]:
+    """The client's part of get_file, as python-heatclient does it: local files the
+    template names are read here, relative to the template, and sent in the files map.
+    The engine itself never reads the filesystem."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(source.text)
+    except yaml.YAMLError:
+        return {}  # the engine reports the syntax error with its place
+    wanted: set[str] = set()
+
+    def visit(node) -> None:
+        if isinstance(node, dict):
+            if len(node) == 1 and isinstance(node.get("get_file"), str):
+                wanted.add(node["get_file"])
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for item in node:
+                visit(item)
+
+    visit(data)
+    base = (Path(source.name).parent if source.name else Path.cwd()).resolve()
+    files = {}
+    for name in sorted(wanted):
+        local = name[len("file://"):] if name.startswith("file://") else name
+        if "://" in local:
+            continue
+        path = (base / local).resolve()
+        # Unlike python-heatclient, only files beside the template (or below it) are
+        # read: a template from elsewhere must not pull in /etc/passwd or ~/.ssh.
+        if not path.is_relative_to(base):
+            raise click.UsageError(
+                f"get_file {name}: only files in the template's directory ({base}) are read; copy the file there"
+            )
+        try:
+            files[name] = path.read_text()
+        except (OSError, UnicodeDecodeError) as error:
+            raise click.UsageError(f"get_file {name}: cannot read {path}: {getattr(error, 'strerror', None) or error}")
+    return files
 
 
 def _report(error: BaseException) -> None:
@@ -178,11 +216,13 @@ def stack_create(ctx, name, template, environments, parameters, wait, enable_rol
     if dry_run:
         _print_preview(service.preview_create(name, _source(template), [_source(e) for e in environments], _parameters(parameters)), fmt)
         return
+    source = _source(template)
     result = service.create_stack(
         name,
-        _source(template),
+        source,
         [_source(e) for e in environments],
         _parameters(parameters),
+        files=_files_for(source),
         disable_rollback=not enable_rollback,
         timeout_mins=timeout_mins,
         tags=[t for t in tags.split(",") if t],
@@ -211,11 +251,13 @@ def stack_update(ctx, name, template, environments, parameters, existing, clear_
         )
         _print_preview(preview, fmt)
         return
+    source = _source(template) if template else None
     result = service.update_stack(
         name,
-        _source(template) if template else None,
+        source,
         [_source(e) for e in environments],
         _parameters(parameters),
+        files=_files_for(source) if source else None,
         existing=existing,
         listeners=_progress(wait, fmt),
         clear_parameters=clear_parameters,
