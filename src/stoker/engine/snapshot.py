@@ -12,6 +12,7 @@ rewrite its resource's definition first (a volume restored from its backup, say)
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from stoker.engine import maintenance
@@ -80,6 +81,8 @@ def restored_definitions(context: ActionContext, snapshot_data: Mapping[str, Any
     """Let plugins rewrite their definitions from the snapshot (``handle_restore``)."""
     runtime = context.runtime
     saved = snapshot_data.get("resources") or {}
+    # The template may be shared (parsed-template cache): change a copy.
+    runtime.template = replace(runtime.template, resources=dict(runtime.template.resources))
     for name, definition in list(runtime.template.resources.items()):
         data = saved.get(name)
         if data is None:

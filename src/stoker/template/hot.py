@@ -49,6 +49,8 @@ class Template:
     files: Mapping[str, str] = field(default_factory=dict)
     # name -> parsed condition expression (the conditions section, from 2016-10-14)
     conditions: dict[str, Any] = field(default_factory=dict)
+    # Names of the intrinsic functions the template uses.
+    functions_used: frozenset[str] = field(default_factory=frozenset)
     # Problems found while reading, kept when parsing with collect=True so that
     # validation can report them together with its own.
     problems: list[TemplateError] = field(default_factory=list)
@@ -109,7 +111,15 @@ class Template:
 
     def with_conditions(self, parameter_values: Mapping[str, Any]) -> Template:
         """A copy of this template whose ``resources`` and ``outputs`` are the
-        ``active_definitions``: the engine builds everything from it as from any template."""
+        ``active_definitions``: the engine builds everything from it as from any template.
+        A template without conditions or ``if`` is returned as it is (nothing to decide)."""
+        if (
+            not self.conditions
+            and "if" not in self.functions_used
+            and all(d.condition is None for d in self.resources.values())
+            and all(o.condition is None for o in self.outputs.values())
+        ):
+            return self
         active = self.active_definitions(parameter_values)
         return replace(self, resources=active.resources, outputs=active.outputs)
 
@@ -173,6 +183,7 @@ class _Reader:
             template.conditions = self._conditions(data.get("conditions"))
         template.resources = self._resources(data.get("resources"), version)
         template.outputs = self._outputs(data.get("outputs"), version)
+        template.functions_used = frozenset(self.parser.seen)
         self._check_references(template)
         if version.has_conditions:
             self._check_condition_names(template)

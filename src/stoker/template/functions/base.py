@@ -150,6 +150,8 @@ class Parser:
     # the version that may not appear there
     invalid: Mapping[str, str] = field(default_factory=dict)
     _condition_parser: Parser | None = field(default=None, init=False, repr=False, compare=False)
+    # names of the functions met, so a template knows cheaply whether it uses `if`
+    seen: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
 
     def parse(self, data: Any, path: tuple) -> Any:
         if isinstance(data, dict):
@@ -158,6 +160,7 @@ class Parser:
                 if isinstance(key, str):
                     cls = self.functions.get(key)
                     if cls is not None:
+                        self.seen.add(key)
                         try:
                             return cls.from_template(key, value, path, self)
                         except TemplateError as error:
