@@ -68,7 +68,8 @@ def run_one(shape: str, count: int) -> dict:
             return {**results, "unsupported": f"{', '.join(missing)} not implemented"}
         first = Source(shapes.template(shape, count, 0), "bench.yaml")
         second = Source(shapes.template(shape, count, 1), "bench.yaml")
-        resources = shapes.resource_count(shape, count)
+        # Service.list_resources lists the top-level stack only.
+        resources = shapes.resource_count(shape, count, nested=False)
         outcome = {}
 
         def validate_phase():
