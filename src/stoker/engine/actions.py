@@ -33,10 +33,10 @@ async def announce_warnings(context: ActionContext, action: Action) -> None:
         await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Warning: {warning}")
 
 
-def outcome_reason(action: Action, outcome: WalkOutcome[Hashable], describe: Any = str) -> str:
+def outcome_reason(action: Action, outcome: WalkOutcome[Hashable]) -> str:
     """Heat's stack reason: ``Resource CREATE failed: <first failure>``."""
     if outcome.failed:
-        node, error = next(iter(outcome.failed.items()))
+        error = next(iter(outcome.failed.values()))
         message = getattr(error, "message", None) or f"{type(error).__name__}: {error}"
         return f"Resource {action} failed: {message}"
     if outcome.skipped:
