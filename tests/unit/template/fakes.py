@@ -30,6 +30,7 @@ class FakeContext:
         self.parameters = parameters or {}
         self.resources = resources or {}
         self.conditions = conditions or {}
+        self.attribute_reads: list[tuple[str, str, tuple]] = []
 
     def parameter(self, name: str) -> Any:
         return self.parameters[name]
@@ -42,6 +43,7 @@ class FakeContext:
         return UNRESOLVED if resource is None else resource["reference"]
 
     def resource_attribute(self, name: str, attribute: str, path: tuple) -> Any:
+        self.attribute_reads.append((name, attribute, path))
         resource = self.resources[name]
         if resource is None:
             return UNRESOLVED

@@ -22,43 +22,10 @@ from stoker.template.functions.base import (
     to_template,
 )
 from stoker.template.functions.strings import ListJoin, StrReplace
+from tests.unit.template.fakes import FakeContext
 
 LATEST = "2021-04-16"
 PATH = ("resources", "server", "properties")
-
-
-class FakeContext:
-    """A stack as functions see it: parameters, and resources that are created
-    (a reference and attributes) or not yet (None)."""
-
-    def __init__(self, parameters: dict[str, Any] | None = None, resources: dict[str, Any] | None = None):
-        self.parameters = parameters or {}
-        self.resources = resources or {}
-        self.attribute_reads: list[tuple[str, str, tuple]] = []
-
-    def parameter(self, name: str) -> Any:
-        return self.parameters[name]
-
-    def has_resource(self, name: str) -> bool:
-        return name in self.resources
-
-    def resource_reference(self, name: str) -> Any:
-        resource = self.resources[name]
-        return UNRESOLVED if resource is None else resource["reference"]
-
-    def resource_attribute(self, name: str, attribute: str, path: tuple) -> Any:
-        self.attribute_reads.append((name, attribute, path))
-        resource = self.resources[name]
-        if resource is None:
-            return UNRESOLVED
-        value = resource["attributes"][attribute]
-        for step in path:
-            value = value[step]
-        return value
-
-    def resource_attributes(self, name: str) -> Any:
-        resource = self.resources[name]
-        return UNRESOLVED if resource is None else dict(resource["attributes"])
 
 
 def parse(data: Any, version: str = LATEST) -> tuple[Any, list[TemplateError]]:

@@ -129,6 +129,29 @@ class Function:
         return hash(self.fn_name)
 
 
+class ListArgumentsFunction(Function):
+    """A function whose argument is a list of values to combine (list_concat, map_merge):
+    the shape check and the resolved list, with the subclass's usage message."""
+
+    __slots__ = ()
+
+    def _usage(self) -> str:
+        raise NotImplementedError
+
+    def check(self) -> None:
+        if not isinstance(self.args, (list, Function)):
+            raise self.error(self._usage())
+
+    def resolved_list(self, context: ResolutionContext) -> Any:
+        """The resolved argument list, or UNRESOLVED."""
+        args = self.resolved_args(context)
+        if args is UNRESOLVED:
+            return UNRESOLVED
+        if not isinstance(args, list):
+            raise self.error(self._usage())
+        return args
+
+
 @dataclass
 class Parser:
     """Turns raw template data into Function trees for one template version.

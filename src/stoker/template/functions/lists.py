@@ -13,14 +13,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from stoker.sdk.properties import UNRESOLVED
-from stoker.template.functions.base import Function, ResolutionContext, resolve
+from stoker.template.functions.base import (
+    Function,
+    ListArgumentsFunction,
+    ResolutionContext,
+    resolve,
+)
 
 
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=repr)
 
 
-class ListConcat(Function):
+class ListConcat(ListArgumentsFunction):
     """``{list_concat: [list, list, ...]}`` (from 2017-09-01): the lists one after the
     other; an argument that is None adds nothing."""
 
@@ -34,16 +39,10 @@ class ListConcat(Function):
             f'"{self.fn_name}" : [ [ <value 1>, <value 2> ], [ <value 3>, <value 4> ] ]'
         )
 
-    def check(self) -> None:
-        if not isinstance(self.args, (list, Function)):
-            raise self.error(self._usage())
-
     def result(self, context: ResolutionContext) -> Any:
-        args = self.resolved_args(context)
+        args = self.resolved_list(context)
         if args is UNRESOLVED:
             return UNRESOLVED
-        if not isinstance(args, list):
-            raise self.error(self._usage())
         items: list[Any] = []
         for entry in args:
             if entry is None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from stoker.sdk.properties import UNRESOLVED
-from stoker.template.functions.base import Function, ResolutionContext
+from stoker.template.functions.base import Function, ListArgumentsFunction, ResolutionContext
 
 
-class MapMerge(Function):
+class MapMerge(ListArgumentsFunction):
     """``{map_merge: [map, map, ...]}`` (from 2016-04-08): one map with the keys of all;
     a later map's value wins. The merge is shallow, and a None argument adds nothing."""
 
@@ -22,16 +22,10 @@ class MapMerge(Function):
     def _usage(self) -> str:
         return f'Incorrect arguments to "{self.fn_name}" should be: "{self.fn_name}" : [ {{ "key1": "val1" }}, {{ "key2": "val2" }} ]'
 
-    def check(self) -> None:
-        if not isinstance(self.args, (list, Function)):
-            raise self.error(self._usage())
-
     def result(self, context: ResolutionContext) -> Any:
-        args = self.resolved_args(context)
+        args = self.resolved_list(context)
         if args is UNRESOLVED:
             return UNRESOLVED
-        if not isinstance(args, list):
-            raise self.error(self._usage())
         merged: dict[Any, Any] = {}
         for entry in args:
             if entry is None:
