@@ -21,7 +21,7 @@ from stoker.engine.events import Listener, resource_event, stack_event
 from stoker.engine.outputs import resolve_outputs
 from stoker.engine.snapshot import exported_resources
 from stoker.engine.states import Action, Status
-from stoker.engine.validation import validate
+from stoker.engine.validation import ValidationResult, check_resource_limit, validate
 from stoker.environment import environment as environment_module
 from stoker.environment.environment import Environment
 from stoker.environment.plugins import load_plugin_dirs
@@ -65,6 +65,30 @@ def _new_stack(name: str, parameters: dict[str, Any], disable_rollback: bool, ti
     )
 
 
+def _nested_parameters(result: ValidationResult) -> dict[str, Any]:
+    """Heat's ``NestedParameters``: per nested stack resource, its type, the nested
+    template's description and parameters (each with the ``Value`` it would get)."""
+    nested = {}
+    for name, child in result.nested.items():
+        parameters = {}
+        for key, schema in child.template.parameters.items():
+            entry = schema.to_validate_dict()
+            if key in child.params:
+                entry["Value"] = "******" if schema.hidden else child.params[key]
+            parameters[key] = entry
+        body: dict[str, Any] = {
+            "Type": result.template.resources[name].resource_type,
+            "Description": child.template.description or "No description",
+            "Parameters": parameters,
+        }
+        if child.template.parameter_groups:
+            body["ParameterGroups"] = child.template.parameter_groups
+        if child.nested:
+            body["NestedParameters"] = _nested_parameters(child)
+        nested[name] = body
+    return nested
+
+
 def build_registry(settings: Settings) -> ResourceRegistry:
     registry = ResourceRegistry()
     registry.register_mapping(builtin_mapping(), "stoker.resources")
@@ -85,6 +109,8 @@ class Service:
                 handler_threads=self.settings.handler_threads,
                 max_in_flight=self.settings.max_in_flight,
                 max_events_per_stack=self.settings.max_events_per_stack,
+                max_nested_depth=self.settings.max_nested_depth,
+                max_resources_per_stack=self.settings.max_resources_per_stack,
             ),
             clock,
         )
@@ -130,18 +156,33 @@ class Service:
             raise TemplateErrors([error])
 
     def validate_template(
-        self, template: Source, environments: Sequence[Source] = (), parameters: Mapping[str, Any] | None = None
+        self,
+        template: Source,
+        environments: Sequence[Source] = (),
+        parameters: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        show_nested: bool = False,
     ) -> tuple[dict[str, Any], list[str]]:
-        """Heat's template-validate result, and the warnings (deprecated things in use)."""
-        parsed = self.parse_template(template)
+        """Heat's template-validate result, and the warnings (deprecated things in use).
+        With ``show_nested``, ``NestedParameters`` describes each nested stack's template
+        and the values its parameters would get, level by level."""
+        parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
-        result = validate(parsed, environment, parameters or {}, self.registry)
+        result = validate(
+            parsed,
+            environment,
+            parameters or {},
+            self.registry,
+            max_depth=self.settings.max_nested_depth,
+        )
         body = {
             "Description": parsed.description or "No description",
             "Parameters": {name: schema.to_validate_dict() for name, schema in parsed.parameters.items()},
             "ParameterGroups": parsed.parameter_groups,
             "Environment": environment.to_dict(),
         }
+        if show_nested and result.nested:
+            body["NestedParameters"] = _nested_parameters(result)
         return body, result.warnings
 
     # -- actions --------------------------------------------------------------
@@ -178,7 +219,14 @@ class Service:
         user = dict(parameters or {})
         stack = _new_stack(name, user, disable_rollback, timeout_mins, tags)
         self._check_limits(parsed)
-        validate(parsed, environment, user, self.registry, stack)
+        validate(
+            parsed,
+            environment,
+            user,
+            self.registry,
+            stack,
+            max_depth=self.settings.max_nested_depth,
+        )
         stack.raw_template_id = self._store_template(parsed, dict(files or {}), environment)
         self.store.create_stack(stack)
         if on_created is not None:
@@ -210,7 +258,13 @@ class Service:
 
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
-        result = validate(parsed, environment, dict(parameters or {}), self.registry)
+        result = validate(
+            parsed,
+            environment,
+            dict(parameters or {}),
+            self.registry,
+            max_depth=self.settings.max_nested_depth,
+        )
         return preview.as_result(preview.preview_create(result.template))
 
     def preview_update(
@@ -323,13 +377,21 @@ class Service:
         user = {**(adopt_data.get("parameters") or {}), **(parameters or {})}
         stack = _new_stack(name, user, disable_rollback, timeout_mins, adopt_data.get("tags") or [])
         self._check_limits(parsed)
-        validate(parsed, environment, user, self.registry, stack)
+        validate(
+            parsed,
+            environment,
+            user,
+            self.registry,
+            stack,
+            max_depth=self.settings.max_nested_depth,
+        )
         stack.raw_template_id = self.store.store_template(parsed.data, files, environment.to_dict())
         self.store.create_stack(stack)
         return self._run(Job(stack.id, Action.ADOPT, adopt_data=dict(adopt_data)), listeners)
 
     def delete_stack(self, name_or_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
         stack = self.get_stack(name_or_id)
+        self._check_top_level(stack)
         return self._run(Job(stack.id, Action.DELETE), listeners)
 
     def _update_request(
@@ -345,12 +407,16 @@ class Service:
         """The validated template, environment, parameters and files of an update
         (with ``existing``: the stack's own, with what is given merged in)."""
         stored = self.store.get_template(stack.raw_template_id)
+        # With existing (PATCH), the files given are merged into the stack's own.
+        kept_files = {**stored.files, **(files or {})} if existing else dict(files or {})
         if template is None:
             if not existing:
-                raise ValidationError("An update needs a template (-t) or --existing to reuse the current one")
-            parsed = Template.from_data(stored.template, stored.files)
+                raise ValidationError(
+                    "An update needs a template (-t) or --existing to reuse the current one"
+                )
+            parsed = Template.from_data(stored.template, kept_files)
         else:
-            parsed = self.parse_template(template, files)
+            parsed = self.parse_template(template, kept_files)
         environment = self.parse_environments(environments)
         user = dict(parameters or {})
         if existing:
@@ -363,8 +429,14 @@ class Service:
             user.pop(name, None)
             environment.parameters.pop(name, None)
         self._check_limits(parsed)
-        validate(parsed, environment, user, self.registry, stack)
-        kept_files = dict(files) if files else (dict(stored.files) if existing else {})
+        validate(
+            parsed,
+            environment,
+            user,
+            self.registry,
+            stack,
+            max_depth=self.settings.max_nested_depth,
+        )
         return parsed, environment, user, kept_files
 
     # Which states each action may start from (Heat's rules).
@@ -454,15 +526,20 @@ class Service:
         return template_id
 
     def _check_limits(self, template: Template) -> None:
-        limit = self.settings.max_resources_per_stack
-        if limit >= 0 and len(template.resources) > limit:
+        check_resource_limit(template, self.settings.max_resources_per_stack)
+
+    def _check_top_level(self, stack: StackRecord) -> None:
+        """A nested stack changes only through its parent's resource (which would
+        otherwise no longer describe it)."""
+        if stack.owner_id is not None:
+            parent = self.store.get_stack(stack.owner_id)
             raise ValidationError(
-                f"The template has {len(template.resources)} resources; a stack may have at most {limit}",
-                path="resources",
-                hint="raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack",
+                f"Stack {stack.name} is nested in stack {parent.name if parent else stack.owner_id} (resource {stack.owner_resource})",
+                hint="act on the parent stack; its resource owns this stack",
             )
 
     def _check_idle(self, stack: StackRecord) -> None:
+        self._check_top_level(stack)
         if stack.status == Status.IN_PROGRESS:
             raise ActionInProgressError(stack.name, stack.state)
 
@@ -508,8 +585,9 @@ class Service:
         hidden = {name for name, schema in runtime.template.parameters.items() if schema.hidden}
         return {name: "******" if name in hidden else value for name, value in runtime.params.items()}
 
-    def list_stacks(self) -> list[StackRecord]:
-        return self.store.list_stacks()
+    def list_stacks(self, nested: bool = False) -> list[StackRecord]:
+        """Top-level stacks; with ``nested``, nested stacks too (their parent is owner_id)."""
+        return self.store.list_stacks(include_nested=nested)
 
     def list_resources(self, name_or_id: str) -> list[ResourceRecord]:
         stack = self.get_stack(name_or_id)

@@ -29,6 +29,8 @@ class Settings:
     max_resources_per_stack: int = 1000
     # Heat's max_events_per_stack: older events are pruned after each action (-1: keep all).
     max_events_per_stack: int = 1000
+    # Heat's max_nested_stack_depth: how deep nested stacks (and template resources) go.
+    max_nested_depth: int = 5
     # abandon and adopt, off by default as in Heat (enable_stack_abandon/adopt).
     enable_stack_abandon: bool = False
     enable_stack_adopt: bool = False
@@ -47,6 +49,7 @@ class Settings:
             ("max_template_bytes", "STOKER_MAX_TEMPLATE_BYTES"),
             ("max_resources_per_stack", "STOKER_MAX_RESOURCES_PER_STACK"),
             ("max_events_per_stack", "STOKER_MAX_EVENTS_PER_STACK"),
+            ("max_nested_depth", "STOKER_MAX_NESTED_DEPTH"),
         ):
             if env.get(variable):
                 try:

@@ -215,3 +215,50 @@ def test_cli_get_file_sends_files_beside_the_template_only(run, tmp_path):
         result = run("stack", "create", "bad", "-t", bad, check=False)
         assert result.returncode == 2
         assert "only files in the template's directory" in result.stderr
+
+
+def test_cli_nested_stacks_from_files_beside_the_template_and_environment(run, tmp_path):
+    (tmp_path / "lib").mkdir()
+    write(tmp_path, "lib/label.yaml", """
+        heat_template_version: 2021-04-16
+        description: A label
+        parameters:
+          name: {type: string, description: What to call it}
+        resources:
+          v: {type: OS::Heat::Value, properties: {value: {get_file: suffix.txt}}}
+        outputs:
+          label: {value: {list_join: ["-", [{get_param: name}, {get_attr: [v, value]}]]}}
+    """)
+    (tmp_path / "lib" / "suffix.txt").write_text("x")
+    env = write(tmp_path, "lib/env.yaml", "resource_registry:\n  My::Label: label.yaml\n")
+    top = write(tmp_path, "top.yaml", """
+        heat_template_version: 2021-04-16
+        resources:
+          one: {type: "My::Label", properties: {name: one}}
+          many:
+            type: OS::Heat::ResourceGroup
+            properties: {count: 2, resource_def: {type: "My::Label", properties: {name: "m%index%"}}}
+        outputs:
+          one: {value: {get_attr: [one, label]}}
+          many: {value: {get_attr: [many, label]}}
+    """)
+    detail = json.loads(run("stack", "create", "nest", "-t", top, "-e", env, "-f", "json").stdout)
+    assert detail["stack_status"] == "CREATE_COMPLETE", detail["stack_status_reason"]
+    assert {o["output_key"]: o["output_value"] for o in detail["outputs"]} == {"one": "one-x", "many": ["m0-x", "m1-x"]}
+    assert detail["parent"] is None
+    top_only = json.loads(run("stack", "list", "-f", "json").stdout)
+    assert [s["Stack Name"] for s in top_only] == ["nest"]
+    everything = json.loads(run("stack", "list", "--nested", "-f", "json").stdout)
+    children = [s for s in everything if s["Parent"] == detail["id"]]
+    assert len(everything) == 5 and len(children) == 2  # one, many, and many's two labels
+    refused = run("stack", "delete", children[0]["ID"], "-y", check=False)
+    assert refused.returncode != 0 and "is nested in stack nest" in refused.stderr
+
+    validated = json.loads(run("template", "validate", "-t", top, "-e", env, "--show-nested", "-f", "json").stdout)
+    assert validated["NestedParameters"]["one"]["Parameters"]["name"]["Value"] == "one"
+    assert validated["NestedParameters"]["one"]["Description"] == "A label"
+    assert validated["NestedParameters"]["many"]["Type"] == "OS::Heat::ResourceGroup"
+    assert validated["NestedParameters"]["many"]["NestedParameters"]["0"]["Parameters"]["name"]["Value"] == "m0"
+    assert "NestedParameters" not in json.loads(run("template", "validate", "-t", top, "-e", env, "-f", "json").stdout)
+    assert run("stack", "delete", "nest", "-y").returncode == 0
+    assert json.loads(run("stack", "list", "--nested", "-f", "json").stdout) == []

@@ -44,6 +44,38 @@ resources:
     properties: {value: {get_param: word}}
 """
 
+# The same shape through nested stacks: a group of two (a nested stack) and a template
+# resource (another), so every crash point of the children is covered too.
+NESTED_TEMPLATE = """
+heat_template_version: 2021-04-16
+parameters:
+  word: {type: string, default: one}
+resources:
+  root:
+    type: Test::Recorded
+    properties: {value: {get_param: word}}
+  pair:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def:
+        type: Test::Recorded
+        properties: {value: {get_attr: [root, value]}}
+  sink:
+    type: recorded.yaml
+    properties: {value: {get_attr: [pair, resource.0, value]}}
+"""
+
+RECORDED = """
+heat_template_version: 2021-04-16
+parameters:
+  value: {type: string}
+resources:
+  inner:
+    type: Test::Recorded
+    properties: {value: {get_param: value}}
+"""
+
 CHILD = textwrap.dedent(
     """
     import sys
@@ -52,10 +84,11 @@ CHILD = textwrap.dedent(
     url, plugins, action, word = sys.argv[1:5]
     service = Service(Settings(database_url=url, plugin_dirs=[plugins]))
     template = Source(open(sys.argv[5]).read(), "crash.yaml")
+    files = {"recorded.yaml": sys.argv[6]}
     if action == "create":
-        service.create_stack("crash", template, parameters={"word": word})
+        service.create_stack("crash", template, parameters={"word": word}, files=files)
     elif action == "update":
-        service.update_stack("crash", template, parameters={"word": word})
+        service.update_stack("crash", template, parameters={"word": word}, files=files)
     else:
         service.delete_stack("crash")
     """
@@ -63,12 +96,16 @@ CHILD = textwrap.dedent(
 
 
 class World:
-    def __init__(self, tmp_path: Path):
+    def __init__(self, tmp_path: Path, text: str = TEMPLATE, resources: int = 4):
         self.url = f"sqlite:///{tmp_path / 'crash.sqlite'}"
         self.side = tmp_path / "side"
         self.side.mkdir()
+        self.text = text
+        # physical resources the stack has when complete
+        self.resources = resources
+        self.files = {"recorded.yaml": RECORDED}
         self.template = tmp_path / "crash.yaml"
-        self.template.write_text(TEMPLATE)
+        self.template.write_text(text)
         os.environ["STOKER_TEST_SIDE_EFFECTS"] = str(self.side)
 
     def service(self) -> Service:
@@ -77,7 +114,7 @@ class World:
     def child(self, action: str, word: str, env: dict[str, str]) -> int:
         full = {**os.environ, "STOKER_TEST_SIDE_EFFECTS": str(self.side), **env}
         result = subprocess.run(
-            [sys.executable, "-c", CHILD, self.url, PLUGINS, action, word, str(self.template)],
+            [sys.executable, "-c", CHILD, self.url, PLUGINS, action, word, str(self.template), RECORDED],
             env=full,
             capture_output=True,
             text=True,
@@ -87,7 +124,7 @@ class World:
         return result.returncode
 
     def source(self) -> Source:
-        return Source(TEMPLATE, "crash.yaml")
+        return Source(self.text, "crash.yaml")
 
     def physical_files(self) -> set[str]:
         return {path.name for path in self.side.iterdir()}
@@ -95,7 +132,7 @@ class World:
 
 def check_invariants(service: Service) -> None:
     """Nothing IN_PROGRESS; every physical resource is recorded in the stack."""
-    stacks = service.store.list_stacks(include_deleted=True)
+    stacks = service.store.list_stacks(include_deleted=True, include_nested=True)
     recorded: set[str] = set()
     for stack in stacks:
         assert stack.status != "IN_PROGRESS", (stack.name, stack.state, stack.status_reason)
@@ -117,7 +154,7 @@ def settle(world: World) -> Service:
     return service
 
 
-def crash_points(world_factory, action: str, prepare, retry, limit: int = 60):
+def crash_points(world_factory, action: str, prepare, retry, limit: int = 150):
     """Run ``action`` killed after commit 1, 2, ... until it completes unkilled."""
     for commits in range(1, limit):
         world = world_factory(commits)
@@ -134,11 +171,15 @@ def crash_points(world_factory, action: str, prepare, retry, limit: int = 60):
     pytest.fail("the action never completed")
 
 
-@pytest.fixture
-def worlds(tmp_path):
+@pytest.fixture(params=["flat", "nested"])
+def worlds(tmp_path, request):
+    """Worlds of the flat stack, and of the same stack through nested stacks."""
+
     def make(index: int) -> World:
         directory = tmp_path / f"run{index}"
         directory.mkdir()
+        if request.param == "nested":
+            return World(directory, NESTED_TEMPLATE, resources=4)
         return World(directory)
 
     return make
@@ -153,9 +194,9 @@ def test_crash_during_create_then_retry(worlds):
         if stack is None:
             return
         if stack.state != "CREATE_COMPLETE":
-            stack = service.update_stack("crash", world.source(), parameters={"word": "one"})
+            stack = service.update_stack("crash", world.source(), parameters={"word": "one"}, files=world.files)
             assert stack.state == "UPDATE_COMPLETE", stack.status_reason
-        assert len(world.physical_files()) == 4
+        assert len(world.physical_files()) == world.resources
 
     points = crash_points(worlds, "create", prepare, retry)
     assert points > 5
@@ -164,15 +205,15 @@ def test_crash_during_create_then_retry(worlds):
 def test_crash_during_update_then_retry(worlds):
     def prepare(world):
         service = world.service()
-        assert service.create_stack("crash", world.source(), parameters={"word": "one"}).state == "CREATE_COMPLETE"
+        assert service.create_stack("crash", world.source(), parameters={"word": "one"}, files=world.files).state == "CREATE_COMPLETE"
         service.close()
 
     def retry(world, service):
         stack = service.store.find_stack("crash")
         if stack.state != "UPDATE_COMPLETE":
-            stack = service.update_stack("crash", world.source(), parameters={"word": "two"})
+            stack = service.update_stack("crash", world.source(), parameters={"word": "two"}, files=world.files)
             assert stack.state == "UPDATE_COMPLETE", stack.status_reason
-        assert len(world.physical_files()) == 4
+        assert len(world.physical_files()) == world.resources
         assert {p.read_text() for p in world.side.iterdir()} == {"two"}
 
     points = crash_points(worlds, "update", prepare, retry)
@@ -182,7 +223,7 @@ def test_crash_during_update_then_retry(worlds):
 def test_crash_during_delete_then_retry(worlds):
     def prepare(world):
         service = world.service()
-        assert service.create_stack("crash", world.source(), parameters={"word": "one"}).state == "CREATE_COMPLETE"
+        assert service.create_stack("crash", world.source(), parameters={"word": "one"}, files=world.files).state == "CREATE_COMPLETE"
         service.close()
 
     def retry(world, service):
@@ -198,12 +239,14 @@ def test_crash_during_delete_then_retry(worlds):
 @pytest.mark.parametrize("victim", ["root", "right", "sink"])
 def test_crash_between_physical_create_and_recording_its_id(worlds, victim):
     world = worlds(0)
+    if world.text == NESTED_TEMPLATE:  # the same places, inside the nested stacks
+        victim = {"root": "root", "right": "1", "sink": "inner"}[victim]
     code = world.child("create", "one", {"STOKER_TEST_KILL_IN_HANDLER": victim})
     assert code == -signal.SIGKILL
     service = settle(world)
     stack = service.store.find_stack("crash")
     assert stack.state == "CREATE_FAILED"
     assert "Engine restarted during CREATE" in stack.status_reason
-    assert service.update_stack("crash", world.source(), parameters={"word": "one"}).state == "UPDATE_COMPLETE"
+    assert service.update_stack("crash", world.source(), parameters={"word": "one"}, files=world.files).state == "UPDATE_COMPLETE"
     assert service.delete_stack("crash").state == "DELETE_COMPLETE"
     assert world.physical_files() == set()

@@ -124,3 +124,67 @@ def test_heat_plugin_validation_error_is_reported(heat_service):
     with pytest.raises(TemplateErrors) as caught:
         heat_service.create_stack("foo", template(body))
     assert "foo may not be forbidden" in str(caught.value)
+
+
+HEAT_STACK_PLUGIN = '''
+from heat.common.i18n import _
+from heat.engine import attributes
+from heat.engine import properties
+from heat.engine.resources import stack_resource
+
+
+class Pair(stack_resource.StackResource):
+    """A Heat-style nested stack resource: two values in a child stack."""
+
+    properties_schema = {
+        'word': properties.Schema(properties.Schema.STRING, _('The word to pair'), required=True, update_allowed=True),
+    }
+    attributes_schema = {'pair': attributes.Schema(_('Both values'), type=attributes.Schema.LIST)}
+
+    def child_template(self):
+        value = {'type': 'OS::Heat::Value', 'properties': {'value': {'get_param': 'word'}}}
+        return {
+            'heat_template_version': '2016-10-14',
+            'parameters': {'word': {'type': 'string'}},
+            'resources': {'left': value, 'right': value},
+            'outputs': {'pair': {'value': [{'get_attr': ['left', 'value']}, {'get_attr': ['right', 'value']}]}},
+        }
+
+    def child_params(self):
+        return {'word': self.properties['word']}
+
+    def handle_create(self):
+        return self.create_with_template(self.child_template(), self.child_params())
+
+    def _resolve_attribute(self, name):
+        if name == 'pair':
+            return self.get_output('pair')
+
+
+def resource_mapping():
+    return {'Heat::Pair': Pair}
+'''
+
+
+def test_heat_style_stack_resource_plugin_runs(make_service, tmp_path):
+    plugins = tmp_path / "heat_plugins"
+    plugins.mkdir()
+    (plugins / "pair.py").write_text(textwrap.dedent(HEAT_STACK_PLUGIN))
+    service = make_service(plugin_dirs=[str(plugins)])
+    assert service.registry.problems == []
+    body = """
+    heat_template_version: 2016-10-14
+    parameters: {word: {type: string, default: hi}}
+    resources:
+      p: {type: Heat::Pair, properties: {word: {get_param: word}}}
+    outputs:
+      pair: {value: {get_attr: [p, pair]}}
+    """
+    stack = service.create_stack("pair", template(body))
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    assert service.outputs("pair")[0]["output_value"] == ["hi", "hi"]
+    # The base's update passes the new word down to the child stack.
+    assert service.update_stack("pair", template(body), parameters={"word": "yo"}).state == "UPDATE_COMPLETE"
+    assert service.outputs("pair")[0]["output_value"] == ["yo", "yo"]
+    assert service.delete_stack("pair").state == "DELETE_COMPLETE"
+    assert service.list_stacks(nested=True) == []

@@ -56,12 +56,17 @@ def template_function_list(version, with_conditions, fmt):
 @click.option("-t", "--template", "template_path", required=True, help="Path to the template.")
 @click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
 @click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("--show-nested", is_flag=True, help="Also describe the parameters of nested stacks (NestedParameters).")
 @click.option("-f", "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @click.pass_context
-def template_validate(ctx, template_path, environments, parameters, fmt):
+def template_validate(ctx, template_path, environments, parameters, show_nested, fmt):
     """Validate a template; print Heat's validate result."""
+    from stoker.cli.files import files_for
+
     service = _service(ctx)
-    result, warnings = service.validate_template(_source(template_path), [_source(e) for e in environments], _parameters(parameters))
+    source = _source(template_path)
+    envs = [_source(e) for e in environments]
+    result, warnings = service.validate_template(source, envs, _parameters(parameters), files=files_for(source, envs), show_nested=show_nested)
     for warning in warnings:
         click.echo(f"WARNING: {warning}", err=True)
     if fmt == "json":

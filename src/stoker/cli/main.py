@@ -64,47 +64,10 @@ def _parameters(pairs: tuple[str, ...]) -> dict[str, str]:
     return values
 
 
-def _files_for(source) -> dict[str, str]:
-    """The client's part of get_file, as python-heatclient does it: local files the
-    template names are read here, relative to the template, and sent in the files map.
-    The engine itself never reads the filesystem."""
-    import yaml
+def _files_for(source, environments=()) -> dict[str, str]:
+    from stoker.cli.files import files_for
 
-    try:
-        data = yaml.safe_load(source.text)
-    except yaml.YAMLError:
-        return {}  # the engine reports the syntax error with its place
-    wanted: set[str] = set()
-
-    def visit(node) -> None:
-        if isinstance(node, dict):
-            if len(node) == 1 and isinstance(node.get("get_file"), str):
-                wanted.add(node["get_file"])
-            for value in node.values():
-                visit(value)
-        elif isinstance(node, list):
-            for item in node:
-                visit(item)
-
-    visit(data)
-    base = (Path(source.name).parent if source.name else Path.cwd()).resolve()
-    files = {}
-    for name in sorted(wanted):
-        local = name[len("file://"):] if name.startswith("file://") else name
-        if "://" in local:
-            continue
-        path = (base / local).resolve()
-        # Unlike python-heatclient, only files beside the template (or below it) are
-        # read: a template from elsewhere must not pull in /etc/passwd or ~/.ssh.
-        if not path.is_relative_to(base):
-            raise click.UsageError(
-                f"get_file {name}: only files in the template's directory ({base}) are read; copy the file there"
-            )
-        try:
-            files[name] = path.read_text()
-        except (OSError, UnicodeDecodeError) as error:
-            raise click.UsageError(f"get_file {name}: cannot read {path}: {getattr(error, 'strerror', None) or error}")
-    return files
+    return files_for(source, environments)
 
 
 def _report(error: BaseException) -> None:
@@ -214,15 +177,23 @@ def stack_create(ctx, name, template, environments, parameters, wait, enable_rol
     """Create a stack. Embedded mode runs the action to its end; --wait shows progress."""
     service = _service(ctx)
     if dry_run:
-        _print_preview(service.preview_create(name, _source(template), [_source(e) for e in environments], _parameters(parameters)), fmt)
+        source = _source(template)
+        envs = [_source(e) for e in environments]
+        _print_preview(
+            service.preview_create(
+                name, source, envs, _parameters(parameters), files=_files_for(source, envs)
+            ),
+            fmt,
+        )
         return
     source = _source(template)
+    envs = [_source(e) for e in environments]
     result = service.create_stack(
         name,
         source,
-        [_source(e) for e in environments],
+        envs,
         _parameters(parameters),
-        files=_files_for(source),
+        files=_files_for(source, envs),
         disable_rollback=not enable_rollback,
         timeout_mins=timeout_mins,
         tags=[t for t in tags.split(",") if t],
@@ -246,18 +217,22 @@ def stack_update(ctx, name, template, environments, parameters, existing, clear_
     """Update a stack to a new template and/or parameters."""
     service = _service(ctx)
     if dry_run:
+        source = _source(template) if template else None
+        envs = [_source(e) for e in environments]
+        files = _files_for(source, envs) if source or envs else None
         preview = service.preview_update(
-            name, _source(template) if template else None, [_source(e) for e in environments], _parameters(parameters), existing=existing
+            name, source, envs, _parameters(parameters), files=files, existing=existing
         )
         _print_preview(preview, fmt)
         return
     source = _source(template) if template else None
+    envs = [_source(e) for e in environments]
     result = service.update_stack(
         name,
         source,
-        [_source(e) for e in environments],
+        envs,
         _parameters(parameters),
-        files=_files_for(source) if source else None,
+        files=_files_for(source, envs) if source or envs else None,
         existing=existing,
         listeners=_progress(wait, fmt),
         clear_parameters=clear_parameters,
@@ -316,12 +291,17 @@ _simple_action("check", "Check that the resources of stacks are as recorded.")
 
 
 @stack.command("list")
+@click.option("--nested", is_flag=True, help="Include nested stacks (with their parent's id).")
 @FORMAT
 @click.pass_context
-def stack_list(ctx, fmt):
+def stack_list(ctx, nested, fmt):
     """List stacks."""
     service = _service(ctx)
-    render.print_list([render.stack_row(s) for s in service.list_stacks()], fmt, ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"])
+    columns = ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"] + (
+        ["Parent"] if nested else []
+    )
+    rows = [render.stack_row(s, parent=nested) for s in service.list_stacks(nested=nested)]
+    render.print_list(rows, fmt, columns)
 
 
 @stack.command("show")

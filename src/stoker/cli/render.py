@@ -25,14 +25,17 @@ def timestamp(value: datetime | None) -> str | None:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else None
 
 
-def stack_row(stack: StackRecord) -> dict[str, Any]:
-    return {
+def stack_row(stack: StackRecord, parent: bool = False) -> dict[str, Any]:
+    row = {
         "ID": stack.id,
         "Stack Name": stack.name,
         "Stack Status": stack.state,
         "Creation Time": timestamp(stack.created_at),
         "Updated Time": timestamp(stack.updated_at),
     }
+    if parent:
+        row["Parent"] = stack.owner_id
+    return row
 
 
 def stack_detail(stack: StackRecord, description: str, outputs: list[dict[str, Any]], parameters: Mapping[str, Any]) -> dict[str, Any]:
@@ -49,6 +52,7 @@ def stack_detail(stack: StackRecord, description: str, outputs: list[dict[str, A
         "disable_rollback": stack.disable_rollback,
         "timeout_mins": stack.timeout_mins,
         "tags": stack.tags or None,
+        "parent": stack.owner_id,
     }
 
 

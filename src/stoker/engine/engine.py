@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,6 +35,8 @@ from stoker.store import StackRecord, Store
 from stoker.store.records import TemplateRecord
 from stoker.template.hot import Template
 
+LOG = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Job:
@@ -47,6 +51,9 @@ class Job:
     adopt_data: Mapping[str, Any] = field(default_factory=dict)
     # For SNAPSHOT and RESTORE: the snapshot.
     snapshot_id: str | None = None
+    # The requester already moved the stack row to this action IN_PROGRESS (a nested
+    # stack's parent does, before it waits on the child): run it as a resume, quietly.
+    queued: bool = False
 
 
 @dataclass
@@ -62,6 +69,9 @@ class EngineSettings:
     cancel_poll_s: float = 0.5
     # Events kept per stack after each action (-1: all).
     max_events_per_stack: int = -1
+    # Nested stacks: how deep they may go, and how many resources each may have (-1: any).
+    max_nested_depth: int = 5
+    max_resources_per_stack: int = -1
 
 
 class Engine:
@@ -82,6 +92,16 @@ class Engine:
         self.engine_id = str(uuid.uuid4())
         # raw template id -> (row, parsed template); see remember_template
         self._templates: dict[int, tuple[TemplateRecord, Template]] = {}
+        # Nested stacks' jobs run as tasks on the loop of the job that asked for them.
+        # child stack id -> (owner stack id, task); ids enter ``_submitted`` (under
+        # ``_submit_lock``, from handler threads) before their task exists, so a child is
+        # never started twice.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._children: dict[str, tuple[str, asyncio.Task[Any]]] = {}
+        self._submitted: set[str] = set()
+        self._submit_lock = threading.Lock()
+        # stack id -> future a parent completes to stop that stack's action
+        self._stop_requests: dict[str, asyncio.Future[tuple[str, bool | None]]] = {}
 
     @property
     def runner(self) -> HandlerRunner:
@@ -117,7 +137,100 @@ class Engine:
         params = parameter_values(template, environment, stack.parameters if user_params is None else user_params, stack.name, stack.id, stack.project_id)
         # Only the resources and outputs whose conditions hold, with every `if` decided.
         template = template.with_conditions(params)
-        return StackRuntime(stack, template, environment, params, self.registry, self.store, self.clock, self.store.list_resources(stack.id))
+        runtime = StackRuntime(
+            stack,
+            template,
+            environment,
+            params,
+            self.registry,
+            self.store,
+            self.clock,
+            self.store.list_resources(stack.id),
+        )
+        from stoker.engine.nested import ChildStacks
+
+        runtime.nested = ChildStacks(self, runtime)
+        return runtime
+
+    # -- nested stacks' jobs -------------------------------------------------------------
+
+    def submit(self, job: Job, owner_id: str) -> None:
+        """Queue a nested stack's job on the running loop (callable from any thread)."""
+        loop = self._loop
+        if loop is None:
+            raise RuntimeError("nested stack jobs need a running engine job")
+        with self._submit_lock:
+            self._submitted.add(job.stack_id)
+        loop.call_soon_threadsafe(self._start_child, job, owner_id)
+
+    def _start_child(self, job: Job, owner_id: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._run_child(job))
+        self._children[job.stack_id] = (owner_id, task)
+
+    async def _run_child(self, job: Job) -> None:
+        try:
+            await self.run(job)
+        except ActionInProgressError:
+            pass  # another engine runs it; the parent's poll follows its state
+        except Exception as error:  # noqa: BLE001 - the parent must see an end, not wait forever
+            LOG.exception("nested stack %s: %s failed", job.stack_id, job.action)
+            stack = self.store.get_stack(job.stack_id)
+            if stack is not None and stack.status == Status.IN_PROGRESS:
+                reason = f"Engine error during {stack.action}: {type(error).__name__}: {error}"
+                await Recorder(self.store, stack).stack_state(
+                    Action(stack.action), Status.FAILED, reason
+                )
+        finally:
+            self._children.pop(job.stack_id, None)
+            with self._submit_lock:
+                self._submitted.discard(job.stack_id)
+
+    def adopt_orphan(self, child: StackRecord) -> None:
+        """Restart a nested stack's interrupted job when no live engine runs it (called by
+        the parent's poll, so a child left by a dead engine is finished by its parent)."""
+        from stoker.store.repository import utcnow
+
+        with self._submit_lock:
+            if child.id in self._submitted:
+                return
+        holder = self.store.lock_holder(child.id)
+        if holder is not None and holder.alive(utcnow()):
+            return
+        self.submit(Job(child.id, Action(child.action), resume=True), owner_id=child.owner_id or "")
+
+    async def stop_children(self, stack_id: str, reason: str) -> None:
+        """Stop the running nested stacks of a stack whose action is being stopped, and
+        wait for them (each stops its own children the same way)."""
+        tasks = []
+        for child_id, (owner_id, task) in list(self._children.items()):
+            if owner_id != stack_id:
+                continue
+            request = self._stop_requests.get(child_id)
+            if request is not None and not request.done():
+                request.set_result((reason, False))
+            tasks.append(task)
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _wait_children(self, stack_id: str) -> None:
+        while True:
+            tasks = [
+                task for owner_id, task in list(self._children.values()) if owner_id == stack_id
+            ]
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _watch_stop(self, stack_id: str) -> tuple[str, bool | None]:
+        request: asyncio.Future[tuple[str, bool | None]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._stop_requests[stack_id] = request
+        try:
+            return await request
+        finally:
+            if self._stop_requests.get(stack_id) is request:
+                del self._stop_requests[stack_id]
 
     async def run(self, job: Job) -> StackRecord:
         """Run one job while holding the stack's lock (renewed by a heartbeat)."""
@@ -129,8 +242,11 @@ class Engine:
         if holder is not None:
             raise ActionInProgressError(stack.name, f"{stack.state}, engine {holder.engine_id} (pid {holder.pid} on {holder.host}) holds its lock")
         heartbeat = asyncio.create_task(self._heartbeat(stack.id, lease))
+        if self._loop is None or self._loop.is_closed() or not self._children:
+            self._loop = asyncio.get_running_loop()
         try:
             await self._run_with_timeout(job, stack)
+            await self._wait_children(stack.id)
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -150,7 +266,10 @@ class Engine:
         stop = Stop()
         action = Action(stack.action) if job.resume else job.action
         task = asyncio.create_task(self._dispatch(job, stack, stop))
-        guards = [asyncio.create_task(self._watch_cancel(stack.id))]
+        guards = [
+            asyncio.create_task(self._watch_cancel(stack.id)),
+            asyncio.create_task(self._watch_stop(stack.id)),
+        ]
         if stack.timeout_mins and action in (Action.CREATE, Action.UPDATE):
             guards.append(asyncio.create_task(self._watch_timeout(stack.timeout_mins)))
         try:
@@ -166,6 +285,8 @@ class Engine:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        # Children first: nothing may act on a child while its own job still runs.
+        await self.stop_children(stack.id, f"the parent stack's action stopped: {reason}")
         current = self.store.get_stack(stack.id)
         assert current is not None
         action = Action(current.action)
@@ -245,13 +366,15 @@ class Engine:
     async def _dispatch(self, job: Job, stack: StackRecord, stop: Stop) -> None:
         limit = self.settings.max_in_flight
         action = job.action
-        if job.resume:
+        if job.resume and not job.queued:
             # The stack row says which action was interrupted and with what template.
             action = Action(stack.action)
         if action == Action.CREATE:
             context = self._context(self.load_runtime(stack), stop)
-            if job.resume:
-                await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+            if job.resume and not job.queued:
+                await context.recorder.stack_event(
+                    action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming"
+                )
             await create_action.create(context, limit, resume=job.resume)
         elif action == Action.ROLLBACK and stack.prev_raw_template_id is not None and any(
             r.replaces is not None or r.action == Action.UPDATE for r in self.store.list_resources(stack.id)
@@ -263,8 +386,10 @@ class Engine:
             await update_action.rollback(context, failed, limit, resume=True)
         elif action in (Action.DELETE, Action.ROLLBACK):
             context = self._context(self.load_runtime(stack), stop)
-            if job.resume:
-                await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+            if job.resume and not job.queued:
+                await context.recorder.stack_event(
+                    action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming"
+                )
             if action == Action.ROLLBACK:
                 await create_action.rollback_create(context, limit, resume=True)
                 return
@@ -276,7 +401,10 @@ class Engine:
             if job.resume:
                 old_template = self.load_runtime(stack, stack.prev_raw_template_id or stack.raw_template_id).template
                 context = self._context(self.load_runtime(stack), stop)
-                await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+                if not job.queued:
+                    await context.recorder.stack_event(
+                        action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming"
+                    )
             else:
                 old_template = self.load_runtime(stack).template
                 context = self._context(self.load_runtime(stack, job.template_id, job.parameters), stop)
@@ -301,9 +429,18 @@ class Engine:
             await adopt_action.adopt(context, job.adopt_data, limit)
         elif action == Action.SNAPSHOT:
             context = self._context(self.load_runtime(stack), stop)
-            if job.resume:
-                await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
-                record = next((s for s in self.store.list_snapshots(stack.id) if s.status == Status.IN_PROGRESS), None)
+            if job.resume and not job.queued:
+                await context.recorder.stack_event(
+                    action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming"
+                )
+                record = next(
+                    (
+                        s
+                        for s in self.store.list_snapshots(stack.id)
+                        if s.status == Status.IN_PROGRESS
+                    ),
+                    None,
+                )
                 if record is None:
                     await maintenance.run(context, action, limit, resume=True)
                     return
@@ -314,8 +451,10 @@ class Engine:
             await self._restore(job, stack, stop)
         elif action in (Action.SUSPEND, Action.RESUME, Action.CHECK):
             context = self._context(self.load_runtime(stack), stop)
-            if job.resume:
-                await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+            if job.resume and not job.queued:
+                await context.recorder.stack_event(
+                    action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming"
+                )
             await maintenance.run(context, action, limit, resume=job.resume)
         else:
             raise ValueError(f"Action {action} is not supported yet")

@@ -21,6 +21,7 @@ from stoker.engine.states import Action, Status
 from stoker.sdk.exceptions import ResourceFailure, StokerError, UpdateReplace
 from stoker.sdk.properties import Properties
 from stoker.sdk.resource import Resource
+from stoker.sdk.stack_resource import StackResource
 from stoker.store import ResourceRecord, Store
 from stoker.template.definitions import ResourceDefinition
 
@@ -298,7 +299,10 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
         tmpl_diff["DeletionPolicy"] = new_render.get("deletion_policy", "Delete")
     if old_definition.get("update_policy") != new_render.get("update_policy"):
         tmpl_diff["UpdatePolicy"] = new_render.get("update_policy")
-    if not tmpl_diff:
+    # A nested stack's parent passes every update on when what the child would get
+    # changed (a provider template's text, a group's members), even with equal properties.
+    child_changed = isinstance(instance, StackResource) and instance.child_digest() != (record.data or {}).get(StackResource.DIGEST_KEY)
+    if not tmpl_diff and not child_changed:
         return UpdatePlan("none")
     schema = type(instance).properties_schema
     immutable = sorted(key for key in prop_diff if key in schema and schema[key].immutable)
@@ -319,7 +323,7 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
         return UpdatePlan("replace", f"{record.type} requires replacement when {', '.join(sorted(prop_diff))} changes")
     if instance.needs_replace_with_tmpl_diff(tmpl_diff):
         return UpdatePlan("replace", f"{record.type} requires replacement for this template change")
-    if not prop_diff:
+    if not prop_diff and not child_changed:
         # Metadata or policies only: recorded without calling the plugin.
         return UpdatePlan("metadata", "", {}, tmpl_diff, new_properties)
     return UpdatePlan("update", "", prop_diff, tmpl_diff, new_properties)

@@ -29,9 +29,20 @@ def abandoned(engine: Engine) -> list[StackRecord]:
 async def recover(engine: Engine, stacks: list[StackRecord] | None = None) -> list[StackRecord]:
     """Resume every abandoned stack; returns the stacks as they ended."""
     finished = []
-    for stack in abandoned(engine) if stacks is None else stacks:
+    # Parents first: a parent's resumed action drives its nested stacks (its resources
+    # poll them), so by the time a child's turn comes it is usually finished; one that
+    # is still abandoned (its parent resource failed before it waited) is resumed here.
+    for stack in sorted(
+        abandoned(engine) if stacks is None else stacks, key=lambda s: s.nested_depth
+    ):
+        current = engine.store.get_stack(stack.id)
+        if current is None or current.status != "IN_PROGRESS" or current.deleted_at is not None:
+            continue
+        holder = engine.store.lock_holder(stack.id)
+        if holder is not None and holder.alive(utcnow()):
+            continue
         try:
-            finished.append(await engine.run(Job(stack.id, Action(stack.action), resume=True)))
+            finished.append(await engine.run(Job(stack.id, Action(current.action), resume=True)))
         except ActionInProgressError:
             continue  # another engine took it over first
     return finished

@@ -20,6 +20,7 @@ from stoker.sdk.clients import Clients
 from stoker.sdk.exceptions import InvalidTemplateAttribute
 from stoker.sdk.properties import UNRESOLVED
 from stoker.sdk.resource import Resource
+from stoker.sdk.stack_resource import StackResource
 from stoker.store import ResourceRecord, StackRecord, Store
 from stoker.template import parameters as parameters_module
 from stoker.template.definitions import ResourceDefinition
@@ -95,14 +96,16 @@ class _Hooks:
     is durable before the engine waits on anything, at no cost of its own.
     """
 
-    __slots__ = ("store", "record", "clock", "clients", "pending_data")
+    __slots__ = ("store", "record", "clock", "clients", "pending_data", "nested_stacks")
 
-    def __init__(self, store: Store, record: ResourceRecord, clock: Any, clients: Clients):
+    def __init__(self, store: Store, record: ResourceRecord, clock: Any, clients: Clients, nested_stacks: Any = None):
         self.store = store
         self.record = record
         self.clock = clock
         self.clients = clients
         self.pending_data: dict[str, Any] | None = None
+        # The engine's NestedStacks (sdk.stack_resource), for StackResource plugins.
+        self.nested_stacks = nested_stacks
 
     def resource_id_set(self, resource: Resource, physical_id: str | None) -> None:
         fields: dict[str, Any] = {"physical_resource_id": physical_id}
@@ -157,11 +160,13 @@ class StackRuntime:
         self._bound: dict[int, tuple[ResourceDefinition, ResourceDefinition]] = {}
         self.attribute_cache: dict[int, dict[str, Any]] = {}
         self.referenced = referenced_attributes(template)
+        # The engine's side of nested stacks (engine.nested.ChildStacks), set by the engine.
+        self.nested: Any = None
 
     # -- plugin instances ------------------------------------------------------
 
     def plugin_class(self, type_name: str) -> type[Resource]:
-        return self.registry.get_class(type_name, self.aliases)
+        return self.registry.get_class(type_name, self.aliases, self.template.files)
 
     def resolve(self, value: Any) -> Any:
         return resolve(value, self)
@@ -183,7 +188,7 @@ class StackRuntime:
             bound[1],
             self,
             uuid=record.uuid,
-            hooks=_Hooks(self.store, record, self.clock, self.clients) if self.store is not None else None,
+            hooks=_Hooks(self.store, record, self.clock, self.clients, self.nested) if self.store is not None else None,
             context=self,
         )
         instance.resource_id = record.physical_resource_id
@@ -254,6 +259,10 @@ class StackRuntime:
         record = self._created(name)
         if record is None:
             return UNRESOLVED
+        if path and issubclass(self.plugin_class(record.type), StackResource):
+            # A nested stack's path may name members' attributes (ResourceGroup's
+            # ``attributes``, ``resource.<n>``): the plugin applies it, not select_path.
+            return self.instance(record).attribute_with_path(attribute, tuple(path))
         return select_path(self.compute_attribute(record, attribute), path)
 
     def resource_attributes(self, name: str) -> Any:

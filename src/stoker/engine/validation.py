@@ -20,9 +20,10 @@ from stoker.environment.registry import ResourceRegistry, UnknownResourceTypeErr
 from stoker.graph import CycleError
 from stoker.sdk import support
 from stoker.sdk.clients import Clients
-from stoker.sdk.exceptions import StokerError
+from stoker.sdk.exceptions import StokerError, ValidationError
 from stoker.sdk.properties import UNRESOLVED, contains_unresolved
 from stoker.sdk.resource import Resource
+from stoker.sdk.stack_resource import StackResource
 from stoker.sdk.support import SupportStatus
 from stoker.store import StackRecord
 from stoker.template.errors import TemplateError, TemplateErrors
@@ -75,12 +76,68 @@ class _ValidationContext:
         return Clients(self.registry.clients, self).client(name)
 
 
+class _NestedValidation:
+    """``NestedStacks`` while validating: a nested stack's template is validated as a
+    stack of its own, one level deeper, and its result kept for ``--show-nested``."""
+
+    def __init__(
+        self,
+        environment: Environment,
+        registry: ResourceRegistry,
+        files: Mapping[str, str],
+        depth: int,
+        max_depth: int,
+        chain: tuple[str, ...],
+    ):
+        self.chain = chain
+        self.environment = environment
+        self.registry = registry
+        self.files = files
+        self.depth = depth
+        self.max_depth = max_depth
+        self.results: dict[str, ValidationResult] = {}
+
+    def __call__(self, resource: Resource) -> _NestedValidation:
+        return self
+
+    def validate(self, resource: Resource, template: Any, params: Mapping[str, Any]) -> None:
+        from stoker.engine.nested import child_environment, child_template, depth_error, errors_text
+
+        source = resource.child_source() if isinstance(resource, StackResource) else None
+        if source is not None and source[1] in self.chain:
+            loop = " -> ".join((*self.chain[self.chain.index(source[1]) :], source[1]))
+            raise ValidationError(
+                f"The template resource {source[1]} contains itself ({loop}): its nested stacks would never end",
+                path=f"resources.{resource.name}.type",
+                hint="break the loop; a template may not use itself, directly or through others",
+            )
+        if self.depth + 1 > self.max_depth:
+            raise depth_error(self.depth + 1, self.max_depth, resource.name)
+        where = f"resources.{resource.name}"
+        chain = self.chain + ((source[1],) if source is not None else ())
+        try:
+            parsed = child_template(resource, template, self.files, collect=True)
+            result = validate(
+                parsed,
+                child_environment(self.environment),
+                params,
+                self.registry,
+                depth=self.depth + 1,
+                max_depth=self.max_depth,
+                chain=chain,
+            )
+        except TemplateErrors as problems:
+            raise ValidationError(errors_text(problems), path=where)
+        self.results[resource.name] = result
+
+
 class _ValidationHooks:
     """Engine hooks while validating: client plugins work (properties groups ask them for
     API versions, custom constraints for lookups); nothing may be persisted."""
 
-    def __init__(self, clients: Clients):
+    def __init__(self, clients: Clients, nested_stacks: _NestedValidation | None = None):
         self.clients = clients
+        self.nested_stacks = nested_stacks
 
     def resource_id_set(self, resource: Resource, physical_id: str | None) -> None:
         raise StokerError("resource_id_set() may not be called during validation")
@@ -101,6 +158,8 @@ class ValidationResult:
     params: dict[str, Any]
     classes: dict[str, type[Resource]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # resource name -> the validation of its nested stack (nested stack resources only)
+    nested: dict[str, ValidationResult] = field(default_factory=dict)
 
 
 def _attribute_errors(template: Template, classes: Mapping[str, type[Resource]]) -> list[TemplateError]:
@@ -114,13 +173,28 @@ def _attribute_errors(template: Template, classes: Mapping[str, type[Resource]])
             target, *rest = data.args
             cls = classes.get(target)
             known = cls.all_attributes_schema() if cls is not None else {}
-            if cls is not None and rest and isinstance(rest[0], str) and not cls.accepts_any_property and rest[0] not in known:
+            name = rest[0] if rest and isinstance(rest[0], str) else None
+            # A group's attributes are its members'; ``resource.<member>`` names a member.
+            dynamic = (
+                cls is not None
+                and issubclass(cls, StackResource)
+                and (cls.dynamic_attributes or (name or "").startswith(cls.MEMBER_PREFIX))
+            )
+            if (
+                cls is not None
+                and name is not None
+                and not cls.accepts_any_property
+                and not dynamic
+                and name not in known
+            ):
                 close = get_close_matches(rest[0], list(known), n=1)
                 problems.append(
                     TemplateError(
                         f"The Referenced Attribute ({target} {rest[0]}) is incorrect.",
-                        path=".".join(str(p) for p in data.path) + ".get_attr",
-                        hint=f"did you mean '{close[0]}'?" if close else "attributes: " + ", ".join(sorted(known)),
+                        path=".".join(str(p) for p in data.path) + f".{data.fn_name}",
+                        hint=f"did you mean '{close[0]}'?"
+                        if close
+                        else "attributes: " + ", ".join(sorted(known)),
                     )
                 )
             for arg in data.args:
@@ -148,6 +222,9 @@ def validate(
     user_params: Mapping[str, Any],
     registry: ResourceRegistry,
     stack: StackRecord | None = None,
+    depth: int = 0,
+    max_depth: int = 5,
+    chain: tuple[str, ...] = (),
 ) -> ValidationResult:
     """Validate a stack definition; raise TemplateErrors listing every problem
     (including those the template reader collected)."""
@@ -169,9 +246,13 @@ def validate(
     classes: dict[str, type[Resource]] = {}
     for name, definition in template.resources.items():
         try:
-            classes[name] = registry.get_class(definition.resource_type, aliases)
+            classes[name] = registry.get_class(definition.resource_type, aliases, template.files)
         except UnknownResourceTypeError as error:
             errors.append(TemplateError(str(error), path=f"resources.{name}.type"))
+        except StokerError as error:  # a template resource whose template is invalid
+            errors.append(
+                TemplateError(error.message, path=f"resources.{name}.type", hint=error.hint)
+            )
     errors.extend(_attribute_errors(template, classes))
     for name, cls in classes.items():
         if template.resources[name].deletion_policy == "Snapshot" and not callable(getattr(cls, "handle_snapshot_delete", None)):
@@ -183,7 +264,10 @@ def validate(
                 )
             )
     context = _ValidationContext(template, params, classes, errors, registry)
-    hooks = _ValidationHooks(Clients(registry.clients, context))
+    # The template files this one is nested in (template resources), to name a loop.
+    chain = chain or ((template.document.file,) if template.document.file else ())
+    nested = _NestedValidation(environment, registry, template.files, depth, max_depth, chain)
+    hooks = _ValidationHooks(Clients(registry.clients, context), nested)
     warnings: list[str] = []
 
     def resolver(value: Any) -> Any:
@@ -204,6 +288,8 @@ def validate(
             continue
         try:
             instance.validate()
+            if isinstance(instance, StackResource):
+                instance.validate_nested()
         except StokerError as error:
             errors.append(TemplateError(error.message, path=error.path or f"resources.{name}", hint=error.hint))
     try:
@@ -216,7 +302,7 @@ def validate(
                 error.location = template.document.locate(error.path)
         raise TemplateErrors(errors)
     warnings.extend(support_warnings(template, classes))
-    return ValidationResult(template, params, classes, warnings)
+    return ValidationResult(template, params, classes, warnings, nested.results)
 
 
 def _support_note(kind: str, name: str, status: SupportStatus) -> str | None:
@@ -296,3 +382,13 @@ def _property_notes(schemata: Mapping[str, Any], data: Any, path: str, warnings:
 class _Placeholder:
     name: str
     id: str
+
+
+def check_resource_limit(template: Template, limit: int) -> None:
+    """max_resources_per_stack, for a stack and for each nested stack (-1: no limit)."""
+    if limit >= 0 and len(template.resources) > limit:
+        raise ValidationError(
+            f"The template has {len(template.resources)} resources; a stack may have at most {limit}",
+            path="resources",
+            hint="raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack",
+        )

@@ -29,6 +29,18 @@ class UnknownResourceTypeError(LookupError):
         self.type_name = type_name
 
 
+class TemplateNotFoundError(UnknownResourceTypeError):
+    """A template resource whose template is not in the request's files map."""
+
+    def __init__(self, template_name: str):
+        LookupError.__init__(
+            self,
+            f'Could not fetch remote template "{template_name}": it is not in the files map '
+            "(the stoker command sends templates found beside the template or environment that names them)",
+        )
+        self.type_name = template_name
+
+
 def check_plugin(type_name: str, cls: type) -> list[str]:
     """Every mistake in a plugin class's declarations."""
     owner = f"{type_name} ({cls.__module__}.{cls.__qualname__})"
@@ -73,16 +85,21 @@ class ResourceRegistry:
     def known_types(self) -> list[str]:
         return sorted(self.types)
 
-    def get_class(self, type_name: str, aliases: Mapping[str, str] | None = None) -> type[Resource]:
-        """The class for ``type_name`` after the environment's aliases."""
+    def get_class(self, type_name: str, aliases: Mapping[str, str] | None = None, files: Mapping[str, str] | None = None) -> type[Resource]:
+        """The class for ``type_name`` after the environment's aliases. A name that is a
+        template (``server.yaml``) is a template resource whose text is in ``files``."""
+        from stoker.resources.heat.template_resource import is_template_name, template_class
+
         seen = set()
         name = type_name
         while aliases and name in aliases and name not in seen:
             seen.add(name)
-            target = aliases[name]
-            if target.endswith((".yaml", ".yml", ".template", ".json")):
-                raise UnknownResourceTypeError(f"{type_name} -> {target} (provider templates are not supported yet)", [])
-            name = target
+            name = aliases[name]
+        if is_template_name(name) and name not in self.types:
+            text = (files or {}).get(name)
+            if text is None:
+                raise TemplateNotFoundError(name)
+            return template_class(type_name, name, text, files or {})
         cls = self.types.get(name)
         if cls is None:
             raise UnknownResourceTypeError(name, self.known_types())

@@ -6,9 +6,16 @@ from stoker.sdk.resource import Resource
 
 
 def builtin_mapping() -> dict[str, type[Resource]]:
-    from stoker.resources.heat import none, random_string, test_resource, value
+    from stoker.resources.heat import (
+        none,
+        random_string,
+        resource_group,
+        stack,
+        test_resource,
+        value,
+    )
 
     mapping: dict[str, type[Resource]] = {}
-    for module in (none, random_string, test_resource, value):
+    for module in (none, random_string, resource_group, stack, test_resource, value):
         mapping.update(module.resource_mapping())
     return mapping

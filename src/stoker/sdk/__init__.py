@@ -12,6 +12,7 @@ like ``from heat.engine import properties``):
     translation       TranslationRule (property translation, seed 000)
     properties_group  AND, OR, XOR, API_VERSIONS (seed 002)
     clients           ClientPlugin, microversions (seed 004)
+    stack_resource    StackResource: a resource made of a nested stack (Heat's StackResource)
     exceptions        the errors a plugin raises or sees
     testing           PluginHarness: a plugin's lifecycle in a unit test, on a fake clock
 
@@ -26,6 +27,7 @@ from stoker.sdk import (
     properties,
     properties_group,
     resource,
+    stack_resource,
     support,
     translation,
 )
@@ -38,6 +40,7 @@ __all__ = [
     "properties",
     "properties_group",
     "resource",
+    "stack_resource",
     "support",
     "translation",
 ]

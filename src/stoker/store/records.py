@@ -25,6 +25,10 @@ class StackRecord:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     deleted_at: datetime | None = None
+    # A nested stack's parent stack id and the parent's resource name (None: top level).
+    owner_id: str | None = None
+    owner_resource: str | None = None
+    nested_depth: int = 0
 
     @property
     def state(self) -> str:

@@ -31,7 +31,7 @@ from stoker.store.records import (
 )
 from stoker.store.writer import Statements, WriteQueue
 
-HEAD_REVISION = "0004"
+HEAD_REVISION = "0005"
 
 
 def utcnow() -> datetime:
@@ -201,11 +201,20 @@ class Store:
                 ).first()
         return self._stack(row) if row else None
 
-    def list_stacks(self, include_deleted: bool = False) -> list[StackRecord]:
+    def list_stacks(self, include_deleted: bool = False, include_nested: bool = False) -> list[StackRecord]:
         table = tables.stacks
         query = sa.select(table).order_by(table.c.created_at)
         if not include_deleted:
             query = query.where(table.c.deleted_at.is_(None))
+        if not include_nested:
+            query = query.where(table.c.owner_id.is_(None))
+        with self._read() as connection:
+            return [self._stack(row) for row in connection.execute(query)]
+
+    def child_stacks(self, owner_id: str) -> list[StackRecord]:
+        """The live nested stacks a stack's resources own."""
+        table = tables.stacks
+        query = sa.select(table).where(table.c.owner_id == owner_id, table.c.deleted_at.is_(None)).order_by(table.c.created_at)
         with self._read() as connection:
             return [self._stack(row) for row in connection.execute(query)]
 

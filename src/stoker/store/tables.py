@@ -39,6 +39,10 @@ stacks = sa.Table(
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("updated_at", sa.DateTime, nullable=True),
     sa.Column("deleted_at", sa.DateTime, nullable=True, index=True),
+    # A nested stack: the stack and resource that own it, and how deep it is (top: 0).
+    sa.Column("owner_id", sa.String(36), nullable=True, index=True),
+    sa.Column("owner_resource", sa.String(255), nullable=True),
+    sa.Column("nested_depth", sa.Integer, nullable=False, default=0, server_default="0"),
 )
 
 resources = sa.Table(

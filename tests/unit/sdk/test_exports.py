@@ -28,6 +28,7 @@ SURFACE = {
     "properties": ["UNRESOLVED", "Properties", "Schema", "TranslationRule", "contains_unresolved", "convert", "resolve_properties", "value_for"],
     "properties_group": ["AND", "API_VERSIONS", "CLIENT_PLUGIN", "OPERATORS", "OR", "PROPERTIES", "VERSIONS", "XOR", "check_schema", "validate"],
     "resource": ["EngineHooks", "Resource", "StackInfo", "physical_resource_name"],
+    "stack_resource": ["NestedStacks", "NestedView", "StackResource"],
     "support": ["DEPRECATED", "HIDDEN", "SUPPORTED", "SUPPORT_STATUSES", "UNKNOWN", "UNSUPPORTED", "Status", "SupportStatus"],
     "translation": ["TranslationRule", "apply_rules", "check_rules"],
 }

@@ -25,10 +25,11 @@ ALIASES = {
     "heat.engine.translation": "stoker.sdk.translation",
     "heat.engine.properties_group": "stoker.sdk.properties_group",
     "heat.engine.clients.client_plugin": "stoker.sdk.clients",
+    "heat.engine.resources.stack_resource": "stoker.sdk.stack_resource",
     "heat.common.i18n": "stoker.sdk.compat.i18n",
     "heat.common.exception": "stoker.sdk.compat.exception",
 }
-PACKAGES = ("heat", "heat.engine", "heat.common", "heat.engine.clients")
+PACKAGES = ("heat", "heat.engine", "heat.common", "heat.engine.clients", "heat.engine.resources")
 
 
 class _AliasLoader(importlib.abc.Loader):

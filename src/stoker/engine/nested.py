@@ -1,0 +1,300 @@
+"""Nested stacks: the engine's side of ``StackResource``.
+
+A nested stack is a stack of its own (a row with ``owner_id`` and ``nested_depth``)
+whose actions are jobs like any other; its parent resource's handler asks for them here
+and polls the child's state. This module owns that hand-over, from handler threads:
+
+* validating a would-be child (its template, parameters and the depth limit) with the
+  same whole-stack validation a top-level stack gets;
+* moving the child to ``<ACTION>_IN_PROGRESS`` in the store before the request returns,
+  then queueing the child's job (``Engine.submit``). The parent's handler token is saved
+  only after this returns, so after a crash either the parent resource is FAILED
+  ("Engine restarted") or its poll finds the child in the store;
+* restarting a child's job when its state is IN_PROGRESS and no live engine holds it
+  (its engine died): the parent's poll drives the child's recovery;
+* read-only views of a finished child for attributes (outputs, members).
+
+Invariant that makes the synchronous state write safe: a child's job is requested only
+by its parent resource's handler, which polls until the child's action ends before
+asking for another; when the parent's action is stopped, the engine stops the children
+and waits for them (``Engine.stop_children``) before anything else touches them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from stoker.engine.events import stack_event
+from stoker.engine.states import Action, Status
+from stoker.environment.environment import Environment
+from stoker.identifiers import new_id
+from stoker.sdk.exceptions import StokerError, ValidationError
+from stoker.sdk.properties import contains_unresolved
+from stoker.sdk.resource import Resource
+from stoker.store import StackRecord
+from stoker.store.repository import utcnow
+from stoker.template import loader
+from stoker.template.errors import TemplateError, TemplateErrors
+from stoker.template.hot import Template
+
+if TYPE_CHECKING:
+    from stoker.engine.engine import Engine
+    from stoker.engine.stack import StackRuntime
+
+
+def depth_error(depth: int, limit: int, name: str) -> ValidationError:
+    return ValidationError(
+        f"Recursion depth exceeds {limit}.",
+        path=f"resources.{name}",
+        hint=f"nested stacks may go {limit} levels deep (max_nested_depth, STOKER_MAX_NESTED_DEPTH); "
+        "a template resource that uses itself never ends",
+    )
+
+
+def child_environment(parent: Environment) -> Environment:
+    """What a child inherits: the resource registry and parameter_defaults (as in Heat),
+    not the parent's own ``parameters``."""
+    inherited = Environment.from_dict(parent.to_dict())
+    inherited.parameters = {}
+    return inherited
+
+
+def child_template(
+    resource: Resource, template: Mapping[str, Any], files: Mapping[str, str], collect: bool = False
+) -> Template:
+    """Parse a child's template, from its text when it has one (positions in errors)."""
+    from stoker.sdk.stack_resource import StackResource
+
+    source = resource.child_source() if isinstance(resource, StackResource) else None
+    if source is not None:
+        return Template.load(source[0], source[1], files, collect=collect)
+    return Template.parse(loader.Document(template), files, collect=collect)
+
+
+def errors_text(problems: TemplateErrors) -> str:
+    """A nested stack's problems, each with its own place, as one message of its parent."""
+    return "; ".join(f"nested stack: {error}" for error in problems.errors)
+
+
+class ChildView:
+    """A finished child stack, read for its parent's attributes."""
+
+    def __init__(self, runtime: StackRuntime):
+        self.runtime = runtime
+
+    def outputs(self) -> dict[str, Any]:
+        values = {}
+        for name, output in self.runtime.template.outputs.items():
+            value = self.runtime.resolve(output.value)
+            values[name] = None if contains_unresolved(value) else value
+        return values
+
+    def resource_names(self) -> list[str]:
+        return list(self.runtime.template.resources)
+
+    def reference(self, name: str) -> Any:
+        if name not in self.runtime.current:
+            return None
+        value = self.runtime.resource_reference(name)
+        return None if contains_unresolved(value) else value
+
+    def attribute(self, name: str, attribute: str, path: tuple[Any, ...] = ()) -> Any:
+        if name not in self.runtime.current:
+            return None
+        value = self.runtime.resource_attribute(name, attribute, tuple(path))
+        return None if contains_unresolved(value) else value
+
+
+class ChildStacks:
+    """``NestedStacks`` for the resources of one parent stack action."""
+
+    def __init__(self, engine: Engine, runtime: StackRuntime):
+        self.engine = engine
+        self.runtime = runtime
+        # child id -> view, dropped whenever this action asks the child for something
+        self._views: dict[str, ChildView] = {}
+
+    def __call__(self, resource: Resource) -> ChildStacks:
+        return self
+
+    # -- validation ------------------------------------------------------------------
+
+    def _template(self, template: Mapping[str, Any], resource: Resource) -> Template:
+        try:
+            return child_template(resource, template, self.runtime.template.files)
+        except TemplateErrors as problems:
+            raise ValidationError(errors_text(problems), path=f"resources.{resource.name}")
+        except TemplateError as error:
+            raise ValidationError(
+                f"resources.{resource.name}: {error}", path=f"resources.{resource.name}"
+            )
+
+    def _checked(
+        self,
+        resource: Resource,
+        template: Mapping[str, Any] | str,
+        params: Mapping[str, Any],
+        stack: StackRecord,
+    ) -> tuple[Template, Environment]:
+        from stoker.engine.validation import check_resource_limit, validate
+
+        limit = self.engine.settings.max_nested_depth
+        if stack.nested_depth > limit:
+            raise depth_error(stack.nested_depth, limit, resource.name)
+        parsed = self._template(template, resource)
+        environment = child_environment(self.runtime.environment)
+        try:
+            check_resource_limit(parsed, self.engine.settings.max_resources_per_stack)
+            validate(
+                parsed,
+                environment,
+                params,
+                self.engine.registry,
+                stack,
+                depth=stack.nested_depth,
+                max_depth=limit,
+            )
+        except TemplateErrors as problems:
+            raise ValidationError(errors_text(problems), path=f"resources.{resource.name}")
+        return parsed, environment
+
+    def _record(
+        self, resource: Resource, child_id: str, params: Mapping[str, Any], timeout_mins: int | None
+    ) -> StackRecord:
+        parent = self.runtime.stack
+        return StackRecord(
+            id=child_id,
+            name=resource.physical_resource_name(),
+            action=str(Action.CREATE),
+            status=str(Status.IN_PROGRESS),
+            status_reason=f"Stack {Action.CREATE} started",
+            raw_template_id=0,
+            parameters=dict(params),
+            disable_rollback=True,  # the parent rolls back; the child follows its resource
+            timeout_mins=timeout_mins,
+            tags=[],
+            project_id=parent.project_id,
+            owner_id=parent.id,
+            owner_resource=resource.name,
+            nested_depth=parent.nested_depth + 1,
+        )
+
+    def validate(
+        self, resource: Resource, template: Mapping[str, Any], params: Mapping[str, Any]
+    ) -> None:
+        self._checked(resource, template, params, self._record(resource, "None", params, None))
+
+    # -- actions -----------------------------------------------------------------------
+
+    def create(
+        self,
+        resource: Resource,
+        template: Mapping[str, Any],
+        params: Mapping[str, Any],
+        timeout_mins: int | None,
+    ) -> str:
+        from stoker.engine.engine import Job
+
+        child_id = new_id()
+        record = self._record(resource, child_id, params, timeout_mins)
+        parsed, environment = self._checked(resource, template, params, record)
+        # The id first: a crash after this leaves a child the parent knows of.
+        resource.resource_id_set(child_id)
+        store = self.engine.store
+        record.raw_template_id = store.store_template(
+            parsed.data, dict(parsed.files), environment.to_dict()
+        )
+        store.create_stack(
+            record,
+            event=stack_event(record, Action.CREATE, Status.IN_PROGRESS, record.status_reason),
+        )
+        self.engine.submit(
+            Job(child_id, Action.CREATE, resume=True, queued=True), owner_id=self.runtime.id
+        )
+        return child_id
+
+    def update(
+        self,
+        resource: Resource,
+        template: Mapping[str, Any],
+        params: Mapping[str, Any],
+        timeout_mins: int | None,
+    ) -> None:
+        from stoker.engine.engine import Job
+
+        child = self._child(resource)
+        if child is None:
+            raise StokerError(
+                f"The nested stack of {resource.name} does not exist",
+                path=f"resources.{resource.name}",
+            )
+        parsed, environment = self._checked(resource, template, params, child)
+        store = self.engine.store
+        template_id = store.store_template(parsed.data, dict(parsed.files), environment.to_dict())
+        reason = f"Stack {Action.UPDATE} started"
+        store.update_stack(
+            child.id,
+            event=stack_event(child, Action.UPDATE, Status.IN_PROGRESS, reason),
+            action=str(Action.UPDATE),
+            status=str(Status.IN_PROGRESS),
+            status_reason=reason,
+            raw_template_id=template_id,
+            prev_raw_template_id=child.raw_template_id,
+            parameters=dict(params),
+            prev_parameters=dict(child.parameters),
+            timeout_mins=timeout_mins,
+            updated_at=utcnow(),
+        )
+        self._views.pop(child.id, None)
+        self.engine.submit(
+            Job(child.id, Action.UPDATE, resume=True, queued=True), owner_id=self.runtime.id
+        )
+
+    def act(self, resource: Resource, action: str) -> bool:
+        from stoker.engine.engine import Job
+
+        child = self._child(resource)
+        if child is None:
+            return False
+        reason = f"Stack {action} started"
+        self.engine.store.update_stack(
+            child.id,
+            event=stack_event(child, action, Status.IN_PROGRESS, reason),
+            action=action,
+            status=str(Status.IN_PROGRESS),
+            status_reason=reason,
+        )
+        self._views.pop(child.id, None)
+        self.engine.submit(
+            Job(child.id, Action(action), resume=True, queued=True), owner_id=self.runtime.id
+        )
+        return True
+
+    def state(self, resource: Resource) -> tuple[str, str, str] | None:
+        child = self._child(resource)
+        if child is None:
+            return None
+        if child.status == Status.IN_PROGRESS:
+            self.engine.adopt_orphan(child)
+        return child.action, child.status, child.status_reason
+
+    def view(self, resource: Resource) -> ChildView:
+        child = self._child(resource)
+        if child is None:
+            raise StokerError(
+                f"The nested stack of {resource.name} does not exist",
+                path=f"resources.{resource.name}",
+            )
+        cached = self._views.get(child.id)
+        if cached is None or cached.runtime.stack.status == Status.IN_PROGRESS:
+            cached = self._views[child.id] = ChildView(self.engine.load_runtime(child))
+        return cached
+
+    def _child(self, resource: Resource) -> StackRecord | None:
+        if resource.resource_id is None:
+            return None
+        child = self.engine.store.get_stack(resource.resource_id)
+        if child is None or child.deleted_at is not None or child.owner_id != self.runtime.id:
+            return None
+        return child
