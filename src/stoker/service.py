@@ -181,6 +181,8 @@ class Service:
             "ParameterGroups": parsed.parameter_groups,
             "Environment": environment.to_dict(),
         }
+        if parsed.version.kind == "cfn":
+            del body["ParameterGroups"]  # CFN templates have none; Heat leaves the key out
         if show_nested and result.nested:
             body["NestedParameters"] = _nested_parameters(result)
         return body, result.warnings
@@ -327,7 +329,7 @@ class Service:
         """Everything needed to adopt the stack elsewhere (Heat's abandon/export data)."""
         stack = self.get_stack(name_or_id)
         stored = self.store.get_template(stack.raw_template_id)
-        resources = exported_resources(self.store.list_resources(stack.id))
+        resources = self._exported_resources(stack.id)
         return {
             "id": stack.id,
             "name": stack.name,
@@ -342,6 +344,16 @@ class Service:
             "resources": resources,
         }
 
+    def _exported_resources(self, stack_id: str) -> dict[str, Any]:
+        """A stack's resources for export; a nested stack's resources under its parent
+        resource's ``resources`` (as Heat's abandon data nests them)."""
+        resources = exported_resources(self.store.list_resources(stack_id))
+        for child in self.store.child_stacks(stack_id):
+            entry = resources.get(child.owner_resource or "")
+            if entry is not None and entry["resource_id"] == child.id:
+                entry["resources"] = self._exported_resources(child.id)
+        return resources
+
     def abandon_stack(self, name_or_id: str) -> dict[str, Any]:
         """Forget a stack, leaving its physical resources in place; returns the adopt data."""
         if not self.settings.enable_stack_abandon:
@@ -349,10 +361,16 @@ class Service:
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
         data = self.export_stack(stack.id)
+        self._forget(stack)
+        return data
+
+    def _forget(self, stack: StackRecord) -> None:
+        """Drop a stack and its nested stacks from the store, leaving resources in place."""
+        for child in self.store.child_stacks(stack.id):
+            self._forget(child)
         event = stack_event(stack, "DELETE", "COMPLETE", "Stack abandoned: its resources were left in place")
         self.store.delete_resources(r.id for r in self.store.list_resources(stack.id))
         self.store.update_stack(stack.id, event=event, action="DELETE", status="COMPLETE", status_reason=event.resource_status_reason, deleted_at=utcnow())
-        return data
 
     def adopt_stack(
         self,
@@ -593,6 +611,20 @@ class Service:
         stack = self.get_stack(name_or_id)
         return [r for r in self.store.list_resources(stack.id) if r.current]
 
+    def list_resources_nested(self, name_or_id: str, depth: int) -> list[tuple[StackRecord, ResourceRecord]]:
+        """A stack's resources and, ``depth`` levels down, its nested stacks' (each with
+        the stack it belongs to), as ``openstack stack resource list --nested-depth``."""
+        found = []
+        level = [self.get_stack(name_or_id)]
+        for remaining in range(depth, -1, -1):
+            below = []
+            for stack in level:
+                found.extend((stack, record) for record in self.store.list_resources(stack.id) if record.current)
+                if remaining:
+                    below.extend(self.store.child_stacks(stack.id))
+            level = below
+        return found
+
     def list_events(self, name_or_id: str, resource_name: str | None = None) -> list[EventRecord]:
         stack = self.get_stack(name_or_id)
         return self.store.list_events(stack.id, resource_name)
@@ -605,3 +637,8 @@ class Service:
     def template_of(self, name_or_id: str) -> dict[str, Any]:
         stack = self.get_stack(name_or_id)
         return self.store.get_template(stack.raw_template_id).template
+
+    def description_of(self, name_or_id: str) -> str:
+        """The stack template's description (HOT ``description``, CFN ``Description``)."""
+        data = self.template_of(name_or_id)
+        return str(data.get("description") or data.get("Description") or "")

@@ -251,6 +251,10 @@ def test_cli_nested_stacks_from_files_beside_the_template_and_environment(run, t
     everything = json.loads(run("stack", "list", "--nested", "-f", "json").stdout)
     children = [s for s in everything if s["Parent"] == detail["id"]]
     assert len(everything) == 5 and len(children) == 2  # one, many, and many's two labels
+    deep = json.loads(run("stack", "resource", "list", "nest", "--nested-depth", "2", "-f", "json").stdout)
+    assert sorted((r["stack_name"] == "nest", r["resource_name"]) for r in deep) == [
+        (False, "0"), (False, "1"), (False, "v"), (False, "v"), (False, "v"), (True, "many"), (True, "one")
+    ]
     refused = run("stack", "delete", children[0]["ID"], "-y", check=False)
     assert refused.returncode != 0 and "is nested in stack nest" in refused.stderr
 

@@ -449,3 +449,93 @@ def test_validate_show_nested_parameters(service):
         template(USES_PROVIDER), [template(ENVIRONMENT, "env.yaml")], files=files
     )
     assert "NestedParameters" not in plain
+
+
+BATCHED = """
+heat_template_version: 2021-04-16
+parameters:
+  word: {type: string, default: one}
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    update_policy:
+      batch_create: {max_batch_size: 2, pause_time: 60}
+      rolling_update: {max_batch_size: 2, pause_time: 30}
+    properties:
+      count: 5
+      resource_def:
+        type: OS::Heat::TestResource
+        properties: {value: {get_param: word}}
+outputs:
+  values: {value: {get_attr: [group, output]}}
+"""
+
+
+def member_events(service, child_id: str, state: str) -> list[str]:
+    return [
+        e.resource_name
+        for e in service.list_events(child_id)
+        if f"{e.resource_action}_{e.resource_status}" == state and e.resource_type == "OS::Heat::TestResource"
+    ]
+
+
+def test_group_batch_create_and_rolling_update(make_service):
+    clock = FakeClock()
+    service = make_service(clock=clock)
+    start = clock.now()
+    stack = service.create_stack("batched", template(BATCHED))
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    # Three batches (2, 2, 1) with a 60 s pause after each of the first two.
+    assert clock.now() - start >= 120
+    child = child_of(service, "batched", "group")
+    created = member_events(service, child.id, "CREATE_COMPLETE")
+    assert set(created[:2]) == {"0", "1"} and set(created[2:4]) == {"2", "3"} and created[4:] == ["4"]
+    assert outputs(service, "batched")["values"] == ["one"] * 5
+    before = {r.name: r.physical_resource_id for r in service.list_resources(child.id)}
+
+    start = clock.now()
+    stack = service.update_stack("batched", template(BATCHED), parameters={"word": "two"})
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    assert clock.now() - start >= 60
+    assert outputs(service, "batched")["values"] == ["two"] * 5
+    after = {r.name: r.physical_resource_id for r in service.list_resources(child.id)}
+    assert after == before  # updated in place, two at a time, in member order
+    updated = member_events(service, child.id, "UPDATE_COMPLETE")
+    assert set(updated[:2]) == {"0", "1"} and set(updated[2:4]) == {"2", "3"} and updated[4:] == ["4"]
+
+
+def test_group_update_policy_is_validated(service):
+    body = BATCHED.replace("pause_time: 30", "pause_time: 4000")
+    with pytest.raises(TemplateErrors, match=r"Maximum pause_time allowed is 1hr\(3600s\), provided 4000"):
+        service.create_stack("batched", template(body))
+    with pytest.raises(TemplateErrors, match="max_batch_size"):
+        service.create_stack("batched", template(BATCHED.replace("max_batch_size: 2, pause_time: 60", "max_batch_size: 0")))
+
+
+def test_group_rolling_update_with_a_new_count_resizes_last(make_service):
+    service = make_service(clock=FakeClock())
+    body = BATCHED.replace("count: 5", "count: {get_param: count}").replace(
+        "word: {type: string, default: one}", "word: {type: string, default: one}\n  count: {type: number, default: 3}"
+    )
+    service.create_stack("batched", template(body))
+    stack = service.update_stack("batched", template(body), parameters={"word": "two", "count": 4})
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    assert outputs(service, "batched")["values"] == ["two"] * 4
+    child = child_of(service, "batched", "group")
+    assert member_events(service, child.id, "CREATE_COMPLETE")[-1] == "3"  # the new member comes with the last step
+    stack = service.update_stack("batched", template(body), parameters={"word": "three", "count": 1})
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    assert outputs(service, "batched")["values"] == ["three"]
+
+
+def test_export_and_abandon_include_the_nested_stacks(make_service):
+    service = make_service(enable_stack_abandon=True)
+    service.create_stack("outer", template(nested_body()))
+    child = child_of(service, "outer", "inner")
+    exported = service.export_stack("outer")
+    inner = exported["resources"]["inner"]
+    assert inner["resource_id"] == child.id
+    assert inner["resources"]["words"]["type"] == "OS::Heat::TestResource"
+    assert service.abandon_stack("outer")["resources"] == exported["resources"]
+    assert service.list_stacks(nested=True) == []
+    assert service.store.get_stack(child.id).deleted_at is not None

@@ -42,7 +42,11 @@ def template_function() -> None:
 @click.option("--with_conditions", "--with-conditions", "with_conditions", is_flag=True, help="Also list the condition functions.")
 @FORMAT
 def template_function_list(version, with_conditions, fmt):
-    """List the functions a template version offers."""
+    """List the functions a template version offers.
+
+    VERSION is a name from 'stoker template version list'
+    (heat_template_version.2021-04-16, AWSTemplateFormatVersion.2010-09-09, ...), or a
+    HOT date or alias (2021-04-16, wallaby)."""
     from stoker.template.versions import template_functions
 
     try:

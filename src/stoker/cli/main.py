@@ -122,7 +122,7 @@ def _finish(service, stack_record, action: str, fmt: str, show_outputs: bool = T
     outputs = service.outputs(stack_record.id) if show_outputs and stack_record.deleted_at is None else []
     runtime_desc = ""
     if stack_record.deleted_at is None:
-        runtime_desc = service.store.get_template(stack_record.raw_template_id).template.get("description", "") or ""
+        runtime_desc = service.description_of(stack_record.id)
     parameters = service.stack_parameters(stack_record) if stack_record.deleted_at is None else {}
     detail = render.stack_detail(stack_record, runtime_desc, outputs, parameters)
     if fmt == "table":
@@ -313,7 +313,7 @@ def stack_show(ctx, name, fmt):
     service = _service(ctx)
     record = service.get_stack(name)
     outputs = service.outputs(record.id)
-    description = service.template_of(record.id).get("description", "") or ""
+    description = service.description_of(record.id)
     render.print_detail(render.stack_detail(record, description, outputs, service.stack_parameters(record)), fmt)
 
 
@@ -324,13 +324,18 @@ def resource() -> None:
 
 @resource.command("list")
 @click.argument("name")
+@click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also list nested stacks' resources this many levels down.")
 @FORMAT
 @click.pass_context
-def resource_list(ctx, name, fmt):
+def resource_list(ctx, name, nested_depth, fmt):
     """List a stack's resources."""
     service = _service(ctx)
-    rows = [render.resource_row(r) for r in service.list_resources(name)]
-    render.print_list(rows, fmt, ["resource_name", "physical_resource_id", "resource_type", "resource_status", "updated_time"])
+    columns = ["resource_name", "physical_resource_id", "resource_type", "resource_status", "updated_time"]
+    if not nested_depth:
+        render.print_list([render.resource_row(r) for r in service.list_resources(name)], fmt, columns)
+        return
+    rows = [{**render.resource_row(r), "stack_name": stack.name} for stack, r in service.list_resources_nested(name, nested_depth)]
+    render.print_list(rows, fmt, [*columns, "stack_name"])
 
 
 @resource.group("mark")

@@ -301,7 +301,10 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
         tmpl_diff["UpdatePolicy"] = new_render.get("update_policy")
     # A nested stack's parent passes every update on when what the child would get
     # changed (a provider template's text, a group's members), even with equal properties.
-    child_changed = isinstance(instance, StackResource) and instance.child_digest() != (record.data or {}).get(StackResource.DIGEST_KEY)
+    # A failed one is always passed on: the child's update retries what failed in it.
+    child_changed = isinstance(instance, StackResource) and (
+        record.status == Status.FAILED or instance.child_digest() != (record.data or {}).get(StackResource.DIGEST_KEY)
+    )
     if not tmpl_diff and not child_changed:
         return UpdatePlan("none")
     schema = type(instance).properties_schema

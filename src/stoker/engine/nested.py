@@ -93,6 +93,10 @@ class ChildView:
     def resource_names(self) -> list[str]:
         return list(self.runtime.template.resources)
 
+    def definition(self, name: str) -> dict[str, Any] | None:
+        found = self.runtime.template.resources.get(name)
+        return found.render() if found is not None else None
+
     def reference(self, name: str) -> Any:
         if name not in self.runtime.current:
             return None

@@ -8,6 +8,7 @@ persist its physical id and data. It does not decide what to do: the action modu
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -118,12 +119,39 @@ class _Hooks:
     def data_changed(self, resource: Resource) -> None:
         self.pending_data = resource.data()
         self.record.data = self.pending_data
+        if self.record.handler_token is not None:
+            # Polling (check_*_complete): the next write may be the final state, long
+            # after; what a check records (a batch done) must survive a crash now.
+            self.store.update_resource(self.record.id, data=self.pending_data)
+            self.pending_data = None
 
     def client_plugin(self, resource: Resource, name: str | None) -> Any:
         return self.clients.client_plugin(name)
 
     def now(self) -> float:
         return self.clock.now()
+
+
+class _ReadOnlyHooks:
+    """Hooks of a runtime without a store (a preview): reads only; nothing is persisted."""
+
+    __slots__ = ("clients", "nested_stacks")
+
+    def __init__(self, clients: Clients, nested_stacks: Any):
+        self.clients = clients
+        self.nested_stacks = nested_stacks
+
+    def resource_id_set(self, resource: Resource, physical_id: str | None) -> None:
+        raise RuntimeError("a preview records nothing")
+
+    def data_changed(self, resource: Resource) -> None:
+        pass  # a plugin may note things while deciding; a preview keeps none of it
+
+    def client_plugin(self, resource: Resource, name: str | None) -> Any:
+        return self.clients.client_plugin(name)
+
+    def now(self) -> float:
+        return time.time()
 
 
 class StackRuntime:
@@ -188,7 +216,7 @@ class StackRuntime:
             bound[1],
             self,
             uuid=record.uuid,
-            hooks=_Hooks(self.store, record, self.clock, self.clients, self.nested) if self.store is not None else None,
+            hooks=_Hooks(self.store, record, self.clock, self.clients, self.nested) if self.store is not None else _ReadOnlyHooks(self.clients, self.nested),
             context=self,
         )
         instance.resource_id = record.physical_resource_id

@@ -298,8 +298,7 @@ def validate(
         errors.append(TemplateError(str(error), path=f"resources.{error.cycle[0]}", hint="remove one of these dependencies"))
     if errors:
         for error in errors:
-            if error.location is None:
-                error.location = template.document.locate(error.path)
+            template.place(error)  # position, and the path as the template spells it
         raise TemplateErrors(errors)
     warnings.extend(support_warnings(template, classes))
     return ValidationResult(template, params, classes, warnings, nested.results)

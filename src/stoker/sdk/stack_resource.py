@@ -34,6 +34,10 @@ class NestedView(Protocol):
 
     def resource_names(self) -> list[str]: ...
 
+    def definition(self, name: str) -> dict[str, Any] | None:
+        """Member ``name`` as the child's current template defines it (template form)."""
+        ...
+
     def reference(self, name: str) -> Any:
         """What ``get_resource`` of member ``name`` gives inside the child."""
         ...

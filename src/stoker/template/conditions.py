@@ -8,7 +8,7 @@ Heat does (``resource_definitions`` and ``outputs`` with conditions):
 - a resource whose condition is false is not part of the stack;
 - an output whose condition is false is kept, with the value None;
 - ``depends_on`` naming an inactive resource is dropped;
-- get_resource or get_attr of an inactive resource in an active resource or output is an
+- get_resource, get_attr or Ref of an inactive resource in an active resource or output is an
   error (Heat: 'The specified reference "X" (in Y) is incorrect.'), unless it sits in the
   branch of an ``if`` that is not chosen.
 
@@ -27,6 +27,7 @@ from stoker.template.definitions import OutputDefinition, ResourceDefinition
 from stoker.template.errors import TemplateError, TemplateErrors, format_path
 from stoker.template.functions.access import GetAttr, GetResource
 from stoker.template.functions.base import OMITTED, Function, resolve, to_template, walk
+from stoker.template.functions.cfn import Ref
 from stoker.template.functions.conditions import If, literal_names
 
 _IN_PROGRESS = object()
@@ -259,7 +260,7 @@ def select_active(
 
 def _inactive_references(data: Any, owner: str, inactive: Mapping[str, Any]) -> Iterator[TemplateError]:
     for function in walk(data):
-        if isinstance(function, GetResource):
+        if isinstance(function, (GetResource, Ref)):
             target = function.args
         elif isinstance(function, GetAttr):
             target = function.args[0]

@@ -59,6 +59,16 @@ class ResourceDefinition:
             accept_any=accept_any,
         )
 
+    def update_policy_properties(self, schema: Mapping[str, Schema], context: Any = None) -> Properties:
+        """The update_policy section read against a plugin's ``update_policy_schema``."""
+        return Properties(
+            schema,
+            self.update_policy or {},
+            resolver=self.resolver,
+            path=f"resources.{self.name}.update_policy",
+            context=context,
+        )
+
     def resolved_metadata(self) -> Any:
         return self.resolver(self.metadata) if self.metadata is not None else {}
 

@@ -1,9 +1,16 @@
-"""The HOT template: sections read into parameters, resource and output definitions.
+"""Templates: a HOT or CloudFormation-compatible document read into parameters,
+resource and output definitions.
 
-``Template.parse`` checks the version and the shape of every section and collects every
-problem with its place before failing, so an author sees all mistakes at once. Checks
-that need the resource registry (types, property schemas) live in
-``stoker.engine.validation``; this module knows only the language.
+``Template.parse`` finds the format and version as Heat's ``get_version`` does
+(heat_template_version, AWSTemplateFormatVersion or HeatTemplateFormatVersion), checks the
+shape of every section and collects every problem with its place before failing, so an
+author sees all mistakes at once. Both formats give the same ``Template``: they differ in
+spelling (``version.keywords``: ``Resources``/``Type``/``DependsOn`` against
+``resources``/``type``/``depends_on``), in how parameters are declared
+(``stoker.template.cfn`` reads CFN's) and in a few sections (parameter_groups in HOT,
+Mappings in CFN); everything else is read by the same code. Checks that need the resource
+registry (types, property schemas) live in ``stoker.engine.validation``; this module
+knows only the language.
 """
 
 from __future__ import annotations
@@ -13,15 +20,18 @@ from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
 from typing import Any
 
+from stoker.template import cfn, loader, versions
 from stoker.template import conditions as conditions_module
-from stoker.template import loader, versions
 from stoker.template.conditions import ActiveDefinitions
 from stoker.template.definitions import OutputDefinition, ResourceDefinition
 from stoker.template.errors import TemplateError, TemplateErrors, format_path
 from stoker.template.functions.access import GetAttr, GetParam, GetResource
 from stoker.template.functions.base import Function, Parser
 from stoker.template.functions.cfn import Ref
-from stoker.template.parameters import PSEUDO, ParameterSchema, parse_schema
+from stoker.template.functions.conditions import If
+from stoker.template.parameters import ParameterSchema, parse_schema
+
+VERSION_KEYS = ("heat_template_version", *versions.CFN_VERSION_KEYS)
 
 
 def _hint(word: Any, choices) -> str | None:
@@ -29,11 +39,18 @@ def _hint(word: Any, choices) -> str | None:
     return f"did you mean '{close[0]}'?" if close else None
 
 
-def _newer(key: Any, *later: str) -> str | None:
-    """The hint for a key that this version lacks but a later one has."""
-    if key in later:
-        return f"'{key}' needs heat_template_version 2016-10-14 or later"
-    return None
+def _resource_keys(words: versions.Keywords) -> dict[str, str]:
+    """HOT's name of each key of a resource -> the format's."""
+    return {
+        "type": words.type,
+        "properties": words.properties,
+        "metadata": words.metadata,
+        "depends_on": words.depends_on,
+        "deletion_policy": words.deletion_policy,
+        "update_policy": words.update_policy,
+        "description": words.resource_description,
+        "condition": words.condition,
+    }
 
 
 @dataclass
@@ -49,6 +66,8 @@ class Template:
     files: Mapping[str, str] = field(default_factory=dict)
     # name -> parsed condition expression (the conditions section, from 2016-10-14)
     conditions: dict[str, Any] = field(default_factory=dict)
+    # a CFN template's Mappings: map name -> top-level key -> second-level key -> value
+    mappings: dict[str, Any] = field(default_factory=dict)
     # Names of the intrinsic functions the template uses.
     functions_used: frozenset[str] = field(default_factory=frozenset)
     # Problems found while reading, kept when parsing with collect=True so that
@@ -96,7 +115,7 @@ class Template:
         try:
             return evaluator.evaluate_all()
         except TemplateError as error:
-            raise self._located(error)
+            raise self.place(error)
 
     def active_definitions(self, parameter_values: Mapping[str, Any]) -> ActiveDefinitions:
         """The resources whose condition holds and every output (an output whose
@@ -107,7 +126,7 @@ class Template:
         try:
             return conditions_module.select_active(self.conditions, self.resources, self.outputs, parameter_values)
         except TemplateErrors as problems:
-            raise TemplateErrors([self._located(error) for error in problems.errors])
+            raise TemplateErrors([self.place(error) for error in problems.errors])
 
     def with_conditions(self, parameter_values: Mapping[str, Any]) -> Template:
         """A copy of this template whose ``resources`` and ``outputs`` are the
@@ -115,7 +134,7 @@ class Template:
         A template without conditions or ``if`` is returned as it is (nothing to decide)."""
         if (
             not self.conditions
-            and "if" not in self.functions_used
+            and not self._uses_if()
             and all(d.condition is None for d in self.resources.values())
             and all(o.condition is None for o in self.outputs.values())
         ):
@@ -123,10 +142,42 @@ class Template:
         active = self.active_definitions(parameter_values)
         return replace(self, resources=active.resources, outputs=active.outputs)
 
-    def _located(self, error: TemplateError) -> TemplateError:
+    def _uses_if(self) -> bool:
+        return any(issubclass(self.version.functions.get(name, Function), If) for name in self.functions_used)
+
+    def place(self, error: TemplateError) -> TemplateError:
+        """``error``, if it has no position yet, with its path in this template's own
+        spelling and its file position. Code outside ``template/`` names places as HOT
+        does (``resources.web.properties.flavor``); in a CFN template that place is
+        ``Resources.web.Properties.flavor``."""
         if error.location is None and error.path:
+            error.path = self._respelled(error.path)
             error.location = self.document.locate(error.path)
         return error
+
+    def _respelled(self, path: str) -> str:
+        words = self.version.keywords
+        if words == versions.HOT_KEYWORDS:
+            return path
+        section, _, rest = path.partition(".")
+        keys: Mapping[str, str] = {}
+        names: Mapping[str, Any] = {}
+        if section == "resources":
+            keys, names = _resource_keys(words), self.resources
+        elif section == "outputs":
+            keys, names = {"value": words.value, "description": words.output_description, "condition": words.condition}, self.outputs
+        spelled = {"resources": words.resources, "outputs": words.outputs, "parameters": words.parameters, "conditions": words.conditions}
+        if section not in spelled:
+            return path
+        # The longest declared name that the rest starts with (a name may hold a dot).
+        for name in sorted(names, key=len, reverse=True):
+            if rest == name or rest[len(name) : len(name) + 1] in (".", "[") and rest.startswith(name):
+                key, separator, tail = rest[len(name) + 1 :].partition(".")
+                key, bracket, index = key.partition("[")
+                if key in keys:
+                    rest = f"{name}.{keys[key]}{bracket}{index}{separator}{tail}"
+                break
+        return f"{spelled[section]}.{rest}" if rest else spelled[section]
 
 
 class _Reader:
@@ -142,25 +193,10 @@ class _Reader:
         if not isinstance(data, dict):
             self.fail("The template must be a map with heat_template_version, resources and other sections", ())
             return None
-        raw_version = data.get("heat_template_version")
-        if raw_version is None:
-            if "AWSTemplateFormatVersion" in data or "HeatTemplateFormatVersion" in data:
-                self.fail("CFN templates are not supported yet; use heat_template_version", ())
-            else:
-                self.fail(
-                    "The template has no heat_template_version",
-                    (),
-                    hint="add a first line such as 'heat_template_version: 2021-04-16'",
-                )
-            return None
-        version = versions.get(raw_version)
+        version = self._version(data)
         if version is None:
-            self.fail(
-                f'"{raw_version}" is not a valid heat_template_version',
-                ("heat_template_version",),
-                hint=_hint(raw_version, versions.VERSIONS) or "valid versions: " + ", ".join(versions.HOT_VERSIONS),
-            )
             return None
+        words = version.keywords
         for key in data:
             if key not in version.sections:
                 self.fail(
@@ -169,25 +205,71 @@ class _Reader:
                     hint=_hint(key, version.sections) or "valid sections: " + ", ".join(version.sections),
                 )
         template = Template(version=version, data=data, document=self.document, files=dict(files))
+        mappings: dict[str, Any] | None = {}
+        if version.kind == "cfn":
+            mappings = cfn.read_mappings(data.get("Mappings"), ("Mappings",), self.errors, self._locate)
+            template.mappings = mappings or {}
         self.parser = Parser(
             version.functions,
             self.errors,
             version.unknown_functions,
             version.condition_functions,
             template.files,
+            mappings,
         )
-        template.description = str(data.get("description") or "")
-        template.parameters = self._parameters(data.get("parameters"), version)
-        template.parameter_groups = self._parameter_groups(data.get("parameter_groups"), data.get("parameters"))
+        template.description = str(data.get(words.description) or "")
+        template.parameters = self._parameters(data.get(words.parameters), version)
+        if version.kind == "hot":
+            template.parameter_groups = self._parameter_groups(data.get("parameter_groups"), data.get("parameters"))
         if version.has_conditions:
-            template.conditions = self._conditions(data.get("conditions"))
-        template.resources = self._resources(data.get("resources"), version)
-        template.outputs = self._outputs(data.get("outputs"), version)
+            template.conditions = self._conditions(data.get(words.conditions), words)
+        template.resources = self._resources(data.get(words.resources), version)
+        template.outputs = self._outputs(data.get(words.outputs), version)
         template.functions_used = frozenset(self.parser.seen)
         self._check_references(template)
         if version.has_conditions:
             self._check_condition_names(template)
         return template
+
+    def _locate(self, path: tuple) -> Any:
+        return self.document.locate(format_path(path))
+
+    def _version(self, data: dict[str, Any]) -> versions.TemplateVersion | None:
+        """The version the one version key names (Heat's get_version); None, reported,
+        when there is none, more than one, or one Heat does not know."""
+        present = [key for key in VERSION_KEYS if key in data]
+        if len(present) > 1:
+            self.fail(f"Ambiguous versions ({', '.join(present)})", (present[1],), hint="a template has one version key")
+            return None
+        if not present:
+            if any(key in data for key in ("Resources", "Parameters", "Outputs", "Mappings")):
+                self.fail(
+                    "The template has no AWSTemplateFormatVersion or HeatTemplateFormatVersion",
+                    (),
+                    hint="add a first line such as 'AWSTemplateFormatVersion: 2010-09-09'",
+                )
+            else:
+                self.fail(
+                    "The template has no heat_template_version",
+                    (),
+                    hint="add a first line such as 'heat_template_version: 2021-04-16'",
+                )
+            return None
+        key = present[0]
+        raw_version = data[key]
+        if key != "heat_template_version":
+            version = versions.get_cfn(key, raw_version)
+            if version is None:
+                self.fail(f'"{raw_version}" is not a valid {key}', (key,), hint=f'"{key}" should be: ' + ", ".join(versions.cfn_dates(key)))
+            return version
+        version = versions.get(raw_version)
+        if version is None:
+            self.fail(
+                f'"{raw_version}" is not a valid heat_template_version',
+                ("heat_template_version",),
+                hint=_hint(raw_version, versions.VERSIONS) or "valid versions: " + ", ".join(versions.HOT_VERSIONS),
+            )
+        return version
 
     def _section(self, value: Any, name: str) -> dict[str, Any]:
         if value is None:
@@ -199,10 +281,12 @@ class _Reader:
 
     def _parameters(self, section: Any, version: versions.TemplateVersion) -> dict[str, ParameterSchema]:
         result = {}
-        for name, body in self._section(section, "parameters").items():
-            schema = parse_schema(
-                str(name), body, ("parameters",), self.errors, lambda p: self.document.locate(format_path(p)), version.date or "9999-12-31"
-            )
+        where = (version.keywords.parameters,)
+        for name, body in self._section(section, where[0]).items():
+            if version.kind == "cfn":
+                schema = cfn.parse_parameter(str(name), body, where, self.errors, self._locate)
+            else:
+                schema = parse_schema(str(name), body, where, self.errors, self._locate, version.date or "9999-12-31")
             if schema is not None:
                 result[str(name)] = schema
         return result
@@ -239,17 +323,17 @@ class _Reader:
                     seen[name] = index
         return section
 
-    def _functions(self, value: Any, path: tuple, version: versions.TemplateVersion) -> Any:
+    def _functions(self, value: Any, path: tuple) -> Any:
         return self.parser.parse(value, path)
 
-    def _conditions(self, section: Any) -> dict[str, Any]:
+    def _conditions(self, section: Any, words: versions.Keywords) -> dict[str, Any]:
         if section is not None and not isinstance(section, dict):
-            self.fail(f"Condition definitions must be a map. Found a {type(section).__name__} instead", ("conditions",))
+            self.fail(f"Condition definitions must be a map. Found a {type(section).__name__} instead", (words.conditions,))
             return {}
         result = {}
         parser = self.parser.for_conditions()
         for name, body in (section or {}).items():
-            path = ("conditions", str(name))
+            path = (words.conditions, str(name))
             before = len(self.errors)
             parsed = parser.parse(body, path)
             if len(self.errors) > before:
@@ -279,82 +363,90 @@ class _Reader:
         return parsed
 
     def _resources(self, section: Any, version: versions.TemplateVersion) -> dict[str, ResourceDefinition]:
+        words = version.keywords
         result = {}
-        for name, body in self._section(section, "resources").items():
+        for name, body in self._section(section, words.resources).items():
             name = str(name)
-            path = ("resources", name)
+            path = (words.resources, name)
             if not isinstance(body, dict):
-                self.fail(f"Resource {name} must be a map with at least a type", path)
+                self.fail(f"Resource {name} must be a map with at least a {words.type}", path)
                 continue
             for key in body:
                 if key not in version.resource_keys:
                     self.fail(
                         f'"{key}" is not a valid keyword inside a resource definition',
                         path + (key,),
-                        _newer(key, "external_id", "condition") or _hint(key, version.resource_keys),
+                        version.key_hints.get(key) or _hint(key, version.resource_keys),
                     )
-            kind = body.get("type")
+            kind = body.get(words.type)
             if not isinstance(kind, str) or not kind:
-                self.fail(f"Resource {name} has no type", path + (("type",) if "type" in body else ()), hint="add 'type: OS::Heat::None' or another resource type")
+                self.fail(
+                    f"Resource {name} has no {words.type}",
+                    path + ((words.type,) if words.type in body else ()),
+                    hint=f"add '{words.type}: OS::Heat::None' or another resource type",
+                )
                 continue
-            properties = body.get("properties") or {}
+            properties = body.get(words.properties) or {}
             if not isinstance(properties, dict):
-                self.fail("properties must be a map", path + ("properties",))
+                self.fail(f"{words.properties} must be a map", path + (words.properties,))
                 properties = {}
-            depends_on = body.get("depends_on") or []
+            depends_on = body.get(words.depends_on) or []
             if isinstance(depends_on, str):
                 depends_on = [depends_on]
             if not isinstance(depends_on, list) or not all(isinstance(d, str) for d in depends_on):
-                self.fail("depends_on must be a resource name or a list of names", path + ("depends_on",))
+                self.fail(f"{words.depends_on} must be a resource name or a list of names", path + (words.depends_on,))
                 depends_on = []
-            policy = body.get("deletion_policy", "Delete")
-            normalized = version.deletion_policies.get(policy) if isinstance(policy, str) else None
-            if normalized is None:
-                hint = "use Delete, Retain or Snapshot"
-                if str(policy) in ("delete", "retain", "snapshot"):
-                    hint += " (lower-case spellings need heat_template_version 2016-10-14 or later)"
-                self.fail(f'Invalid deletion policy "{policy}"', path + ("deletion_policy",), hint=hint)
-                normalized = "Delete"
-            metadata = body.get("metadata")
+            metadata = body.get(words.metadata)
             if metadata is not None and not isinstance(metadata, dict):
-                self.fail("metadata must be a map", path + ("metadata",))
+                self.fail(f"{words.metadata} must be a map", path + (words.metadata,))
                 metadata = None
             result[name] = ResourceDefinition(
                 name=name,
                 resource_type=kind,
-                properties_data=self._functions(properties, path + ("properties",), version),
-                metadata=self._functions(metadata, path + ("metadata",), version),
+                properties_data=self._functions(properties, path + (words.properties,)),
+                metadata=self._functions(metadata, path + (words.metadata,)),
                 depends_on=tuple(depends_on),
-                deletion_policy=normalized,
-                update_policy=self._functions(body.get("update_policy"), path + ("update_policy",), version),
-                description=str(body.get("description") or ""),
-                external_id=self._functions(body.get("external_id"), path + ("external_id",), version),
-                condition=self._condition(body.get("condition"), path + ("condition",), f"Resource {name}"),
+                deletion_policy=self._deletion_policy(body.get(words.deletion_policy, "Delete"), path + (words.deletion_policy,), version),
+                update_policy=self._functions(body.get(words.update_policy), path + (words.update_policy,)),
+                description=str(body.get(words.resource_description) or ""),
+                external_id=self._functions(body.get(words.external_id), path + (words.external_id,)) if words.external_id else None,
+                condition=self._condition(body.get(words.condition), path + (words.condition,), f"Resource {name}"),
             )
         return result
 
+    def _deletion_policy(self, policy: Any, path: tuple, version: versions.TemplateVersion) -> str:
+        normalized = version.deletion_policies.get(policy) if isinstance(policy, str) else None
+        if normalized is None:
+            hint = "use Delete, Retain or Snapshot"
+            if version.kind == "hot" and str(policy) in ("delete", "retain", "snapshot"):
+                hint += " (lower-case spellings need heat_template_version 2016-10-14 or later)"
+            self.fail(f'Invalid deletion policy "{policy}"', path, hint=hint)
+            return "Delete"
+        return normalized
+
     def _outputs(self, section: Any, version: versions.TemplateVersion) -> dict[str, OutputDefinition]:
+        words = version.keywords
         result = {}
-        for name, body in self._section(section, "outputs").items():
+        for name, body in self._section(section, words.outputs).items():
             name = str(name)
-            path = ("outputs", name)
+            path = (words.outputs, name)
             if not isinstance(body, dict):
-                self.fail(f"Output {name} must be a map with a value", path)
+                self.fail(f"Output {name} must be a map with a {words.value}", path)
                 continue
             for key in body:
                 if key not in version.output_keys:
                     self.fail(
                         f'"{key}" is not a valid keyword inside an output definition',
                         path + (key,),
-                        _newer(key, "condition") or _hint(key, version.output_keys),
+                        version.key_hints.get(key) or _hint(key, version.output_keys),
                     )
-            if "value" not in body:
-                self.fail(f"Output {name} has no value", path)
+            if words.value not in body:
+                self.fail(f"Output {name} has no {words.value}", path)
             result[name] = OutputDefinition(
                 name=name,
-                value=self._functions(body.get("value"), path + ("value",), version),
-                description=str(body.get("description") or ""),
-                condition=self._condition(body.get("condition"), path + ("condition",), f"Output {name}"),
+                value=self._functions(body.get(words.value), path + (words.value,)),
+                description=str(body.get(words.output_description) or ""),
+                condition=self._condition(body.get(words.condition), path + (words.condition,), f"Output {name}"),
             )
         return result
 
@@ -362,22 +454,23 @@ class _Reader:
         """Every get_resource/get_attr/depends_on names a resource, every get_param a parameter."""
         # Every name declared counts, even of a resource too broken to read (already
         # reported): a second error about references to it would only mislead.
-        section = template.data.get("resources")
+        words = template.version.keywords
+        section = template.data.get(words.resources)
         names = {str(name): None for name in section} if isinstance(section, dict) else {}
-        declared = template.data.get("parameters")
+        declared = template.data.get(words.parameters)
         params = {str(name) for name in declared} if isinstance(declared, dict) else set()
-        params |= set(PSEUDO)
+        params |= set(template.version.pseudo_parameters)
         for definition in template.resources.values():
-            base = ("resources", definition.name)
+            base = (words.resources, definition.name)
             for index, target in enumerate(definition.depends_on):
                 if target not in names:
                     self.fail(
-                        f'"{target}" (in depends_on) is not a resource in the template',
-                        base + ("depends_on", index),
+                        f'"{target}" (in {words.depends_on}) is not a resource in the template',
+                        base + (words.depends_on, index),
                         _hint(target, names),
                     )
                 elif target == definition.name:
-                    self.fail("A resource cannot depend on itself", base + ("depends_on", index))
+                    self.fail("A resource cannot depend on itself", base + (words.depends_on, index))
             self._check_functions(definition.properties_data, names, params, definition.name)
             self._check_functions(definition.metadata, names, params, definition.name)
             self._check_functions(definition.update_policy, names, params)
@@ -393,21 +486,22 @@ class _Reader:
         """Every condition named literally exists, and no conditions name each other in a
         cycle. (Heat finds these only when it evaluates the condition; a misspelt name is
         refused here even where Heat would never evaluate it.)"""
+        words = template.version.keywords
         declared = template.conditions
-        section = template.data.get("conditions")
+        section = template.data.get(words.conditions)
         known = {str(name) for name in section} if isinstance(section, dict) else set()
         uses: list[tuple[str, tuple]] = []
         for condition in declared.values():
             uses.extend(conditions_module.referenced_names(condition))
         for name, definition in template.resources.items():
-            path = ("resources", name, "condition")
+            path = (words.resources, name, words.condition)
             if isinstance(definition.condition, str):
                 uses.append((definition.condition, path))
             for data in (definition.condition, definition.properties_data, definition.metadata, definition.update_policy, definition.external_id):
                 uses.extend(conditions_module.referenced_names(data))
         for name, output in template.outputs.items():
             if isinstance(output.condition, str):
-                uses.append((output.condition, ("outputs", name, "condition")))
+                uses.append((output.condition, (words.outputs, name, words.condition)))
             for data in (output.condition, output.value):
                 uses.extend(conditions_module.referenced_names(data))
         for target, path in uses:
@@ -419,7 +513,7 @@ class _Reader:
         if cycle:
             self.fail(
                 f'Circular definition for condition "{cycle[0]}"',
-                ("conditions", cycle[0]),
+                (words.conditions, cycle[0]),
                 hint=" -> ".join(cycle),
             )
 
@@ -438,6 +532,8 @@ class _Reader:
                         data.path + (data.fn_name,),
                         _hint(data.args, list(names) + sorted(params)),
                     )
+                elif data.args == owner and data.args in names:
+                    self.fail(f"Circular dependency: resource {owner} refers to itself (in Ref)", data.path + (data.fn_name,))
             elif isinstance(data, (GetResource, GetAttr)):
                 target = data.args if isinstance(data, GetResource) else data.args[0]
                 if target not in names:

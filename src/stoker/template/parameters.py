@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stoker.sdk import constraints as constr
-from stoker.template.errors import TemplateError
+from stoker.template.errors import TemplateError, format_path
 
 TYPES = (STRING, NUMBER, BOOLEAN, JSON, COMMA_DELIMITED_LIST) = (
     "string",
@@ -39,6 +39,8 @@ class ParameterSchema:
     immutable: bool = False
     tags: list[str] = field(default_factory=list)
     constraints: list[constr.Constraint] = field(default_factory=list)
+    # the section that declares it, for errors' paths (a CFN template's is "Parameters")
+    section: str = "parameters"
 
     @property
     def required(self) -> bool:
@@ -157,8 +159,6 @@ _VALIDATE_TYPES = {
 def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError], locate, version_date: str = "9999-12-31") -> ParameterSchema | None:
     """Read one entry of the ``parameters`` section (``version_date``: the template's
     heat_template_version, which decides whether a modulo constraint is allowed)."""
-    from stoker.template.errors import format_path
-
     where = path + (name,)
     if not isinstance(body, Mapping):
         errors.append(TemplateError("A parameter must be a map with at least a type", path=format_path(where), location=locate(where)))
@@ -170,7 +170,7 @@ def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError],
                     f"Invalid key '{key}' for parameter ({name})",
                     path=format_path(where + (key,)),
                     location=locate(where + (key,)),
-                    hint=_did_you_mean(key, KEYS),
+                    hint=did_you_mean(key, KEYS),
                 )
             )
     kind = body.get("type")
@@ -206,25 +206,29 @@ def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError],
         tags=list(body.get("tags") or []),
         constraints=constraints,
     )
-    if schema.default is not None:
-        try:
-            default = schema.convert(schema.default)
-            message = schema.check_constraints(default)
-            if message:
-                raise ValueError(message)
-        except ValueError as error:
-            spot = where + ("default",)
-            errors.append(
-                TemplateError(f"Invalid default for parameter {name}: {error}", path=format_path(spot), location=locate(spot))
-            )
+    check_default(schema, where + ("default",), errors, locate)
     return schema
+
+
+def check_default(schema: ParameterSchema, where: tuple, errors: list[TemplateError], locate) -> None:
+    """The default, if any, must convert to the type and meet the constraints
+    (``where``: the default's place in the template)."""
+    if schema.default is None:
+        return
+    try:
+        default = schema.convert(schema.default)
+        message = schema.check_constraints(default)
+        if message:
+            raise ValueError(message)
+    except ValueError as error:
+        errors.append(TemplateError(f"Invalid default for parameter {schema.name}: {error}", path=format_path(where), location=locate(where)))
 
 
 def _truthy(value: Any) -> bool:
     return value is True or (isinstance(value, str) and value.lower() == "true")
 
 
-def _did_you_mean(word: str, choices) -> str | None:
+def did_you_mean(word: str, choices) -> str | None:
     from difflib import get_close_matches
 
     close = get_close_matches(str(word), list(choices), n=1)
@@ -252,7 +256,7 @@ def resolve_values(
                 TemplateError(
                     f"The Parameter ({name}) was not defined in template.",
                     path=f"parameters.{name}",
-                    hint=_did_you_mean(name, schemas) or "remove it or declare it in the template's parameters section",
+                    hint=did_you_mean(name, schemas) or "remove it or declare it in the template's parameters section",
                 )
             )
     for name, schema in schemas.items():
@@ -266,7 +270,7 @@ def resolve_values(
             errors.append(
                 TemplateError(
                     f"The Parameter ({name}) was not provided.",
-                    path=f"parameters.{name}",
+                    path=f"{schema.section}.{name}",
                     hint=f"pass --parameter {name}=VALUE or set it in an environment file",
                 )
             )
@@ -274,11 +278,11 @@ def resolve_values(
         try:
             value = schema.convert(raw)
         except ValueError as error:
-            errors.append(TemplateError(f"Parameter '{name}' is invalid: {_masked(schema, raw, str(error))}", path=f"parameters.{name}"))
+            errors.append(TemplateError(f"Parameter '{name}' is invalid: {_masked(schema, raw, str(error))}", path=f"{schema.section}.{name}"))
             continue
         message = schema.check_constraints(value, context)
         if message:
-            errors.append(TemplateError(f"Parameter '{name}' is invalid: {_masked(schema, raw, message)}", path=f"parameters.{name}"))
+            errors.append(TemplateError(f"Parameter '{name}' is invalid: {_masked(schema, raw, message)}", path=f"{schema.section}.{name}"))
             continue
         values[name] = value
     return values, errors

@@ -1,10 +1,15 @@
-"""Template versions and their function tables.
+"""Template versions, their function tables and how each format spells its keys.
 
 Each HOT version has one immutable table of the functions it offers (Heat's
 ``HOTemplateYYYYMMDD.functions``) and, from 2016-10-14, one of the functions allowed in
 condition expressions (``condition_functions``). A name a version lacks maps to a message:
 a function that a later version adds says in which version it appears; a function that
-was removed says when, and what replaces it. ``template_versions`` and
+was removed says when, and what replaces it.
+
+The CloudFormation-compatible formats are two more versions (Heat's heat/engine/cfn/
+template.py): ``AWSTemplateFormatVersion: 2010-09-09`` (``CfnTemplate``: conditions,
+``Fn::If``) and ``HeatTemplateFormatVersion: 2012-12-12`` (``HeatTemplate``: neither).
+They spell sections and keys their own way (``Keywords``). ``template_versions`` and
 ``template_functions`` describe the tables (Heat's template-version-list and
 template-function-list) without touching them.
 """
@@ -17,7 +22,13 @@ from types import MappingProxyType
 from typing import Any
 
 from stoker.template.functions import cfn
-from stoker.template.functions.access import GetAttr, GetAttrNamed, GetParam, GetResource
+from stoker.template.functions.access import (
+    GetAttr,
+    GetAttrNamed,
+    GetAttrThenSelect,
+    GetParam,
+    GetResource,
+)
 from stoker.template.functions.base import Function
 from stoker.template.functions.conditions import And, Equals, If, IfNullable, Not, Or
 from stoker.template.functions.facade import ResourceFacade
@@ -44,6 +55,7 @@ from stoker.template.functions.strings import (
 )
 from stoker.template.functions.urls import MakeURL
 from stoker.template.functions.yaql_function import Yaql
+from stoker.template.parameters import PSEUDO
 
 HOT_VERSIONS = (
     "2013-05-23",
@@ -69,39 +81,48 @@ ALIASES = {
 
 Table = dict[str, type[Function]]
 
+# The CloudFormation-style functions HOT 2013-05-23 shares with the CFN formats.
+_CFN_STYLE: Table = {
+    "Fn::GetAZs": cfn.GetAZs,
+    "Fn::Select": cfn.Select,
+    "Fn::Join": cfn.Join,
+    "Fn::Split": cfn.Split,
+    "Fn::Replace": cfn.Replace,
+    "Fn::Base64": cfn.Base64,
+    "Fn::MemberListToMap": cfn.MemberListToMap,
+    "Fn::ResourceFacade": cfn.CfnResourceFacade,
+}
+
 # What each version changes in the table before it (Heat's hot/template.py): a class
 # added or replaced, or None for a function removed.
 _CHANGES: dict[str, dict[str, type[Function] | None]] = {
     "2013-05-23": {
         "get_param": GetParam,
         "get_resource": GetResource,
-        "get_attr": GetAttrNamed,
+        "get_attr": GetAttrThenSelect,
         "str_replace": StrReplaceStrings,
         "list_join": ListJoinStrings,
         "get_file": GetFile,
         "resource_facade": ResourceFacade,
         "Ref": cfn.Ref,
-        "Fn::GetAZs": cfn.GetAZs,
-        "Fn::Select": cfn.Select,
-        "Fn::Join": cfn.Join,
-        "Fn::Split": cfn.Split,
-        "Fn::Replace": cfn.Replace,
-        "Fn::Base64": cfn.Base64,
-        "Fn::MemberListToMap": cfn.MemberListToMap,
-        "Fn::ResourceFacade": cfn.CfnResourceFacade,
+        **_CFN_STYLE,
     },
     "2014-10-16": {
-        name: None
-        for name in (
-            "Ref",
-            "Fn::GetAZs",
-            "Fn::Join",
-            "Fn::Split",
-            "Fn::Replace",
-            "Fn::Base64",
-            "Fn::MemberListToMap",
-            "Fn::ResourceFacade",
-        )
+        # get_attr hands its path to the stack from here on (Heat's GetAtt)
+        "get_attr": GetAttrNamed,
+        **{
+            name: None
+            for name in (
+                "Ref",
+                "Fn::GetAZs",
+                "Fn::Join",
+                "Fn::Split",
+                "Fn::Replace",
+                "Fn::Base64",
+                "Fn::MemberListToMap",
+                "Fn::ResourceFacade",
+            )
+        },
     },
     "2015-04-30": {"digest": Digest, "repeat": Repeat},
     "2015-10-15": {
@@ -150,6 +171,50 @@ _SECTIONS = ("heat_template_version", "description", "parameter_groups", "parame
 
 
 @dataclass(frozen=True)
+class Keywords:
+    """How a template format spells its sections and the keys of resources and outputs
+    (HOT's lower-case names by default). ``external_id`` is "" where the format has none."""
+
+    description: str = "description"
+    parameters: str = "parameters"
+    resources: str = "resources"
+    outputs: str = "outputs"
+    conditions: str = "conditions"
+    type: str = "type"
+    properties: str = "properties"
+    metadata: str = "metadata"
+    depends_on: str = "depends_on"
+    deletion_policy: str = "deletion_policy"
+    update_policy: str = "update_policy"
+    resource_description: str = "description"
+    condition: str = "condition"
+    external_id: str = "external_id"
+    value: str = "value"
+    output_description: str = "description"
+
+
+HOT_KEYWORDS = Keywords()
+CFN_KEYWORDS = Keywords(
+    description="Description",
+    parameters="Parameters",
+    resources="Resources",
+    outputs="Outputs",
+    conditions="Conditions",
+    type="Type",
+    properties="Properties",
+    metadata="Metadata",
+    depends_on="DependsOn",
+    deletion_policy="DeletionPolicy",
+    update_policy="UpdatePolicy",
+    resource_description="Description",
+    condition="Condition",
+    external_id="",
+    value="Value",
+    output_description="Description",
+)
+
+
+@dataclass(frozen=True)
 class TemplateVersion:
     key: str
     date: str
@@ -162,8 +227,17 @@ class TemplateVersion:
     output_keys: tuple[str, ...] = _OUTPUT_KEYS
     # spelling accepted in a template -> the policy
     deletion_policies: Mapping[str, str] = field(default_factory=lambda: MappingProxyType(_DELETION_POLICIES))
-    # the functions of condition expressions; None before 2016-10-14 (no conditions)
+    # the functions of condition expressions; None where the version has no conditions
     condition_functions: Mapping[str, type[Function]] | None = None
+    # "hot" or "cfn" (Heat's template-version-list type)
+    kind: str = "hot"
+    # the top-level key that names the version
+    version_key: str = "heat_template_version"
+    keywords: Keywords = HOT_KEYWORDS
+    # the parameters every stack has without declaring them
+    pseudo_parameters: tuple[str, ...] = PSEUDO
+    # a resource or output key this version refuses but another has -> what to say
+    key_hints: Mapping[str, str] = field(default_factory=dict)
 
     def at_least(self, date: str) -> bool:
         return self.date >= date
@@ -171,6 +245,12 @@ class TemplateVersion:
     @property
     def has_conditions(self) -> bool:
         return self.condition_functions is not None
+
+    @property
+    def name(self) -> str:
+        """As Heat names it: ``heat_template_version.2016-10-14``,
+        ``AWSTemplateFormatVersion.2010-09-09``."""
+        return f"{self.version_key}.{self.date}"
 
 
 def _build() -> dict[str, TemplateVersion]:
@@ -215,6 +295,7 @@ def _version(date: str, table: Table, conditions: Table | None, removed: Mapping
     policies = dict(_DELETION_POLICIES)
     if has_conditions:  # lower-case aliases arrived with 2016-10-14 too
         policies.update({name.lower(): policy for name, policy in _DELETION_POLICIES.items()})
+    later = {key: f"'{key}' needs heat_template_version 2016-10-14 or later" for key in ("external_id", "condition")}
     return TemplateVersion(
         key=date,
         date=date,
@@ -226,6 +307,7 @@ def _version(date: str, table: Table, conditions: Table | None, removed: Mapping
         output_keys=_OUTPUT_KEYS + (("condition",) if has_conditions else ()),
         deletion_policies=MappingProxyType(policies),
         condition_functions=None if conditions is None else MappingProxyType(conditions),
+        key_hints=MappingProxyType({} if has_conditions else later),
     )
 
 
@@ -237,23 +319,111 @@ VERSIONS: Mapping[str, TemplateVersion] = MappingProxyType(_build())
 
 
 def get(key: object) -> TemplateVersion | None:
+    """A HOT version by its date or alias."""
     return VERSIONS.get(str(key)) if key is not None else None
+
+
+# -- the CloudFormation-compatible formats (Heat's cfn/template.py) -----------------
+
+CFN_VERSION_KEYS = (AWS_VERSION_KEY, HEAT_VERSION_KEY) = ("AWSTemplateFormatVersion", "HeatTemplateFormatVersion")
+# Heat's HeatTemplate (HeatTemplateFormatVersion 2012-12-12): no conditions.
+_CFN_FUNCTIONS: Table = {"Fn::FindInMap": cfn.FindInMap, "Ref": cfn.CfnRef, "Fn::GetAtt": cfn.GetAtt, **_CFN_STYLE}
+# Heat's CfnTemplate (AWSTemplateFormatVersion 2010-09-09) adds Fn::If and conditions.
+_CFN_CONDITION_FUNCTIONS: Table = {
+    "Fn::Equals": Equals,
+    "Ref": cfn.ParamRef,
+    "Fn::FindInMap": cfn.FindInMap,
+    "Fn::Not": cfn.CfnNot,
+    "Fn::And": And,
+    "Fn::Or": Or,
+}
+# HOT functions a CFN template may try, and what it has instead.
+_HOT_EQUIVALENTS = {
+    "get_param": "Ref",
+    "get_resource": "Ref",
+    "get_attr": "Fn::GetAtt",
+    "list_join": "Fn::Join",
+    "str_replace": "Fn::Replace",
+    "str_split": "Fn::Split",
+    "resource_facade": "Fn::ResourceFacade",
+    "if": "Fn::If",
+}
+# AWS CloudFormation functions that Heat never implemented.
+_AWS_ONLY = ("Fn::Sub", "Fn::ImportValue", "Fn::Cidr", "Fn::Transform", "Fn::Length", "Fn::ToJsonString")
+_CFN_SECTIONS = (AWS_VERSION_KEY, HEAT_VERSION_KEY, "Description", "Mappings", "Parameters", "Resources", "Outputs")
+_CFN_RESOURCE_KEYS = ("Type", "Properties", "Metadata", "DependsOn", "DeletionPolicy", "UpdatePolicy", "Description")
+_CFN_OUTPUT_KEYS = ("Description", "Value")
+CFN_PSEUDO = cfn.AWS_PSEUDO
+
+
+def _cfn_version(version_key: str, date: str, with_conditions: bool) -> TemplateVersion:
+    name = f"{version_key} {date}"
+    table = {**_CFN_FUNCTIONS, **({"Fn::If": cfn.CfnIf} if with_conditions else {})}
+    unknown = {
+        hot: f"The function {hot} is not supported in {name}" + (f"; use {instead}" if instead in table else "")
+        for hot, instead in _HOT_EQUIVALENTS.items()
+    }
+    unknown.update({aws: f"The function {aws} is not supported in {name} (Heat does not implement it)" for aws in _AWS_ONLY})
+    if not with_conditions:
+        unknown["Fn::If"] = f"The function Fn::If is not supported in {name}; it appears in AWSTemplateFormatVersion 2010-09-09"
+    later = f"needs AWSTemplateFormatVersion 2010-09-09 (HeatTemplateFormatVersion {date} has no conditions)"
+    return TemplateVersion(
+        key=date,
+        date=date,
+        functions=MappingProxyType(table),
+        unknown_functions=MappingProxyType(unknown),
+        sections=_CFN_SECTIONS + (("Conditions",) if with_conditions else ()),
+        resource_keys=_CFN_RESOURCE_KEYS + (("Condition",) if with_conditions else ()),
+        output_keys=_CFN_OUTPUT_KEYS + (("Condition",) if with_conditions else ()),
+        condition_functions=MappingProxyType(dict(_CFN_CONDITION_FUNCTIONS)) if with_conditions else None,
+        kind="cfn",
+        version_key=version_key,
+        keywords=CFN_KEYWORDS,
+        pseudo_parameters=CFN_PSEUDO,
+        key_hints=MappingProxyType({} if with_conditions else {"Condition": f"'Condition' {later}"}),
+    )
+
+
+CFN_VERSIONS: Mapping[str, TemplateVersion] = MappingProxyType(
+    {
+        version.name: version
+        for version in (_cfn_version(AWS_VERSION_KEY, "2010-09-09", True), _cfn_version(HEAT_VERSION_KEY, "2012-12-12", False))
+    }
+)
+
+
+def get_cfn(version_key: str, value: object) -> TemplateVersion | None:
+    """The CFN version named by ``version_key: value``, or None."""
+    return CFN_VERSIONS.get(f"{version_key}.{value}")
+
+
+def cfn_dates(version_key: str) -> list[str]:
+    """The dates ``version_key`` accepts (Heat: '"X" should be: 2010-09-09')."""
+    return [version.date for version in CFN_VERSIONS.values() if version.version_key == version_key]
+
+
+def find(name: str) -> TemplateVersion | None:
+    """A version by Heat's name (``heat_template_version.2016-10-14``,
+    ``AWSTemplateFormatVersion.2010-09-09``), or a HOT date or alias."""
+    return CFN_VERSIONS.get(name) or get(name.removeprefix("heat_template_version."))
 
 
 # -- introspection (Heat's template-version-list and template-function-list) ----------
 
 
 def template_versions() -> list[dict[str, Any]]:
-    """Every template version: ``{"version": "heat_template_version.2016-10-14",
-    "type": "hot", "aliases": ["heat_template_version.newton"]}``, oldest first.
-    (CFN formats are not supported, so none is listed.)"""
+    """Every template version in Heat's order (by name, so the CFN formats come
+    first): ``{"version": "heat_template_version.2016-10-14", "type": "hot", "aliases":
+    ["heat_template_version.newton"]}``, ``{"version":
+    "AWSTemplateFormatVersion.2010-09-09", "type": "cfn", "aliases": []}``."""
+    listed = sorted([*CFN_VERSIONS.values(), *(VERSIONS[date] for date in HOT_VERSIONS)], key=lambda version: version.name)
     return [
         {
-            "version": f"heat_template_version.{date}",
-            "type": "hot",
-            "aliases": [f"heat_template_version.{alias}" for alias in VERSIONS[date].aliases],
+            "version": version.name,
+            "type": version.kind,
+            "aliases": [f"{version.version_key}.{alias}" for alias in version.aliases],
         }
-        for date in HOT_VERSIONS
+        for version in listed
     ]
 
 
@@ -271,25 +441,28 @@ def _first_line(text: str) -> str:
     return ""
 
 
-def template_functions(version: str, with_condition_functions: bool = False) -> list[dict[str, str]]:
-    """The functions of ``version`` (a date, an alias, or ``heat_template_version.DATE``)
-    as ``{"functions": name, "description": text}``, removed ones left out, by name;
-    with ``with_condition_functions``, the condition functions the list lacks follow
-    (Heat's ``with_condition_func``). Raises KeyError for an unknown version."""
-    found = get(version.removeprefix("heat_template_version."))
+def _found(version: str) -> TemplateVersion:
+    found = find(version)
     if found is None:
         raise KeyError(f"Template with version {version} not found")
-    entries = _describe(found.functions)
-    if with_condition_functions and found.condition_functions is not None:
-        listed = {entry["functions"] for entry in entries}
-        entries += [entry for entry in _describe(found.condition_functions) if entry["functions"] not in listed]
-    return entries
+    return found
+
+
+def template_functions(version: str, with_condition_functions: bool = False) -> list[dict[str, str]]:
+    """The functions of ``version`` (Heat's name, a HOT date or an alias) as
+    ``{"functions": name, "description": text}``, removed ones left out, by name; with
+    ``with_condition_functions``, the condition functions the list lacks follow and a
+    name in both tables is described by its condition function (Heat's
+    ``with_condition_func`` updates one table with the other: CFN's Ref becomes "A
+    function for resolving parameter references."). Raises KeyError for an unknown
+    version."""
+    found = _found(version)
+    conditions = found.condition_functions if with_condition_functions and found.condition_functions is not None else {}
+    entries = _describe({**found.functions, **{name: cls for name, cls in conditions.items() if name in found.functions}})
+    return entries + _describe({name: cls for name, cls in conditions.items() if name not in found.functions})
 
 
 def condition_functions(version: str) -> list[dict[str, str]]:
-    """The functions allowed in condition expressions of ``version`` (none before
-    2016-10-14), as ``template_functions`` describes them."""
-    found = get(version.removeprefix("heat_template_version."))
-    if found is None:
-        raise KeyError(f"Template with version {version} not found")
-    return _describe(found.condition_functions or {})
+    """The functions allowed in condition expressions of ``version`` (none where the
+    version has no conditions), as ``template_functions`` describes them."""
+    return _describe(_found(version).condition_functions or {})

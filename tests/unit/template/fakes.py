@@ -74,14 +74,14 @@ class NestedContext(FakeContext):
 
 
 def parse(data: Any, version: str = LATEST, files: dict[str, str] | None = None) -> tuple[Any, list[TemplateError]]:
-    table = versions.get(version)
+    table = versions.find(version)
     errors: list[TemplateError] = []
     parser = Parser(table.functions, errors, table.unknown_functions, table.condition_functions, files or {})
     return parser.parse(data, PATH), errors
 
 
 def parse_condition(data: Any, version: str = LATEST) -> tuple[Any, list[TemplateError]]:
-    table = versions.get(version)
+    table = versions.find(version)
     errors: list[TemplateError] = []
     parser = Parser(table.functions, errors, table.unknown_functions, table.condition_functions)
     return parser.for_conditions().parse(data, ("conditions", "c")), errors

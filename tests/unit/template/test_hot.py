@@ -173,10 +173,11 @@ def test_template_missing_version_is_an_error():
     assert error.hint == "add a first line such as 'heat_template_version: 2021-04-16'"
 
 
-def test_template_cfn_template_is_not_supported():
-    error = load_error("AWSTemplateFormatVersion: '2010-09-09'\nResources: {}\n")
+def test_template_with_two_version_keys_is_ambiguous():
+    error = load_error("heat_template_version: 2021-04-16\nAWSTemplateFormatVersion: '2010-09-09'\nresources: {}\n")
 
-    assert "CFN templates are not supported" in error.message
+    assert error.message == "Ambiguous versions (heat_template_version, AWSTemplateFormatVersion)"
+    assert error.location == Location("t.yaml", 2, 27)
 
 
 def test_template_unknown_version_is_an_error_with_a_hint():

@@ -122,10 +122,9 @@ def test_if_is_nullable_only_in_2021_04_16():
 
 
 def test_template_versions_lists_each_hot_version_with_its_aliases():
-    listed = versions.template_versions()
+    listed = [entry for entry in versions.template_versions() if entry["type"] == "hot"]
 
     assert [entry["version"] for entry in listed] == [f"heat_template_version.{date}" for date in versions.HOT_VERSIONS]
-    assert {entry["type"] for entry in listed} == {"hot"}
     newton = next(entry for entry in listed if entry["version"] == "heat_template_version.2016-10-14")
     assert newton["aliases"] == ["heat_template_version.newton"]
     assert listed[0]["aliases"] == []

@@ -8,7 +8,7 @@ from typing import Any
 
 from stoker.sdk import attributes, constraints, properties, support
 from stoker.sdk.attributes import select_path
-from stoker.sdk.exceptions import InvalidTemplateAttribute
+from stoker.sdk.exceptions import InvalidTemplateAttribute, ValidationError
 from stoker.sdk.stack_resource import StackResource
 
 # The nested template's version: the one Heat uses for groups.
@@ -140,6 +140,61 @@ class ResourceGroup(StackResource):
     # Any attribute name is a list over the members (checked by the members' types).
     dynamic_attributes = True
 
+    # update_policy: rolling_update replaces members in batches when resource_def
+    # changes; batch_create creates them in batches. Replacements are created before the
+    # members they replace are deleted, so min_in_service members always stay.
+    UPDATE_POLICIES = (ROLLING_UPDATE, BATCH_CREATE) = ("rolling_update", "batch_create")
+    _BATCH_KEYS = (MIN_IN_SERVICE, MAX_BATCH_SIZE, PAUSE_TIME) = ("min_in_service", "max_batch_size", "pause_time")
+    # Resource data: the batched action in progress (which members are done, the pause).
+    BATCHES_KEY = "batches"
+
+    update_policy_schema = {
+        ROLLING_UPDATE: properties.Schema(
+            properties.Schema.MAP,
+            "Replace members in batches when resource_def changes.",
+            schema={
+                MIN_IN_SERVICE: properties.Schema(
+                    properties.Schema.INTEGER,
+                    "The minimum number of resources in service while rolling updates are being executed.",
+                    constraints=[constraints.Range(min=0)],
+                    default=0,
+                ),
+                MAX_BATCH_SIZE: properties.Schema(
+                    properties.Schema.INTEGER,
+                    "The maximum number of resources to replace at once.",
+                    constraints=[constraints.Range(min=1)],
+                    default=1,
+                ),
+                PAUSE_TIME: properties.Schema(
+                    properties.Schema.NUMBER,
+                    "The number of seconds to wait between batches of updates.",
+                    constraints=[constraints.Range(min=0)],
+                    default=0,
+                ),
+            },
+            support_status=support.SupportStatus(version="5.0.0"),
+        ),
+        BATCH_CREATE: properties.Schema(
+            properties.Schema.MAP,
+            "Create members in batches.",
+            schema={
+                MAX_BATCH_SIZE: properties.Schema(
+                    properties.Schema.INTEGER,
+                    "The maximum number of resources to create at once.",
+                    constraints=[constraints.Range(min=1)],
+                    default=1,
+                ),
+                PAUSE_TIME: properties.Schema(
+                    properties.Schema.NUMBER,
+                    "The number of seconds to wait between batches.",
+                    constraints=[constraints.Range(min=0)],
+                    default=0,
+                ),
+            },
+            support_status=support.SupportStatus(version="5.0.0"),
+        ),
+    }
+
     # -- members ----------------------------------------------------------------------
 
     def _blacklist(self) -> list[str]:
@@ -216,16 +271,124 @@ class ResourceGroup(StackResource):
         if ",".join(blacklist) != str(self.data().get(self.BLACKLIST_KEY) or ""):
             self.data_set(self.BLACKLIST_KEY, ",".join(blacklist))
 
+    # -- update policies: members created and replaced in batches -----------------------
+
+    def _policy(self, name: str, definition: Any = None) -> tuple[int, float] | None:
+        """(max_batch_size, pause_time) of the update_policy ``name``, if it is set."""
+        policy = (definition or self.t).update_policy_properties(self.update_policy_schema, self.context)
+        value = policy[name]
+        if not value:
+            return None
+        return int(value[self.MAX_BATCH_SIZE]), float(value[self.PAUSE_TIME])
+
+    def validate(self) -> None:
+        super().validate()
+        policy = self.t.update_policy_properties(self.update_policy_schema, self.context)
+        policy.validate()
+        for name in (self.ROLLING_UPDATE, self.BATCH_CREATE):
+            pause = (policy[name] or {}).get(self.PAUSE_TIME) or 0
+            if pause > 3600:
+                raise ValidationError(
+                    f"Maximum {self.PAUSE_TIME} allowed is 1hr(3600s), provided {pause} seconds.",
+                    path=f"resources.{self.name}.update_policy.{name}.{self.PAUSE_TIME}",
+                )
+
+    def _step_template(self, plan: Mapping[str, Any]) -> dict[str, Any]:
+        """The child's template for the batches done so far: members not reached yet are
+        absent (batch_create) or keep their old definition (rolling_update)."""
+        done = set(plan["order"][: plan["done"]])
+        resources = {}
+        for name in plan["names"]:
+            if name in done:
+                resources[name] = self._member_definition(name)
+            elif name in plan["old"]:
+                resources[name] = plan["old"][name]
+        return {"heat_template_version": NESTED_VERSION, "resources": resources}
+
+    def _start_batches(self, action: str, order: list[str], old: Mapping[str, Any], policy: tuple[int, float]) -> str:
+        size, pause = policy
+        plan = {
+            "action": action,
+            "names": self.member_names(),
+            "order": order,
+            "old": dict(old),
+            "done": min(size, len(order)),
+            "size": size,
+            "pause": pause,
+            "since": None,
+            # what the child is doing for the current step
+            "child_action": action,
+        }
+        self.data_set(self.BATCHES_KEY, plan)
+        template = self._step_template(plan)
+        if action == self.CREATE:
+            self.create_with_template(template, {}, self.child_timeout_mins())
+        else:
+            self.update_with_template(template, {}, self.child_timeout_mins())
+        return self.BATCHES_KEY
+
+    def _next_batch(self, action: str) -> bool:
+        """Poll a batched action: the current step's child action, then the pause, then
+        the next step; the last step is the whole new template (and any resize)."""
+        plan = dict(self.data()[self.BATCHES_KEY])
+        if not self._child_done(plan["child_action"]):
+            return False
+        if plan["done"] >= len(plan["order"]):
+            if plan.get("final"):
+                self.data_delete(self.BATCHES_KEY)
+                return True
+            plan["final"] = True
+            plan["child_action"] = self.UPDATE
+            self.data_set(self.BATCHES_KEY, plan)
+            self.update_with_template(self.child_template(), {}, self.child_timeout_mins())
+            return False
+        now = self._hooks.now()
+        if plan["pause"] > 0:
+            if plan["since"] is None:
+                plan["since"] = now
+                self.data_set(self.BATCHES_KEY, plan)
+                return False
+            if now - plan["since"] < plan["pause"]:
+                return False
+        plan["done"] = min(plan["done"] + plan["size"], len(plan["order"]))
+        plan["since"] = None
+        plan["child_action"] = self.UPDATE
+        self.data_set(self.BATCHES_KEY, plan)
+        self.update_with_template(self._step_template(plan), {}, self.child_timeout_mins())
+        return False
+
     def handle_create(self) -> Any:
         self._remember_blacklist()
-        return super().handle_create()
+        names = self.member_names()
+        policy = self._policy(self.BATCH_CREATE)
+        if policy is None or policy[0] >= len(names):
+            return super().handle_create()
+        self.data_set(self.DIGEST_KEY, self.child_digest())
+        return self._start_batches(self.CREATE, names, {}, policy)
 
-    def handle_update(
-        self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]
-    ) -> Any:
+    def check_create_complete(self, token: Any) -> bool:
+        if token == self.BATCHES_KEY:
+            return self._next_batch(self.CREATE)
+        return super().check_create_complete(token)
+
+    def handle_update(self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]) -> Any:
         self.properties = json_snippet.properties(self.properties_schema, self.context)
         self._remember_blacklist()
-        return super().handle_update(json_snippet, tmpl_diff, prop_diff)
+        policy = self._policy(self.ROLLING_UPDATE, json_snippet)
+        view = self.nested_view() if self.resource_id is not None else None
+        if policy is None or self.RESOURCE_DEF not in prop_diff or view is None or self.nested_stacks().state(self) is None:
+            return super().handle_update(json_snippet, tmpl_diff, prop_diff)
+        existing = set(view.resource_names())
+        # Members that stay are replaced batch by batch; new ones come with the last step.
+        order = [name for name in self.member_names() if name in existing]
+        old = {name: view.definition(name) for name in order}
+        self.data_set(self.DIGEST_KEY, self.child_digest())
+        return self._start_batches(self.UPDATE, order, old, policy)
+
+    def check_update_complete(self, token: Any) -> bool:
+        if token == self.BATCHES_KEY:
+            return self._next_batch(self.UPDATE)
+        return super().check_update_complete(token)
 
     # -- attributes ---------------------------------------------------------------------
 

@@ -1,8 +1,14 @@
-"""Functions that read parameters and resources: get_param, get_resource, get_attr."""
+"""Functions that read parameters and resources: get_param, get_resource, get_attr.
+
+get_attr comes in three forms, as in Heat's heat/engine/hot/functions.py: 2013-05-23's
+(``GetAttThenSelect``: the whole attribute is read and the path is selected from it
+here), 2014-10-16's (``GetAtt``: the path goes with the attribute to the stack) and,
+from 2015-10-15, one that also accepts ``[resource]`` alone (``GetAttAllAttributes``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from stoker.sdk.properties import UNRESOLVED
@@ -141,3 +147,53 @@ class GetAttrNamed(GetAttr):
 
     __slots__ = ()
     all_attributes = False
+
+
+class GetAttrThenSelect(GetAttrNamed):
+    """get_attr of heat_template_version 2013-05-23: ``[resource, attribute, path...]``.
+
+    The stack gives the whole attribute; the path is then selected from its value as
+    Heat's ``select_from_attribute`` does: a missing key or index, a step into a value
+    that is not a map or a sequence (a string is one), or a step that is not a string or
+    an integer, gives None. A resource therefore never sees the path.
+    """
+
+    __slots__ = ()
+
+    def check(self) -> None:
+        if not isinstance(self.args, list):
+            raise self.error(f'Argument to "{self.fn_name}" must be a list')
+        if len(self.args) < 2:
+            raise self.error(
+                f'Arguments to "{self.fn_name}" must be of the form [resource_name, attribute, (path), ...]'
+            )
+        super().check()
+
+    def result(self, context: ResolutionContext) -> Any:
+        attribute = resolve(self.args[1], context)
+        if attribute is UNRESOLVED:
+            return UNRESOLVED
+        if not isinstance(attribute, str):
+            raise self.error(
+                f"The attribute name given to {self.fn_name} must be a string, got {type(attribute).__name__}"
+            )
+        value = context.resource_attribute(self.args[0], attribute, ())
+        if value is UNRESOLVED or value is None:
+            return value
+        path = resolve(self.args[2:], context)
+        if contains_unresolved(path):
+            return UNRESOLVED
+        return select_from_attribute(value, path)
+
+
+def select_from_attribute(value: Any, path: list[Any]) -> Any:
+    """Heat's ``attributes.select_from_attribute``: follow ``path`` with ``value[step]``;
+    anything that cannot be followed gives None."""
+    for step in path:
+        if not isinstance(value, (Mapping, Sequence)) or not isinstance(step, (str, int)):
+            return None
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value

@@ -160,6 +160,8 @@ class Parser:
     message to give (removed functions, functions of later versions). ``conditions``: the
     table for the ``conditions`` section and condition arguments (None before
     2016-10-14). ``files``: the template's ``files`` map, for ``get_file``.
+    ``mappings``: a CFN template's Mappings section, for ``Fn::FindInMap`` (None when
+    that section could not be read).
     Problems are appended to ``errors`` so one pass reports all of them; a call that
     cannot be parsed is left as plain data.
     """
@@ -169,6 +171,7 @@ class Parser:
     unknown: Mapping[str, str] = field(default_factory=dict)
     conditions: Mapping[str, type[Function]] | None = None
     files: Mapping[str, str] = field(default_factory=dict)
+    mappings: Mapping[str, Any] | None = field(default_factory=dict)
     # set on the parser of condition expressions: name -> message for the functions of
     # the version that may not appear there
     invalid: Mapping[str, str] = field(default_factory=dict)
@@ -214,7 +217,9 @@ class Parser:
                 for name in self.functions
                 if name not in self.conditions
             }
-            self._condition_parser = Parser(self.conditions, self.errors, self.unknown, self.conditions, self.files, invalid)
+            self._condition_parser = Parser(
+                self.conditions, self.errors, self.unknown, self.conditions, self.files, self.mappings, invalid
+            )
         return self._condition_parser
 
 

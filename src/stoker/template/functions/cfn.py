@@ -1,4 +1,12 @@
-"""The CloudFormation-style functions HOT 2013-05-23 still offers.
+"""The CloudFormation-style functions: those of the CFN formats and of HOT 2013-05-23.
+
+AWSTemplateFormatVersion 2010-09-09 and HeatTemplateFormatVersion 2012-12-12 have
+Fn::FindInMap, Fn::GetAZs, Ref, Fn::GetAtt, Fn::Select, Fn::Join, Fn::Split,
+Fn::Replace, Fn::Base64, Fn::MemberListToMap and Fn::ResourceFacade; 2010-09-09 adds
+Fn::If, and conditions with Fn::Equals, Fn::Not, Fn::And, Fn::Or, Fn::FindInMap and a
+Ref that reads parameters only (Heat's heat/engine/cfn/functions.py). A CFN template's
+Ref also reads the pseudo parameters AWS::StackName, AWS::StackId and AWS::Region,
+computed from the stack's own (OS::stack_name, ...) as Heat's CfnParameters does.
 
 heat_template_version 2013-05-23 has Ref, Fn::GetAZs, Fn::Select, Fn::Join, Fn::Split,
 Fn::Replace, Fn::Base64, Fn::MemberListToMap and Fn::ResourceFacade beside the native
@@ -11,13 +19,41 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from difflib import get_close_matches
 from typing import Any
+from urllib.parse import quote
 
 from stoker.sdk.properties import UNRESOLVED
-from stoker.template.functions.base import Function, ResolutionContext, resolve
+from stoker.template import parameters
+from stoker.template.functions.access import GetAttrThenSelect, GetParam
+from stoker.template.functions.base import Function, Parser, ResolutionContext, resolve
+from stoker.template.functions.conditions import If, Not
 from stoker.template.functions.facade import ResourceFacade
 from stoker.template.functions.strings import ListJoinStrings, StrReplaceStrings
+
+AWS_PSEUDO = (STACK_ID, STACK_NAME, REGION) = ("AWS::StackId", "AWS::StackName", "AWS::Region")
+# Heat's fixed value (heat/engine/cfn/parameters.py); it knows no other region.
+REGION_NAME = "ap-southeast-1"
+
+
+def cfn_parameter(name: str, context: ResolutionContext) -> Any:
+    """A parameter's value as a CFN template reads it: a pseudo parameter, or a declared one."""
+    if name == STACK_NAME:
+        return context.parameter(parameters.STACK_NAME)
+    if name == REGION:
+        return REGION_NAME
+    if name == STACK_ID:
+        # Heat's stack ARN: arn:openstack:heat::<project>:stacks/<name>/<id>
+        parts = [
+            context.parameter(key)
+            for key in (parameters.PROJECT_ID, parameters.STACK_NAME, parameters.STACK_ID)
+        ]
+        if UNRESOLVED in parts:
+            return UNRESOLVED
+        project, stack_name, stack_id = (quote(str(part), safe="") for part in parts)
+        return f"arn:openstack:heat::{project}:stacks/{stack_name}/{stack_id}"
+    return context.parameter(name)
 
 
 class Ref(Function):
@@ -33,11 +69,116 @@ class Ref(Function):
     def result(self, context: ResolutionContext) -> Any:
         if context.has_resource(self.args):
             return context.resource_reference(self.args)
+        return self.parameter_value(context)
+
+    def parameter_value(self, context: ResolutionContext) -> Any:
         return context.parameter(self.args)
 
     def dependencies(self) -> Iterator[str]:
         # A parameter name is no resource; the graph builder ignores names it lacks.
         yield self.args
+
+
+class CfnRef(Ref):
+    """``{Ref: name}`` of the CFN formats: a resource's reference id, a parameter's value,
+    or a pseudo parameter (AWS::StackName, AWS::StackId, AWS::Region)."""
+
+    __slots__ = ()
+
+    def parameter_value(self, context: ResolutionContext) -> Any:
+        return cfn_parameter(self.args, context)
+
+
+class ParamRef(GetParam):
+    """``{Ref: name}`` in a condition of AWSTemplateFormatVersion 2010-09-09: a
+    parameter's value (pseudo parameters too); a condition cannot read resources."""
+
+    __slots__ = ()
+    description = "A function for resolving parameter references."
+
+    def check(self) -> None:
+        if not isinstance(self.args, str):
+            raise self.error(f'Argument to "{self.fn_name}" must be a parameter name (a string)')
+
+    def result(self, context: ResolutionContext) -> Any:
+        return cfn_parameter(self.args, context)
+
+
+class GetAtt(GetAttrThenSelect):
+    """``{Fn::GetAtt: [resource_name, attribute]}``: the attribute's value, or None while
+    the resource has none."""
+
+    __slots__ = ()
+
+    def check(self) -> None:
+        if not isinstance(self.args, list) or len(self.args) != 2:
+            raise self.error(
+                f'Arguments to "{self.fn_name}" must be of the form [resource_name, attribute]'
+            )
+        super().check()
+
+
+_SCALARS = (str, int, float, bool)
+
+
+class FindInMap(Function):
+    """``{Fn::FindInMap: [map_name, top_level_key, second_level_key]}``: a value of the
+    template's Mappings section.
+
+    The Mappings come from the parser (a template's Mappings, None when that section
+    could not be read). A lookup of literal names is checked as the template is read,
+    so a misspelt name is found before anything runs; computed names are looked up when
+    the function resolves.
+    """
+
+    __slots__ = ("mappings",)
+    description = "A function for resolving keys in the template mappings."
+
+    def __init__(
+        self, fn_name: str, args: Any, path: tuple, mappings: Mapping[str, Any] | None = None
+    ):
+        self.mappings = mappings
+        super().__init__(fn_name, args, path)
+
+    @classmethod
+    def from_template(cls, fn_name: str, raw_args: Any, path: tuple, parser: Parser) -> Function:
+        return cls(fn_name, parser.parse(raw_args, path + (fn_name,)), path, parser.mappings)
+
+    def check(self) -> None:
+        if not isinstance(self.args, list) or len(self.args) != 3:
+            raise self.error(
+                f'Arguments to "{self.fn_name}" must be of the form [map_name, top_level_key, second_level_key]'
+            )
+        if self.mappings is not None and all(isinstance(arg, _SCALARS) for arg in self.args):
+            self._lookup(self.args)
+
+    def result(self, context: ResolutionContext) -> Any:
+        args = self.resolved_args(context)
+        if args is UNRESOLVED:
+            return UNRESOLVED
+        return self._lookup(args)
+
+    def _lookup(self, args: list[Any]) -> Any:
+        level: Any = self.mappings or {}
+        names = ("mapping", "top-level key", "second-level key")
+        where = "the Mappings section"
+        for kind, step in zip(names, args, strict=False):
+            if not isinstance(step, _SCALARS):
+                raise self.error(
+                    f'The {kind} given to "{self.fn_name}" must be a string, got {type(step).__name__}'
+                )
+            if not isinstance(level, Mapping) or step not in level:
+                choices = [str(key) for key in level] if isinstance(level, Mapping) else []
+                close = get_close_matches(str(step), choices, n=1)
+                raise self.error(
+                    f'"{step}" (in {self.fn_name}) is not a {kind} of {where}',
+                    hint=f"did you mean '{close[0]}'?"
+                    if close
+                    else ("it has: " + ", ".join(choices) if choices else f"{where} is empty"),
+                )
+            level = level[step]
+            where = f'mapping "{args[0]}"' if kind == "mapping" else f'"{args[0]}.{args[1]}"'
+        return level
 
 
 class GetAZs(Function):
@@ -97,6 +238,7 @@ class Join(ListJoinStrings):
 
     __slots__ = ()
     description = "A function for joining strings."
+    hints_later_versions = False
 
 
 class Split(Function):
@@ -193,6 +335,27 @@ class MemberListToMap(Function):
             if key_name in member and value_name in member:
                 result[member[key_name]] = member[value_name]
         return result
+
+
+class CfnNot(Not):
+    """``{Fn::Not: [condition]}``: true when the condition is false."""
+
+    __slots__ = ()
+
+    def check(self) -> None:
+        if not isinstance(self.args, list) or len(self.args) != 1:
+            raise self.error(f'Arguments to "{self.fn_name}" must be of the form: [condition]')
+
+    @property
+    def operand(self) -> Any:
+        return self.args[0]
+
+
+class CfnIf(If):
+    """``{Fn::If: [condition, value_if_true, value_if_false]}``."""
+
+    __slots__ = ()
+    nullable_in = None
 
 
 class CfnResourceFacade(ResourceFacade):

@@ -54,8 +54,8 @@ def literal_names(function: Function) -> Iterator[str]:
         if isinstance(function.args[0], str):
             yield function.args[0]
     elif isinstance(function, Not):
-        if isinstance(function.args, str):
-            yield function.args
+        if isinstance(function.operand, str):
+            yield function.operand
     elif isinstance(function, (And, Or)):
         yield from (arg for arg in function.args if isinstance(arg, str))
 
@@ -87,8 +87,13 @@ class Not(Function):
         if self.args is None:
             raise self.error(f'Argument to "{self.fn_name}" must be a condition')
 
+    @property
+    def operand(self) -> Any:
+        """The condition this call negates (CFN's Fn::Not gives it in a list)."""
+        return self.args
+
     def result(self, context: ResolutionContext) -> Any:
-        value = condition_value(resolve(self.args, context), context, self)
+        value = condition_value(resolve(self.operand, context), context, self)
         return UNRESOLVED if value is UNRESOLVED else not value
 
 
@@ -145,14 +150,21 @@ class If(Function):
     __slots__ = ()
     description = "A function to return corresponding value based on condition evaluation."
     nullable = False
+    # where the two-argument form is found, for the hint of a version without it
+    nullable_in: str | None = "heat_template_version 2021-04-16"
 
     @classmethod
     def from_template(cls, fn_name: str, raw_args: Any, path: tuple, parser: Parser) -> Function:
         sizes = (2, 3) if cls.nullable else (3,)
         if not isinstance(raw_args, list) or len(raw_args) not in sizes:
             hint = None
-            if not cls.nullable and isinstance(raw_args, list) and len(raw_args) == 2:
-                hint = "the form [condition, value_if_true], dropping the value when false, needs heat_template_version 2021-04-16"
+            if (
+                not cls.nullable
+                and cls.nullable_in
+                and isinstance(raw_args, list)
+                and len(raw_args) == 2
+            ):
+                hint = f"the form [condition, value_if_true], dropping the value when false, needs {cls.nullable_in}"
             raise TemplateError(
                 f'Arguments to "{fn_name}" must be of the form: [condition_name, value_if_true, value_if_false]',
                 path=format_path(path),

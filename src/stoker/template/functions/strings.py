@@ -140,16 +140,19 @@ class ListJoin(Function):
     __slots__ = ()
     description = "A function for joining one or more lists of strings."
     json_items = True
+    # whether errors may point to what later heat_template_versions accept (list_join;
+    # CFN's Fn::Join has no later form)
+    hints_later_versions = True
 
     def check(self) -> None:
         args = self.args
         if not isinstance(args, list) or len(args) < 2:
             raise self.error(
-                "Arguments to list_join must be a list [delimiter, list, ...]",
-                hint='{list_join: [", ", [a, b]]}',
+                f"Arguments to {self.fn_name} must be a list [delimiter, list, ...]",
+                hint=f'{{{self.fn_name}: [", ", [a, b]]}}',
             )
         if not isinstance(args[0], (str, Function)):
-            raise self.error("The delimiter given to list_join must be a string")
+            raise self.error(f"The delimiter given to {self.fn_name} must be a string")
 
     def result(self, context: ResolutionContext) -> Any:
         resolved = resolve(self.args, context)
@@ -157,13 +160,13 @@ class ListJoin(Function):
             return UNRESOLVED
         delimiter, *lists = resolved
         if not isinstance(delimiter, str):
-            raise self.error(f"The delimiter given to list_join must be a string, got {type(delimiter).__name__}")
+            raise self.error(f"The delimiter given to {self.fn_name} must be a string, got {type(delimiter).__name__}")
         items: list[str] = []
         for index, entries in enumerate(lists, start=1):
             if not entries:  # None, [] (and, as in Heat, "" and {})
                 continue
             if not isinstance(entries, list):
-                raise self.error(f"Argument {index} of list_join must be a list, got a {type(entries).__name__}")
+                raise self.error(f"Argument {index} of {self.fn_name} must be a list, got a {type(entries).__name__}")
             for entry in entries:
                 if entry is None:
                     items.append("")
@@ -176,7 +179,7 @@ class ListJoin(Function):
                 else:
                     raise self.error(
                         f"Items to join must be strings in this template version, not {type(entry).__name__}",
-                        hint="heat_template_version 2015-10-15 or later joins maps and lists as JSON",
+                        hint="heat_template_version 2015-10-15 or later joins maps and lists as JSON" if self.hints_later_versions else None,
                     )
         return delimiter.join(items)
 
@@ -192,8 +195,8 @@ class ListJoinStrings(ListJoin):
         super().check()
         if len(self.args) != 2:
             raise self.error(
-                "Arguments to list_join must be [delimiter, list] in this template version",
-                hint="heat_template_version 2015-10-15 or later joins several lists",
+                f"Arguments to {self.fn_name} must be [delimiter, list] in this template version",
+                hint="heat_template_version 2015-10-15 or later joins several lists" if self.hints_later_versions else None,
             )
 
 
