@@ -168,13 +168,7 @@ class Service:
         and the values its parameters would get, level by level."""
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
-        result = validate(
-            parsed,
-            environment,
-            parameters or {},
-            self.registry,
-            max_depth=self.settings.max_nested_depth,
-        )
+        result = self._validate(parsed, environment, parameters or {})
         body = {
             "Description": parsed.description or "No description",
             "Parameters": {name: schema.to_validate_dict() for name, schema in parsed.parameters.items()},
@@ -221,14 +215,7 @@ class Service:
         user = dict(parameters or {})
         stack = _new_stack(name, user, disable_rollback, timeout_mins, tags)
         self._check_limits(parsed)
-        validate(
-            parsed,
-            environment,
-            user,
-            self.registry,
-            stack,
-            max_depth=self.settings.max_nested_depth,
-        )
+        self._validate(parsed, environment, user, stack)
         stack.raw_template_id = self._store_template(parsed, dict(files or {}), environment)
         self.store.create_stack(stack)
         if on_created is not None:
@@ -260,13 +247,7 @@ class Service:
 
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
-        result = validate(
-            parsed,
-            environment,
-            dict(parameters or {}),
-            self.registry,
-            max_depth=self.settings.max_nested_depth,
-        )
+        result = self._validate(parsed, environment, dict(parameters or {}))
         return preview.as_result(preview.preview_create(result.template))
 
     def preview_update(
@@ -395,14 +376,7 @@ class Service:
         user = {**(adopt_data.get("parameters") or {}), **(parameters or {})}
         stack = _new_stack(name, user, disable_rollback, timeout_mins, adopt_data.get("tags") or [])
         self._check_limits(parsed)
-        validate(
-            parsed,
-            environment,
-            user,
-            self.registry,
-            stack,
-            max_depth=self.settings.max_nested_depth,
-        )
+        self._validate(parsed, environment, user, stack)
         stack.raw_template_id = self.store.store_template(parsed.data, files, environment.to_dict())
         self.store.create_stack(stack)
         return self._run(Job(stack.id, Action.ADOPT, adopt_data=dict(adopt_data)), listeners)
@@ -447,14 +421,7 @@ class Service:
             user.pop(name, None)
             environment.parameters.pop(name, None)
         self._check_limits(parsed)
-        validate(
-            parsed,
-            environment,
-            user,
-            self.registry,
-            stack,
-            max_depth=self.settings.max_nested_depth,
-        )
+        self._validate(parsed, environment, user, stack)
         return parsed, environment, user, kept_files
 
     # Which states each action may start from (Heat's rules).
@@ -545,6 +512,9 @@ class Service:
 
     def _check_limits(self, template: Template) -> None:
         check_resource_limit(template, self.settings.max_resources_per_stack)
+
+    def _validate(self, template: Template, environment: Environment, user: Mapping[str, Any], stack: StackRecord | None = None) -> ValidationResult:
+        return validate(template, environment, user, self.registry, stack, max_depth=self.settings.max_nested_depth)
 
     def _check_top_level(self, stack: StackRecord) -> None:
         """A nested stack changes only through its parent's resource (which would

@@ -15,6 +15,24 @@ from stoker.sdk.stack_resource import StackResource
 NESTED_VERSION = "2015-04-30"
 
 
+def _batch_schema(verb: str) -> dict[str, properties.Schema]:
+    """max_batch_size and pause_time, shared by both update policies."""
+    return {
+        "max_batch_size": properties.Schema(
+            properties.Schema.INTEGER,
+            f"The maximum number of resources to {verb} at once.",
+            constraints=[constraints.Range(min=1)],
+            default=1,
+        ),
+        "pause_time": properties.Schema(
+            properties.Schema.NUMBER,
+            "The number of seconds to wait between batches.",
+            constraints=[constraints.Range(min=0)],
+            default=0,
+        ),
+    }
+
+
 class ResourceGroup(StackResource):
     """Creates one or more identically configured nested resources.
 
@@ -159,38 +177,14 @@ class ResourceGroup(StackResource):
                     constraints=[constraints.Range(min=0)],
                     default=0,
                 ),
-                MAX_BATCH_SIZE: properties.Schema(
-                    properties.Schema.INTEGER,
-                    "The maximum number of resources to replace at once.",
-                    constraints=[constraints.Range(min=1)],
-                    default=1,
-                ),
-                PAUSE_TIME: properties.Schema(
-                    properties.Schema.NUMBER,
-                    "The number of seconds to wait between batches of updates.",
-                    constraints=[constraints.Range(min=0)],
-                    default=0,
-                ),
+                **_batch_schema("replace"),
             },
             support_status=support.SupportStatus(version="5.0.0"),
         ),
         BATCH_CREATE: properties.Schema(
             properties.Schema.MAP,
             "Create members in batches.",
-            schema={
-                MAX_BATCH_SIZE: properties.Schema(
-                    properties.Schema.INTEGER,
-                    "The maximum number of resources to create at once.",
-                    constraints=[constraints.Range(min=1)],
-                    default=1,
-                ),
-                PAUSE_TIME: properties.Schema(
-                    properties.Schema.NUMBER,
-                    "The number of seconds to wait between batches.",
-                    constraints=[constraints.Range(min=0)],
-                    default=0,
-                ),
-            },
+            schema=_batch_schema("create"),
             support_status=support.SupportStatus(version="5.0.0"),
         ),
     }
