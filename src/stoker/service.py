@@ -571,7 +571,14 @@ class Service:
         """Every parameter's value as ``stack show`` gives it: hidden ones as '******'."""
         runtime = self.engine.load_runtime(stack)
         hidden = {name for name, schema in runtime.template.parameters.items() if schema.hidden}
-        return {name: "******" if name in hidden else value for name, value in runtime.params.items()}
+        values = {name: "******" if name in hidden else value for name, value in runtime.params.items()}
+        if runtime.template.version.kind == "cfn":
+            # A CFN stack shows its AWS:: pseudo parameters instead of the OS:: ones (Heat).
+            from stoker.template.functions.cfn import AWS_PSEUDO, cfn_parameter
+
+            values = {name: value for name, value in values.items() if not name.startswith("OS::")}
+            values.update({name: cfn_parameter(name, runtime) for name in AWS_PSEUDO})
+        return values
 
     def list_stacks(self, nested: bool = False) -> list[StackRecord]:
         """Top-level stacks; with ``nested``, nested stacks too (their parent is owner_id)."""

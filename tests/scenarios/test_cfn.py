@@ -72,6 +72,11 @@ def test_cfn_stack_create_update_delete(service):
     assert values["label"] == "cfn-small-2"
     assert values["stack_arn"] == f"arn:openstack:heat:::stacks/cfn/{stack.id}"
     assert values["backup"] is None
+    shown = service.stack_parameters(stack)
+    assert shown["AWS::StackName"] == "cfn" and shown["AWS::Region"] == "ap-southeast-1"
+    assert shown["AWS::StackId"] == values["stack_arn"]
+    assert not any(name.startswith("OS::") for name in shown)
+    assert service.description_of("cfn") == "A CFN stack"
 
     stack = service.update_stack(
         "cfn", template(V1, "cfn.yaml"), parameters={"Env": "prod", "Size": "3"}
