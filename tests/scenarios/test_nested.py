@@ -539,3 +539,35 @@ def test_export_and_abandon_include_the_nested_stacks(make_service):
     assert service.abandon_stack("outer")["resources"] == exported["resources"]
     assert service.list_stacks(nested=True) == []
     assert service.store.get_stack(child.id).deleted_at is not None
+
+
+def test_nested_stacks_inherit_the_registry_and_parameter_defaults_not_parameters(service):
+    inner = """
+    heat_template_version: 2021-04-16
+    parameters:
+      flavor: {type: string, default: small}
+      name: {type: string, default: unnamed}
+    resources:
+      v: {type: OS::Heat::Value, properties: {value: {list_join: ["-", [{get_param: flavor}, {get_param: name}]]}}}
+    outputs:
+      label: {value: {get_attr: [v, value]}}
+    """
+    outer = """
+    heat_template_version: 2021-04-16
+    parameters:
+      name: {type: string}
+    resources:
+      group:
+        type: OS::Heat::ResourceGroup
+        properties: {count: 1, resource_def: {type: "My::Inner"}}
+    outputs:
+      labels: {value: {get_attr: [group, label]}}
+    """
+    environment = """
+    parameters: {name: outer-only}
+    parameter_defaults: {flavor: large}
+    resource_registry: {"My::Inner": inner.yaml}
+    """
+    stack = service.create_stack("inherit", template(outer), [template(environment, "env.yaml")], files={"inner.yaml": textwrap.dedent(inner)})
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    assert outputs(service, "inherit")["labels"] == ["large-unnamed"]

@@ -56,8 +56,10 @@ class TemplateResource(StackResource):
         return self.template_text, self.template_name
 
     def child_params(self) -> dict[str, Any]:
-        # Only what the template author gave: the nested template's defaults apply to the rest.
-        return dict(self.properties.resolved())
+        # Only what the template author gave (Heat's get_user_value): the rest is left to
+        # the environment's parameter_defaults and the nested template's own defaults.
+        given = self.properties.data
+        return {key: self.properties[key] for key in self.properties if given.get(key) is not None}
 
     def get_reference_id(self) -> str:
         if STACK_ID_OUTPUT in self.attributes_schema and self.resource_id is not None:
