@@ -591,20 +591,25 @@ class Service:
     def list_resources_nested(self, name_or_id: str, depth: int) -> list[tuple[StackRecord, ResourceRecord]]:
         """A stack's resources and, ``depth`` levels down, its nested stacks' (each with
         the stack it belongs to), as ``openstack stack resource list --nested-depth``."""
-        found = []
-        level = [self.get_stack(name_or_id)]
-        for remaining in range(depth, -1, -1):
-            below = []
-            for stack in level:
-                found.extend((stack, record) for record in self.store.list_resources(stack.id) if record.current)
-                if remaining:
-                    below.extend(self.store.child_stacks(stack.id))
-            level = below
-        return found
+        stacks = self._stacks_down(self.get_stack(name_or_id), depth)
+        return [(stack, record) for stack in stacks for record in self.store.list_resources(stack.id) if record.current]
 
-    def list_events(self, name_or_id: str, resource_name: str | None = None) -> list[EventRecord]:
+    def list_events(self, name_or_id: str, resource_name: str | None = None, nested_depth: int = 0) -> list[EventRecord]:
+        """A stack's events, oldest first; with ``nested_depth``, its nested stacks'
+        events that many levels down, interleaved in the order they were recorded."""
         stack = self.get_stack(name_or_id)
-        return self.store.list_events(stack.id, resource_name)
+        if not nested_depth:
+            return self.store.list_events(stack.id, resource_name)
+        events = [event for current in self._stacks_down(stack, nested_depth) for event in self.store.list_events(current.id, resource_name)]
+        return sorted(events, key=lambda event: event.id or 0)
+
+    def _stacks_down(self, stack: StackRecord, depth: int) -> list[StackRecord]:
+        """A stack and its live nested stacks ``depth`` levels down, level by level."""
+        found, level = [], [stack]
+        for _ in range(depth + 1):
+            found.extend(level)
+            level = [child for current in level for child in self.store.child_stacks(current.id)]
+        return found
 
     def outputs(self, name_or_id: str, names: list[str] | None = None) -> list[dict[str, Any]]:
         stack = self.get_stack(name_or_id)

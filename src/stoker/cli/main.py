@@ -398,12 +398,13 @@ def event() -> None:
 @event.command("list")
 @click.argument("name")
 @click.option("--resource", "resource_name", help="Only this resource's events.")
+@click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also list nested stacks' events this many levels down.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["log", "table", "json", "value"]), default="log", show_default=True)
 @click.pass_context
-def event_list(ctx, name, resource_name, fmt):
+def event_list(ctx, name, resource_name, nested_depth, fmt):
     """List a stack's events, oldest first."""
     service = _service(ctx)
-    events = service.list_events(name, resource_name)
+    events = service.list_events(name, resource_name, nested_depth)
     if fmt == "log":
         for item in events:
             click.echo(render.event_line(item))
