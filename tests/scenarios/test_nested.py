@@ -571,3 +571,39 @@ def test_nested_stacks_inherit_the_registry_and_parameter_defaults_not_parameter
     stack = service.create_stack("inherit", template(outer), [template(environment, "env.yaml")], files={"inner.yaml": textwrap.dedent(inner)})
     assert stack.state == "CREATE_COMPLETE", stack.status_reason
     assert outputs(service, "inherit")["labels"] == ["large-unnamed"]
+
+
+def test_hooks_nest_by_resource_name(service):
+    import threading
+    import time
+
+    body = """
+    heat_template_version: 2021-04-16
+    resources:
+      group:
+        type: OS::Heat::ResourceGroup
+        properties: {count: 2, resource_def: {type: OS::Heat::TestResource}}
+      "0": {type: OS::Heat::TestResource}
+    """
+    # The hook is on member 0 of the group, not on the top-level resource named 0.
+    hooks = 'resource_registry:\n  resources:\n    gr*:\n      "0": {hooks: pre-create}\n'
+    result = {}
+    thread = threading.Thread(target=lambda: result.update(stack=service.create_stack("hooked", template(body), [template(hooks, "env.yaml")])))
+    thread.start()
+    deadline = time.monotonic() + 30
+
+    def waiting_member():
+        stack = service.store.find_stack("hooked")
+        record = next((r for r in service.list_resources(stack.id) if r.name == "group"), None) if stack else None
+        if record is None or record.physical_resource_id is None:
+            return None
+        members = {r.name: r for r in service.list_resources(record.physical_resource_id)}
+        return record.physical_resource_id if members.get("0") and members["0"].hook == "pre-create" else None
+
+    while (child_id := waiting_member()) is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert {r.name: r.state for r in service.list_resources("hooked")}["0"] == "CREATE_COMPLETE"
+    service.clear_hook(child_id, "0", "pre-create")
+    thread.join(timeout=30)
+    assert result["stack"].state == "CREATE_COMPLETE", result["stack"].status_reason

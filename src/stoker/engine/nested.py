@@ -22,6 +22,7 @@ and waits for them (``Engine.stop_children``) before anything else touches them.
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -52,11 +53,20 @@ def depth_error(depth: int, limit: int, name: str) -> ValidationError:
     )
 
 
-def child_environment(parent: Environment) -> Environment:
+def child_environment(parent: Environment, resource_name: str | None = None) -> Environment:
     """What a child inherits: the resource registry and parameter_defaults (as in Heat),
-    not the parent's own ``parameters``."""
+    not the parent's own ``parameters``. The registry's per-resource section (hooks,
+    restricted_actions) nests by resource name, so the child gets the part under its
+    parent resource's name (or a pattern matching it)."""
     inherited = Environment.from_dict(parent.to_dict())
     inherited.parameters = {}
+    sections = parent.resource_registry.get("resources")
+    if isinstance(sections, Mapping):
+        below: dict[str, Any] = {}
+        for pattern, entry in sections.items():
+            if resource_name is not None and isinstance(entry, Mapping) and fnmatch.fnmatchcase(resource_name, str(pattern)):
+                below.update({key: value for key, value in entry.items() if isinstance(value, Mapping)})
+        inherited.resource_registry["resources"] = below
     return inherited
 
 
@@ -147,7 +157,7 @@ class ChildStacks:
         if stack.nested_depth > limit:
             raise depth_error(stack.nested_depth, limit, resource.name)
         parsed = self._template(template, resource)
-        environment = child_environment(self.runtime.environment)
+        environment = child_environment(self.runtime.environment, resource.name)
         try:
             check_resource_limit(parsed, self.engine.settings.max_resources_per_stack)
             validate(

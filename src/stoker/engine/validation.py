@@ -119,7 +119,7 @@ class _NestedValidation:
             parsed = child_template(resource, template, self.files, collect=True)
             result = validate(
                 parsed,
-                child_environment(self.environment),
+                child_environment(self.environment, resource.name),
                 params,
                 self.registry,
                 depth=self.depth + 1,
