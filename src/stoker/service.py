@@ -35,7 +35,7 @@ from stoker.store import EventRecord, ResourceRecord, SnapshotRecord, StackRecor
 from stoker.store.records import TemplateRecord
 from stoker.store.repository import utcnow
 from stoker.template import loader
-from stoker.template.errors import TemplateError, TemplateErrors
+from stoker.template.errors import TemplateError, TemplateErrors, TemplateLimitError
 from stoker.template.hot import Template
 
 _STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
@@ -43,9 +43,12 @@ _STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
 
 @dataclass
 class Source:
-    """Text of a template or environment and where it came from (for messages)."""
+    """Text of a template or environment and where it came from (for messages).
 
-    text: str | bytes
+    ``text`` may also be data a client already parsed (the API's JSON objects): its
+    problems are then named by template path only, as no line of it is the user's."""
+
+    text: str | bytes | Mapping[str, Any]
     name: str | None = None
 
 
@@ -114,10 +117,36 @@ class Service:
             ),
             clock,
         )
+        # Serve mode (serve_on): jobs run in the background on the server's loop.
+        self.jobs: Any = None
 
     def close(self) -> None:
         self.engine.close()
         self.store.close()
+
+    # -- serve mode (the API) -------------------------------------------------
+
+    def serve_on(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Run every job in the background on ``loop`` (the API server's): an action
+        then returns once its job has recorded the stack IN_PROGRESS (see jobs.py)."""
+        from stoker.jobs import BackgroundJobs
+
+        self.jobs = BackgroundJobs(self.engine, self.store, loop)
+
+    def recover_nowait(self) -> list[StackRecord]:
+        """Serve mode: start finishing the actions a dead engine left IN_PROGRESS."""
+        assert self.jobs is not None
+        return self.jobs.recover(self.abandoned_stacks())
+
+    async def stop_jobs(self) -> None:
+        if self.jobs is not None:
+            await self.jobs.stop()
+
+    def _call(self, coroutine: Any) -> Any:
+        """Run one engine coroutine to its end: on the serving loop when there is one."""
+        if self.jobs is None:
+            return asyncio.run(coroutine)
+        return asyncio.run_coroutine_threadsafe(coroutine, self.jobs.loop).result()
 
     def abandoned_stacks(self) -> list[StackRecord]:
         """Stacks left IN_PROGRESS by an engine that stopped (see engine/recovery)."""
@@ -145,15 +174,31 @@ class Service:
 
     def parse_template(self, source: Source, files: Mapping[str, str] | None = None) -> Template:
         try:
+            if isinstance(source.text, Mapping):
+                # The size limit holds for parsed data too, measured as Heat does (its JSON text).
+                size = len(json.dumps(source.text))
+                if size > self.settings.max_template_bytes:
+                    raise TemplateLimitError(f"Template size ({size} bytes) exceeds maximum allowed size ({self.settings.max_template_bytes} bytes).", hint="STOKER_MAX_TEMPLATE_BYTES")
+                return Template.parse(loader.Document(dict(source.text)), files, collect=True)
             return Template.load(source.text, source.name, files, self.limits(), collect=True)
         except TemplateError as error:  # one problem stops reading: report it like the rest
             raise TemplateErrors([error])
 
     def parse_environments(self, sources: Sequence[Source]) -> Environment:
         try:
-            return environment_module.merge_all(environment_module.parse(s.text, s.name) for s in sources)
+            return environment_module.merge_all(self._parse_environment(s) for s in sources)
         except TemplateError as error:
             raise TemplateErrors([error])
+
+    def _parse_environment(self, source: Source) -> Environment:
+        if not isinstance(source.text, Mapping):
+            return environment_module.parse(source.text, source.name)
+        try:
+            return environment_module.parse(json.dumps(source.text), source.name)
+        except TemplateErrors as problems:
+            for error in problems.errors:
+                error.location = None  # a line of our JSON text is no place of the user's
+            raise
 
     def validate_template(
         self,
@@ -184,6 +229,8 @@ class Service:
     # -- actions --------------------------------------------------------------
 
     def _run(self, job: Job, listeners: Sequence[Listener]) -> StackRecord:
+        if self.jobs is not None:
+            return self.jobs.start(job)
         self.engine.listeners = list(listeners)
         try:
             return asyncio.run(self.engine.run(job))
@@ -232,11 +279,20 @@ class Service:
         existing: bool = False,
         listeners: Sequence[Listener] = (),
         clear_parameters: Sequence[str] = (),
+        disable_rollback: bool | None = None,
+        timeout_mins: int | None = None,
+        tags: Sequence[str] | None = None,
     ) -> StackRecord:
+        """Update a stack; ``disable_rollback``, ``timeout_mins`` and ``tags``, when
+        given, replace the stack's own (the job reads them from the stack row)."""
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
         parsed, environment, user, kept_files = self._update_request(stack, template, environments, parameters, files, existing, clear_parameters)
         template_id = self._store_template(parsed, kept_files, environment)
+        given = {"disable_rollback": disable_rollback, "timeout_mins": timeout_mins, "tags": list(tags) if tags is not None else None}
+        changed = {key: value for key, value in given.items() if value is not None}
+        if changed:
+            self.store.update_stack(stack.id, **changed)
         return self._run(Job(stack.id, Action.UPDATE, template_id=template_id, parameters=user), listeners)
 
     def preview_create(
@@ -296,7 +352,7 @@ class Service:
     def delete_snapshot(self, name_or_id: str, snapshot_id: str) -> None:
         stack = self.get_stack(name_or_id)
         record = self.get_snapshot(stack.id, snapshot_id)
-        asyncio.run(self.engine.delete_snapshot(stack, record.id))
+        self._call(self.engine.delete_snapshot(stack, record.id))
 
     def restore_snapshot(self, name_or_id: str, snapshot_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
         stack = self.get_stack(name_or_id)
@@ -593,6 +649,39 @@ class Service:
         the stack it belongs to), as ``openstack stack resource list --nested-depth``."""
         stacks = self._stacks_down(self.get_stack(name_or_id), depth)
         return [(stack, record) for stack in stacks for record in self.store.list_resources(stack.id) if record.current]
+
+    def required_by(self, stack: StackRecord) -> dict[str, list[str]]:
+        """Per resource of the stack's template, the resources that need it (Heat's
+        ``required_by``)."""
+        resources = self.engine.load_runtime(stack).template.resources
+        needed: dict[str, list[str]] = {name: [] for name in resources}
+        for name, definition in resources.items():
+            for required in sorted(definition.required_resource_names()):
+                if required in needed:
+                    needed[required].append(name)
+        return needed
+
+    def resource_attributes(self, stack: StackRecord, resource_name: str) -> dict[str, Any]:
+        """Every attribute of a current resource as it resolves now; None where it does
+        not (yet), as Heat's resource show gives them."""
+        from stoker.sdk.properties import contains_unresolved
+
+        record = self._current_resource(stack, resource_name)
+        runtime = self.engine.load_runtime(stack)
+        values: dict[str, Any] = {}
+        try:
+            names = sorted(runtime.plugin_class(record.type).all_attributes_schema())
+        except Exception:  # noqa: BLE001 - an unknown type (plugin gone) has no attributes to show
+            return values
+        for name in names:
+            if name == "show":
+                continue
+            try:
+                value = runtime.resource_attribute(resource_name, name, ())
+            except Exception:  # noqa: BLE001 - Heat shows an attribute that fails as None
+                value = None
+            values[name] = None if contains_unresolved(value) else value
+        return values
 
     def list_events(self, name_or_id: str, resource_name: str | None = None, nested_depth: int = 0) -> list[EventRecord]:
         """A stack's events, oldest first; with ``nested_depth``, its nested stacks'

@@ -449,6 +449,22 @@ def output_list(ctx, name, fmt):
     render.print_list(rows, fmt, ["output_key", "description"])
 
 
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8004, type=int, show_default=True, help="Port to listen on (Heat's is 8004).")
+@click.pass_context
+def serve(ctx, host, port):
+    """Run the Orchestration API v1 (Heat's REST API) at http://HOST:PORT/v1/{tenant_id}.
+
+    python-heatclient and 'openstack stack ...' work against it; actions run as
+    background jobs of this process, on the same store as the stoker command."""
+    from stoker.api import serve as run_server
+    from stoker.settings import Settings
+
+    obj = ctx.find_root().obj
+    run_server(host, port, Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or [])))
+
+
 # The other commands live beside this module; importing them registers them.
 from stoker.cli import catalog, operations  # noqa: E402,F401
 

@@ -31,7 +31,10 @@ async def create(context: ActionContext, limit: int, resume: bool = False) -> bo
             return
         if record.status == Status.FAILED:  # failed before an engine restart: stays failed
             raise ResourceFailure(record.status_reason)
-        await create_resource(context, record, definitions[name])
+        try:
+            await create_resource(context, record, definitions[name])
+        finally:
+            runtime.release(record)
 
     outcome = await walk(dependency_graph(definitions), visit, limit=limit)
     ok = await actions.stack_finished(context, Action.CREATE, outcome)

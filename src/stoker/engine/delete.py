@@ -55,7 +55,10 @@ async def delete_all(
     async def visit(record_id: int) -> None:
         record = by_id[record_id]
         definition = runtime.template.resources.get(record.name) if record.current else None
-        await delete_resource(context, record, definition)
+        try:
+            await delete_resource(context, record, definition)
+        finally:
+            runtime.release(record)
 
     return await walk(graph, visit, limit=limit)
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stoker.engine import actions, maintenance
+from stoker.engine import actions, collector, maintenance
 from stoker.engine import adopt as adopt_action
 from stoker.engine import create as create_action
 from stoker.engine import delete as delete_action
@@ -245,8 +245,9 @@ class Engine:
         if self._loop is None or self._loop.is_closed() or not self._children:
             self._loop = asyncio.get_running_loop()
         try:
-            await self._run_with_timeout(job, stack)
-            await self._wait_children(stack.id)
+            with collector.relaxed():
+                await self._run_with_timeout(job, stack)
+                await self._wait_children(stack.id)
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):

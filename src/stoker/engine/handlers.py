@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import queue
+import threading
 from collections.abc import Awaitable, Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -63,6 +64,100 @@ class Outcome:
     extra: Any = None
 
 
+class _Threads:
+    """A bounded set of threads running calls for event loops.
+
+    ``loop.run_in_executor`` costs, per call, a concurrent Future with its own condition
+    and lock, a chained asyncio future, and one wake-up of the loop (a write to its
+    self-pipe) when the call ends. Here a call is its asyncio future and function; calls
+    that end while the loop has not yet collected earlier ones are handed back with
+    them, in one wake-up per loop.
+
+    Threads start as needed, up to ``limit``, and stop at ``close`` after the calls
+    already queued. A call whose future was cancelled before a thread took it is
+    skipped (as the executor skips a cancelled concurrent Future); one already running
+    finishes, and its result is dropped.
+    """
+
+    def __init__(self, limit: int, name: str):
+        self.limit = limit
+        self.name = name
+        self._calls: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any], Callable[[], Any]] | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        # Guards _idle, _queued, _threads and _finished. A thread starts when the calls
+        # queued outnumber the idle threads. _finished holds, per loop, the calls ended
+        # since that loop last collected; a loop has an entry exactly while a
+        # collection of it is scheduled.
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._queued = 0
+        self._finished: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
+
+    def submit(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], function: Callable[[], Any]) -> None:
+        with self._lock:
+            self._queued += 1
+            if self._queued > self._idle and len(self._threads) < self.limit:
+                thread = threading.Thread(target=self._work, name=f"{self.name}_{len(self._threads)}", daemon=True)
+                self._threads.append(thread)
+                self._idle += 1  # idle from now: the calls queued meanwhile count it
+                thread.start()
+        self._calls.put((loop, future, function))
+
+    def close(self) -> None:
+        with self._lock:
+            threads, self._threads = self._threads, []
+        for _ in threads:
+            self._calls.put(None)
+        for thread in threads:
+            thread.join()
+
+    def _work(self) -> None:
+        while True:
+            call = self._calls.get()
+            with self._lock:
+                self._idle -= 1
+                if call is not None:
+                    self._queued -= 1
+            if call is None:
+                return
+            loop, future, function = call
+            if not future.cancelled():
+                try:
+                    outcome: tuple[Any, BaseException | None] = (function(), None)
+                except StopIteration as error:  # a future cannot carry it (as in coroutines)
+                    outcome = (None, RuntimeError(f"StopIteration raised by plugin code: {error!r}"))
+                except BaseException as error:  # noqa: BLE001 - handed to the caller
+                    outcome = (None, error)
+                self._finish(loop, future, outcome)
+            with self._lock:
+                self._idle += 1
+
+    def _finish(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], outcome: tuple[Any, BaseException | None]) -> None:
+        with self._lock:
+            finished = self._finished.get(loop)
+            wake = finished is None
+            if wake:
+                finished = self._finished[loop] = []
+            finished.append((future, *outcome))
+        if wake:
+            try:
+                loop.call_soon_threadsafe(self._collect, loop)
+            except RuntimeError:  # the loop has closed; nobody is waiting any more
+                with self._lock:
+                    self._finished.pop(loop, None)
+
+    def _collect(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            finished = self._finished.pop(loop, [])
+        for future, result, error in finished:
+            if future.cancelled():
+                continue
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+
+
 class HandlerRunner:
     """Runs blocking plugin code in a bounded thread pool and polls for completion.
 
@@ -74,18 +169,20 @@ class HandlerRunner:
 
     def __init__(self, clock: Clock, threads: int = 8, poll_initial_s: float = 0.01, poll_max_s: float = 2.0):
         self.clock = clock
-        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="stoker-handler")
+        self.threads = _Threads(threads, "stoker-handler")
         self.poll_initial_s = poll_initial_s
         self.poll_max_s = poll_max_s
 
     def close(self) -> None:
-        self.executor.shutdown(wait=True)
+        self.threads.close()
 
     async def call(self, function: Callable[..., Any], *args: Any) -> Any:
         loop = asyncio.get_running_loop()
+        future = loop.create_future()
         self.clock.work_started()
         try:
-            return await loop.run_in_executor(self.executor, functools.partial(function, *args))
+            self.threads.submit(loop, future, functools.partial(function, *args) if args else function)
+            return await future
         finally:
             self.clock.work_finished()
 

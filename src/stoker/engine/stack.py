@@ -183,9 +183,9 @@ class StackRuntime:
         self.records: list[ResourceRecord] = list(records)
         # name -> the record that currently stands for that name
         self.current: dict[str, ResourceRecord] = {r.name: r for r in self.records if r.current}
+        # record id -> its plugin object, while the record's action runs (see release)
         self.instances: dict[int, Resource] = {}
-        # definition -> the same definition bound to this runtime's resolver
-        self._bound: dict[int, tuple[ResourceDefinition, ResourceDefinition]] = {}
+        # record id -> attributes computed by the plugin (stored ones are read from the record)
         self.attribute_cache: dict[int, dict[str, Any]] = {}
         self.referenced = referenced_attributes(template)
         # The engine's side of nested stacks (engine.nested.ChildStacks), set by the engine.
@@ -208,12 +208,9 @@ class StackRuntime:
             if definition is None or definition.resource_type != record.type:
                 definition = ResourceDefinition(name=record.name, resource_type=record.type, properties_data=record.properties or {})
         cls = self.plugin_class(definition.resource_type)
-        bound = self._bound.get(id(definition))
-        if bound is None or bound[0] is not definition:
-            bound = self._bound[id(definition)] = (definition, definition.bind(self.resolve))
         instance = cls(
             record.name,
-            bound[1],
+            definition.bind(self.resolve),
             self,
             uuid=record.uuid,
             hooks=_Hooks(self.store, record, self.clock, self.clients, self.nested) if self.store is not None else _ReadOnlyHooks(self.clients, self.nested),
@@ -224,6 +221,15 @@ class StackRuntime:
         instance.action, instance.status = record.action, record.status
         self.instances[record.id] = instance
         return instance
+
+    def release(self, record: ResourceRecord) -> None:
+        """Forget the plugin object of a record whose action has ended, so a stack action
+        holds plugin objects only for its resources in flight (at 100,000 resources,
+        keeping them all cost gigabytes). Dependents need none: the attributes other
+        resources and outputs read were stored with the record's final state, and a
+        reference or another attribute rebuilds the object from the record on demand."""
+        self.instances.pop(record.id, None)
+        self.attribute_cache.pop(record.id, None)
 
     def new_record(self, definition: ResourceDefinition, replaces: int | None = None) -> ResourceRecord:
         return ResourceRecord(
@@ -272,16 +278,13 @@ class StackRuntime:
         return self.instance(record).get_reference_id()
 
     def compute_attribute(self, record: ResourceRecord, attribute: str) -> Any:
+        stored = record.attributes
+        if stored and attribute in stored:
+            return stored[attribute]
         cache = self.attribute_cache.setdefault(record.id, {})
-        if attribute in cache:
-            return cache[attribute]
-        stored = record.attributes or {}
-        if attribute in stored:
-            value = stored[attribute]
-        else:
-            value = self.instance(record).get_attribute(attribute)
-        cache[attribute] = value
-        return value
+        if attribute not in cache:
+            cache[attribute] = self.instance(record).get_attribute(attribute)
+        return cache[attribute]
 
     def resource_attribute(self, name: str, attribute: str, path: tuple[Any, ...]) -> Any:
         record = self._created(name)

@@ -23,14 +23,22 @@ async def update(context: ActionContext, old_template: Template, limit: int, act
     async def visit(name: str) -> None:
         definition = definitions[name]
         record = runtime.current.get(name)
-        if record is None:
-            record = runtime.new_record(definition)
-            await context.store.insert_resources_async([record])
-            runtime.records.append(record)
-            runtime.current[name] = record
-            await create_resource(context, record, definition)
-        else:
-            await update_resource(context, record, definition)
+        try:
+            if record is None:
+                record = runtime.new_record(definition)
+                await context.store.insert_resources_async([record])
+                runtime.records.append(record)
+                runtime.current[name] = record
+                await create_resource(context, record, definition)
+            else:
+                await update_resource(context, record, definition)
+        finally:
+            # The record and, when it was replaced, its replacement are done with.
+            if record is not None:
+                runtime.release(record)
+            replacement = runtime.current.get(name)
+            if replacement is not None and replacement is not record:
+                runtime.release(replacement)
 
     outcome = await walk(dependency_graph(definitions), visit, limit=limit)
     if not outcome.ok:

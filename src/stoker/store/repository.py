@@ -10,6 +10,8 @@ threads). Reads use pooled connections of their own.
 
 from __future__ import annotations
 
+import functools
+import operator
 import threading
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
@@ -71,7 +73,17 @@ def _switch_to_wal(cursor: Any) -> None:
 
 
 def _sqlite_begin(connection: Connection) -> None:
-    connection.exec_driver_sql(connection.get_execution_options().get("sqlite_begin", "BEGIN"))
+    # Straight to the driver: this runs once per commit of the writer, and a statement
+    # through SQLAlchemy costs more than SQLite's own work for it.
+    statement = connection.get_execution_options().get("sqlite_begin", "BEGIN")
+    dbapi_error = connection.dialect.loaded_dbapi.Error
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(statement)
+    except dbapi_error as error:  # as SQLAlchemy would have raised it
+        raise sa.exc.DBAPIError.instance(statement, (), error, dbapi_error, dialect=connection.dialect) from error
+    finally:
+        cursor.close()
 
 
 # Alembic's ``op`` and ``context`` are process-global: two threads migrating at once
@@ -102,6 +114,9 @@ def make_engine(url: str) -> Engine:
 _STACK_FIELDS = [c.name for c in tables.stacks.columns]
 _RESOURCE_FIELDS = [c.name for c in tables.resources.columns]
 _EVENT_FIELDS = [c.name for c in tables.events.columns]
+# An event's row without its id (the database gives it); read in one C call per event.
+_EVENT_VALUE_FIELDS = [name for name in _EVENT_FIELDS if name != "id"]
+_event_getter = operator.attrgetter(*_EVENT_VALUE_FIELDS)
 
 
 def _update_statement(table: sa.Table, fields: frozenset[str]) -> sa.Update:
@@ -120,6 +135,14 @@ class Store:
         self._write_engine = self.engine.execution_options(sqlite_begin="BEGIN IMMEDIATE")
         self.writes = WriteQueue(self._write_engine)
         self._statements: dict[tuple[str, frozenset[str]], sa.Update] = {}
+        resources = tables.resources
+        self._insert_resource_statement = resources.insert().returning(resources.c.id)
+        replacement_id = sa.select(resources.c.id).where(resources.c.uuid == sa.bindparam("_replacement")).scalar_subquery()
+        self._retire_statement = (
+            resources.update()
+            .where(resources.c.id == sa.bindparam("_id"))
+            .values(current=sa.bindparam("current"), replaced_by=replacement_id, updated_at=sa.bindparam("updated_at"))
+        )
         self._insert_event_statement = tables.events.insert()
 
     def _update(self, connection: Connection, table: sa.Table, row_id: Any, fields: dict[str, Any]) -> None:
@@ -261,12 +284,11 @@ class Store:
     async def insert_replacement_async(self, replacement: ResourceRecord, old_id: int) -> None:
         """Insert a replacement and retire the old record in one transaction, so a crash
         never leaves two current records for one name."""
-        insert = self._insert_resources_write([replacement])
-
-        def write(connection: Connection) -> None:
-            insert(connection)
-            self._update(connection, tables.resources, old_id, {"current": False, "replaced_by": replacement.id, "updated_at": utcnow()})
-
+        write = self._insert_resources_write([replacement])
+        # The old row points at the new one by its id, looked up by uuid in the same
+        # transaction: so the write needs no answer from the insert, only its order.
+        write.ops.append((self._retire_statement, {"_id": old_id, "_replacement": replacement.uuid, "current": False, "updated_at": utcnow()}, (tables.resources.name, old_id)))
+        write.ordered = True
         await self.writes.submit_async(write)
 
     async def swap_current_async(self, restored_id: int, retired_id: int) -> None:
@@ -279,21 +301,16 @@ class Store:
 
         await self.writes.submit_async(write)
 
-    def _insert_resources_write(self, records: list[ResourceRecord]) -> Any:
+    def _insert_resources_write(self, records: list[ResourceRecord]) -> Statements:
+        """Rows for new records; each record's ``id`` is set from the row inserted (in the
+        writer thread, before the commit its caller waits for)."""
         now = utcnow()
-        rows = []
+        ops: list[tuple[Any, ...]] = []
         for record in records:
             values = {name: getattr(record, name) for name in _RESOURCE_FIELDS if name != "id"}
             values["created_at"] = values["created_at"] or now
-            rows.append(values)
-        statement = tables.resources.insert().returning(tables.resources.c.id, tables.resources.c.uuid, sort_by_parameter_order=True)
-
-        def write(connection: Connection) -> None:
-            ids = {row.uuid: row.id for row in connection.execute(statement, rows)}
-            for record in records:
-                record.id = ids[record.uuid]
-
-        return write
+            ops.append((self._insert_resource_statement, values, None, functools.partial(setattr, record, "id")))
+        return Statements(ops)
 
     def update_resource(self, resource_id: int, event: EventRecord | None = None, **fields: Any) -> None:
         self.update_resource_nowait(resource_id, event, **fields).result()
@@ -389,7 +406,7 @@ class Store:
     # -- events ------------------------------------------------------------------
 
     def _event_values(self, event: EventRecord) -> dict[str, Any]:
-        values = {name: getattr(event, name) for name in _EVENT_FIELDS if name != "id"}
+        values = dict(zip(_EVENT_VALUE_FIELDS, _event_getter(event), strict=True))
         values["created_at"] = event.created_at = values["created_at"] or utcnow()
         return values
 

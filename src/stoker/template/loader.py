@@ -8,13 +8,22 @@ Must not: interpret template sections; that is ``stoker.template.hot``.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from stoker.template.errors import Location, TemplateLimitError, TemplateSyntaxError, format_path
+from stoker.template.errors import (
+    Location,
+    TemplateError,
+    TemplateLimitError,
+    TemplateSyntaxError,
+    format_path,
+)
 
 try:  # The C parser is many times faster; PyYAML wheels ship it.
     _BaseLoader = yaml.CSafeLoader
@@ -44,14 +53,25 @@ class Document:
 
     data: Any
     file: str | None = None
-    # formatted template path ("resources.web.properties") -> (line, column)
-    positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # formatted template path ("resources.web.properties") -> (line, column). A loaded
+    # document works them out from its text on the first ``locate``: only error messages
+    # need them, and recording a path per node cost about a third of loading.
+    _positions: dict[str, tuple[int, int]] | None = field(default=None, repr=False, compare=False)
+    _source: tuple[str, Limits] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def positions(self) -> dict[str, tuple[int, int]]:
+        if self._positions is None:
+            self._positions = _positions(*self._source, self.file) if self._source is not None else {}
+            self._source = None
+        return self._positions
 
     def locate(self, path: str | tuple | None) -> Location | None:
         """The closest known position for ``path`` (walking up to a parent)."""
+        positions = self.positions
         probe = format_path(path) if isinstance(path, tuple) else (path or "")
         while True:
-            position = self.positions.get(probe)
+            position = positions.get(probe)
             if position is not None:
                 return Location(self.file, position[0], position[1])
             if not probe:
@@ -75,7 +95,35 @@ def load(text: str | bytes, file: str | None = None, limits: Limits = DEFAULT_LI
     return _load(text, file, limits, json_fallback=False)
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a document loads.
+
+    Loading allocates objects for every YAML item (parser events and their marks, nodes
+    when a document is composed, then the data); none of them forms a cycle that
+    outlives the load (a recursive alias's cycle is refused and left to the collector).
+    Left running, the collector scanned the growing data again and again: at 10,000
+    resources it took two thirds of the load. Reference counting frees everything as
+    usual meanwhile. The switch is process-wide: other threads' garbage waits for the
+    length of a load, and the collector is turned back on only by the load that turned
+    it off (a concurrent load finding it off leaves it alone).
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def _load(text: str | bytes, file: str | None, limits: Limits, json_fallback: bool) -> Document:
+    with _collector_paused():
+        return _read(text, file, limits, json_fallback)
+
+
+def _read(text: str | bytes, file: str | None, limits: Limits, json_fallback: bool) -> Document:
     size = len(text)
     if size > limits.max_bytes:
         raise TemplateLimitError(
@@ -90,6 +138,11 @@ def _load(text: str | bytes, file: str | None, limits: Limits, json_fallback: bo
             raise TemplateSyntaxError(f"The template is not UTF-8 text: {error}", location=Location(file, 1, 1))
     loader = _Loader(text)
     try:
+        try:
+            return Document(_stream(loader, limits), file, _source=(text, limits))
+        except _Fallback:
+            loader.dispose()
+            loader = _Loader(text)
         node, aliased = _compose(loader, file, limits)
     except yaml.MarkedYAMLError as error:
         # YAML refuses some valid JSON (a tab where YAML wants indentation): read it as JSON.
@@ -102,18 +155,47 @@ def _load(text: str | bytes, file: str | None, limits: Limits, json_fallback: bo
         loader.dispose()
     if node is None:
         return Document(None, file)
-    builder = _Builder(loader, file, limits)
     try:
         if aliased:  # without aliases the tree is as small and as shallow as the text
             _measure(node, file, limits)
-        data = builder.build(node, "", 0)
+        data = _Builder(loader, file, limits).build(node, None, 0)
     except RecursionError:  # only with a max_depth above Python's recursion limit
         raise TemplateLimitError("The document is nested too deeply to parse", location=Location(file, 1, 1))
-    return Document(data, file, builder.positions)
+    except TemplateLimitError:
+        raise  # _measure's: no path to report, and a second look would cost as much
+    except TemplateError:
+        # Built again, recording paths, so the error says where it is (the same one is
+        # raised: the text has not changed).
+        _positions(text, limits, file)
+        raise
+    return Document(data, file, _source=(text, limits))
 
 
-_COLLECTION_EVENTS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
-_END_EVENTS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+def _positions(text: str, limits: Limits, file: str | None) -> dict[str, tuple[int, int]]:
+    """Every node's position by path, from a fresh composition of ``text`` (which has
+    been loaded once already, so it is within the limits)."""
+    loader = _Loader(text)
+    try:
+        node, _ = _compose(loader, file, limits)
+    finally:
+        loader.dispose()
+    builder = _Builder(loader, file, limits)
+    if node is not None:
+        builder.build(node, "", 0)
+    return builder.positions
+
+
+# What the composer does with each kind of parser event (looked up by exact type: the C
+# parser makes instances of these classes, and a lookup is cheaper than isinstance tests).
+_SCALAR, _ALIAS, _START, _END = range(4)
+_EVENT_KINDS: dict[type, int] = {
+    yaml.ScalarEvent: _SCALAR,
+    yaml.AliasEvent: _ALIAS,
+    yaml.SequenceStartEvent: _START,
+    yaml.MappingStartEvent: _START,
+    yaml.SequenceEndEvent: _END,
+    yaml.MappingEndEvent: _END,
+}
 
 
 def _compose(loader: yaml.SafeLoader, file: str | None, limits: Limits) -> tuple[yaml.Node | None, bool]:
@@ -131,62 +213,65 @@ def _compose(loader: yaml.SafeLoader, file: str | None, limits: Limits) -> tuple
         loader.get_event()
         return None, False
     loader.get_event()  # DocumentStart
+    get_event, resolve, max_depth = loader.get_event, loader.resolve, limits.max_depth
+    ScalarNode, SequenceNode = yaml.ScalarNode, yaml.SequenceNode  # noqa: N806 - classes
     anchors: dict[str, yaml.Node] = {}
+    # A template repeats the same plain scalars (keys, types) many times over.
+    scalar_tags: dict[tuple[str, Any], str] = {}
     # Open collections; for a mapping, the key node waiting for its value.
     stack: list[list[Any]] = []
     root: yaml.Node | None = None
     aliased = False
     while root is None:
-        event = loader.get_event()
-        if isinstance(event, _END_EVENTS):
+        event = get_event()
+        kind = _EVENT_KINDS.get(type(event))
+        if kind == _SCALAR:
+            if event.anchor is not None:
+                _check_anchor(anchors, event)
+            tag = event.tag
+            if tag is None or tag == "!":
+                key = (event.value, event.implicit)
+                tag = scalar_tags.get(key)
+                if tag is None:
+                    tag = scalar_tags[key] = resolve(ScalarNode, event.value, event.implicit)
+            node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+            if event.anchor is not None:
+                anchors[event.anchor] = node
+        elif kind == _END:
             node = stack.pop()[0]
             node.end_mark = event.end_mark
-        elif isinstance(event, yaml.AliasEvent):
+        elif kind == _START:
+            if event.anchor is not None:
+                _check_anchor(anchors, event)
+            if len(stack) >= max_depth:
+                mark = event.start_mark
+                raise TemplateLimitError(
+                    f"The document is nested more than {max_depth} levels deep",
+                    location=Location(file, mark.line + 1, mark.column + 1),
+                )
+            node_class = SequenceNode if type(event) is yaml.SequenceStartEvent else yaml.MappingNode
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = resolve(node_class, None, event.implicit)
+            node = node_class(tag, [], event.start_mark, None, flow_style=event.flow_style)
+            if event.anchor is not None:
+                anchors[event.anchor] = node
+            stack.append([node, None])
+            continue
+        elif kind == _ALIAS:
             node = anchors.get(event.anchor)
             if node is None:
                 raise yaml.composer.ComposerError(
                     None, None, f"found undefined alias {event.anchor!r}", event.start_mark
                 )
             aliased = True
-        else:
-            if event.anchor is not None and event.anchor in anchors:
-                first = anchors[event.anchor].start_mark
-                raise yaml.composer.ComposerError(
-                    None,
-                    None,
-                    f"found duplicate anchor {event.anchor!r} (first defined on line {first.line + 1})",
-                    event.start_mark,
-                )
-            if isinstance(event, yaml.ScalarEvent):
-                tag = event.tag
-                if tag is None or tag == "!":
-                    tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
-                node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
-                if event.anchor is not None:
-                    anchors[event.anchor] = node
-            elif isinstance(event, _COLLECTION_EVENTS):
-                if len(stack) >= limits.max_depth:
-                    mark = event.start_mark
-                    raise TemplateLimitError(
-                        f"The document is nested more than {limits.max_depth} levels deep",
-                        location=Location(file, mark.line + 1, mark.column + 1),
-                    )
-                kind = yaml.SequenceNode if isinstance(event, yaml.SequenceStartEvent) else yaml.MappingNode
-                tag = event.tag
-                if tag is None or tag == "!":
-                    tag = loader.resolve(kind, None, event.implicit)
-                node = kind(tag, [], event.start_mark, None, flow_style=event.flow_style)
-                if event.anchor is not None:
-                    anchors[event.anchor] = node
-                stack.append([node, None])
-                continue
-            else:  # pragma: no cover - the parser emits no other event inside a document
-                raise yaml.composer.ComposerError(None, None, f"unexpected {event}", event.start_mark)
+        else:  # pragma: no cover - the parser emits no other event inside a document
+            raise yaml.composer.ComposerError(None, None, f"unexpected {event}", event.start_mark)
         if not stack:
             root = node
             continue
         parent = stack[-1]
-        if isinstance(parent[0], yaml.SequenceNode):
+        if type(parent[0]) is SequenceNode:
             parent[0].value.append(node)
         elif parent[1] is None:
             parent[1] = node
@@ -200,6 +285,105 @@ def _compose(loader: yaml.SafeLoader, file: str | None, limits: Limits) -> tuple
             "expected a single document in the stream", None, "but found another document", event.start_mark
         )
     return root, aliased
+
+
+class _Fallback(Exception):
+    """The document needs the composed path: it uses anchors, aliases, merge keys or tags
+    beyond plain data, breaks a limit, or has a mistake to report with its path."""
+
+
+# Tags whose scalars are their text: strings, and timestamps as Heat keeps them.
+_TEXT_TAGS = frozenset({"tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp"})
+_NO_KEY = object()
+
+
+def _stream(loader: yaml.SafeLoader, limits: Limits) -> Any:
+    """Build the data straight from parser events, with no node tree: the way most
+    templates load, at a fraction of the time and memory (a node and two marks per
+    item otherwise live until the whole document is composed).
+
+    Anything out of the ordinary raises ``_Fallback``, and the document is composed
+    instead (``_compose``, ``_measure``, ``_Builder``), which reports mistakes with their
+    place. So this path only needs to recognise what it handles; everything it accepts,
+    the composed path accepts with the same data. Parser errors come out as they are.
+    """
+    get_event, resolve = loader.get_event, loader.resolve
+    get_event()  # StreamStart
+    if loader.check_event(yaml.StreamEndEvent):
+        return None
+    get_event()  # DocumentStart
+    constructors = loader.yaml_constructors
+    scalar_tags: dict[tuple[str, Any], str] = {}
+    max_depth, max_nodes = limits.max_depth, limits.max_nodes
+    count = 0
+    # Open collections: [the list or dict, for a dict the key waiting for its value].
+    stack: list[list[Any]] = []
+    while True:
+        event = get_event()
+        kind = _EVENT_KINDS.get(type(event))
+        if kind == _SCALAR:
+            if event.anchor is not None:
+                raise _Fallback
+            tag = event.tag
+            if tag is None or tag == "!":
+                key = (event.value, event.implicit)
+                tag = scalar_tags.get(key)
+                if tag is None:
+                    tag = scalar_tags[key] = resolve(yaml.ScalarNode, event.value, event.implicit)
+            if tag in _TEXT_TAGS:
+                value = event.value
+            elif tag in _PLAIN_SCALAR_TAGS:
+                node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+                try:
+                    value = constructors[tag](loader, node)
+                except (yaml.YAMLError, ValueError, KeyError, TypeError):
+                    raise _Fallback
+            else:  # merge keys, binary, sets, custom tags...
+                raise _Fallback
+        elif kind == _START:
+            tag = event.tag
+            if event.anchor is not None or len(stack) >= max_depth or (tag is not None and tag != "!" and tag not in _COLLECTION_TAGS):
+                raise _Fallback
+            if stack and type(stack[-1][0]) is dict and stack[-1][1] is _NO_KEY:
+                raise _Fallback  # a list or map as a mapping key
+            count += 1
+            stack.append([{} if type(event) is yaml.MappingStartEvent else [], _NO_KEY])
+            continue
+        elif kind == _END:
+            value = stack.pop()[0]
+        else:  # an alias
+            raise _Fallback
+        count += 1
+        if count > max_nodes:
+            raise _Fallback
+        if not stack:
+            break
+        parent = stack[-1]
+        container = parent[0]
+        if type(container) is list:
+            container.append(value)
+        elif parent[1] is _NO_KEY:
+            if value in container:
+                raise _Fallback  # a duplicate key
+            parent[1] = value
+        else:
+            container[parent[1]] = value
+            parent[1] = _NO_KEY
+    get_event()  # DocumentEnd
+    if not loader.check_event(yaml.StreamEndEvent):
+        raise _Fallback  # another document
+    return value
+
+
+def _check_anchor(anchors: dict[str, yaml.Node], event: Any) -> None:
+    if event.anchor in anchors:
+        first = anchors[event.anchor].start_mark
+        raise yaml.composer.ComposerError(
+            None,
+            None,
+            f"found duplicate anchor {event.anchor!r} (first defined on line {first.line + 1})",
+            event.start_mark,
+        )
 
 
 def _measure(root: yaml.Node, file: str | None, limits: Limits) -> None:
@@ -263,7 +447,13 @@ def _syntax_error(error: yaml.MarkedYAMLError, file: str | None, text: str) -> T
     return TemplateSyntaxError(f"Invalid YAML: {problem}", location=location, hint=hint)
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
 _COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
+# Tags whose constructor makes a plain value from the scalar alone; others (and any error)
+# go through PyYAML's construct_object, which also knows the generator constructors.
+_PLAIN_SCALAR_TAGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"})
+# Keys that make flatten_mapping change a mapping: ``<<`` (merge) and ``=`` (value).
+_FLATTENED_KEY_TAGS = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
 
 
 def _child(path: str, step: object) -> str:
@@ -274,7 +464,10 @@ def _child(path: str, step: object) -> str:
 
 
 class _Builder:
-    """Turns a composed (and measured) node graph into plain data and positions.
+    """Turns a composed (and measured) node graph into plain data, and with a path given
+    (``""`` for the root), into positions by path as well. Without one (None) no path is
+    made: the loader builds that way and builds again with paths only when it has an
+    error to report or a position to give.
 
     Node count and depth are checked again as data is built, as a second line of defence
     behind ``_measure``.
@@ -286,22 +479,23 @@ class _Builder:
         self.limits = limits
         self.count = 0
         self.positions: dict[str, tuple[int, int]] = {}
+        self.constructors = loader.yaml_constructors
 
     def _location(self, node: yaml.Node) -> Location:
         mark = node.start_mark
         return Location(self.file, mark.line + 1, mark.column + 1)
 
-    def _fail(self, message: str, node: yaml.Node, path: str, hint: str | None = None) -> TemplateLimitError:
+    def _fail(self, message: str, node: yaml.Node, path: str | None, hint: str | None = None) -> TemplateLimitError:
         return TemplateLimitError(message, path=path or None, location=self._location(node), hint=hint)
 
-    def _unsupported_tag(self, node: yaml.Node, path: str) -> TemplateSyntaxError:
+    def _unsupported_tag(self, node: yaml.Node, path: str | None) -> TemplateSyntaxError:
         return TemplateSyntaxError(
             f"Unsupported YAML tag {node.tag!r}: only plain YAML/JSON data is allowed",
             path=path or None,
             location=self._location(node),
         )
 
-    def build(self, node: yaml.Node, path: str, depth: int) -> Any:
+    def build(self, node: yaml.Node, path: str | None, depth: int) -> Any:
         self.count += 1
         if self.count > self.limits.max_nodes:
             raise self._fail(
@@ -312,26 +506,31 @@ class _Builder:
             )
         if depth > self.limits.max_depth:
             raise self._fail(f"The document is nested more than {self.limits.max_depth} levels deep", node, path)
-        self.positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
-        if not isinstance(node, yaml.ScalarNode) and node.tag not in _COLLECTION_TAGS:
+        if path is not None:
+            self.positions[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        kind = type(node)
+        if kind is yaml.ScalarNode:
+            return self._scalar(node, path)
+        if node.tag not in _COLLECTION_TAGS:
             raise self._unsupported_tag(node, path)
-        if isinstance(node, yaml.MappingNode):
+        if kind is yaml.MappingNode:
             return self._mapping(node, path, depth)
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, _child(path, index), depth + 1) for index, item in enumerate(node.value)]
-        return self._scalar(node, path)
+        if path is None:
+            return [self.build(item, None, depth + 1) for item in node.value]
+        return [self.build(item, _child(path, index), depth + 1) for index, item in enumerate(node.value)]
 
-    def _mapping(self, node: yaml.MappingNode, path: str, depth: int) -> dict[Any, Any]:
+    def _mapping(self, node: yaml.MappingNode, path: str | None, depth: int) -> dict[Any, Any]:
         own = len(node.value)
-        try:
-            self.loader.flatten_mapping(node)
-        except yaml.constructor.ConstructorError as error:
-            mark = error.problem_mark or node.start_mark
-            raise TemplateSyntaxError(
-                f"Invalid YAML merge: {error.problem}",
-                path=path or None,
-                location=Location(self.file, mark.line + 1, mark.column + 1),
-            )
+        if any(key_node.tag in _FLATTENED_KEY_TAGS for key_node, _ in node.value):
+            try:
+                self.loader.flatten_mapping(node)
+            except yaml.constructor.ConstructorError as error:
+                mark = error.problem_mark or node.start_mark
+                raise TemplateSyntaxError(
+                    f"Invalid YAML merge: {error.problem}",
+                    path=path or None,
+                    location=Location(self.file, mark.line + 1, mark.column + 1),
+                )
         # flatten_mapping puts the merged (``<<``) entries first; the mapping's own keys
         # follow and override them. Only a key written twice in the mapping itself is a
         # duplicate.
@@ -339,14 +538,14 @@ class _Builder:
         result: dict[Any, Any] = {}
         seen: set[Any] = set()
         for index, (key_node, value_node) in enumerate(node.value):
-            if not isinstance(key_node, yaml.ScalarNode):
+            if type(key_node) is not yaml.ScalarNode:
                 raise TemplateSyntaxError(
                     "A mapping key must be a string or another scalar, not a list or map",
                     path=path or None,
                     location=self._location(key_node),
                 )
             key = self._scalar(key_node, path)
-            child = _child(path, key)
+            child = None if path is None else _child(path, key)
             if index >= merged:
                 if key in seen:
                     raise TemplateSyntaxError(f"Duplicate key {key!r}", path=child, location=self._location(key_node))
@@ -354,8 +553,13 @@ class _Builder:
             result[key] = self.build(value_node, child, depth + 1)
         return result
 
-    def _scalar(self, node: yaml.ScalarNode, path: str) -> Any:
+    def _scalar(self, node: yaml.ScalarNode, path: str | None) -> Any:
+        tag = node.tag
+        if tag == _STR_TAG:
+            return node.value
         try:
+            if tag in _PLAIN_SCALAR_TAGS:
+                return self.constructors[tag](self.loader, node)
             return self.loader.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as error:
             raise self._unsupported_tag(node, path) from error

@@ -458,3 +458,82 @@ def test_template_error_str_has_location_path_message_and_hint():
 
     assert str(error) == "t.yaml:3:5: resources.web: bad (fix it)"
     assert str(TemplateError("bad")) == "bad"
+
+
+# -- cost ------------------------------------------------------------------------------
+
+
+def test_load_leaves_the_garbage_collector_as_it_found_it():
+    import gc
+
+    assert gc.isenabled()
+    loader.load(TEMPLATE)
+    with pytest.raises(TemplateSyntaxError):
+        loader.load("a: 1\na: 2\n")
+    assert gc.isenabled()
+
+    gc.disable()
+    try:
+        loader.load(TEMPLATE)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_load_works_out_positions_only_when_asked():
+    document = loader.load(TEMPLATE, "web.yaml")
+
+    assert document._positions is None
+    assert document.locate("resources.web.type") == Location("web.yaml", 5, 11)
+    assert document.positions["resources.web.type"] == (5, 11)
+
+
+def test_load_error_deep_in_a_document_names_its_path():
+    text = "resources:\n  web:\n    properties:\n      list: [1, {a: 1, a: 2}]\n"
+
+    with pytest.raises(TemplateSyntaxError, match="Duplicate key 'a'") as caught:
+        loader.load(text)
+
+    assert caught.value.path == "resources.web.properties.list[1].a"
+    assert caught.value.location == Location(None, 4, 24)
+
+
+def _composed(text: str) -> object:
+    """The data as the composed path (nodes, then data) builds it."""
+    yaml_loader = loader._Loader(text)
+    try:
+        node, _ = loader._compose(yaml_loader, None, loader.DEFAULT_LIMITS)
+    finally:
+        yaml_loader.dispose()
+    return None if node is None else loader._Builder(yaml_loader, None, loader.DEFAULT_LIMITS).build(node, "", 0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        TEMPLATE,
+        "",
+        "a: 1\nb: 1.5\nc: true\nd: ~\ne: 2021-04-16\nf: '007'\ng: !!str 12\nh: !!int '3'\n",
+        "{a: [1, {b: [2, [3]]}], 7: seven, null: none, 1.5: x}\n",
+        "- [a, b]\n- {c: d}\n- - e\n  - f\n- ''\n",
+        "text: |\n  line one\n  line two\nfolded: >\n  a\n  b\n",
+    ],
+    ids=["template", "empty", "scalars", "flow", "lists", "block-scalars"],
+)
+def test_load_without_nodes_gives_what_composing_gives(text):
+    assert loader.load(text).data == _composed(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: &x [1, 2]\nb: *x\n", "base: &b {k: 1}\nm:\n  <<: *b\n  j: 2\n", "v: !!binary aGVsbG8=\n", "? [a]\n: 1\n"],
+    ids=["alias", "merge", "binary", "complex-key"],
+)
+def test_load_documents_beyond_plain_data_are_composed(text):
+    try:
+        expected = _composed(text)
+    except TemplateError as error:
+        with pytest.raises(type(error)):
+            loader.load(text)
+    else:
+        assert loader.load(text).data == expected

@@ -52,6 +52,31 @@ class _Entropy:
         return items[self.below(len(items))]
 
 
+def _uniform(pool: str, length: int) -> str:
+    """``length`` characters drawn uniformly and independently from an ASCII ``pool``
+    of at most 256: random bytes are mapped to characters by ``bytes.translate``, and
+    the bytes at or above the largest multiple of the pool's size are dropped, so every
+    character keeps the same number of byte values (the same rejection sampling as
+    ``_Entropy.below``, done in C rather than a Python call per character)."""
+    table, dropped = _TABLES.get(pool) or _table(pool)
+    found = b""
+    while len(found) < length:
+        found += os.urandom(2 * (length - len(found)) + 8).translate(table, dropped)
+    return found[:length].decode("ascii")
+
+
+# pool -> (byte -> character table, the bytes rejected); a few pools per process, and
+# two threads making the same entry at once make the same one.
+_TABLES: dict[str, tuple[bytes, bytes]] = {}
+
+
+def _table(pool: str) -> tuple[bytes, bytes]:
+    limit = 256 - 256 % len(pool)
+    table = bytes(ord(pool[value % len(pool)]) if value < limit else 0 for value in range(256))
+    entry = _TABLES[pool] = (table, bytes(range(limit, 256)))
+    return entry
+
+
 class RandomString(Resource):
     """A resource which generates a random string.
 
@@ -188,10 +213,14 @@ class RandomString(Resource):
         pools_sequences = [entry[self.SEQUENCE_KEY] for entry in self.properties[self.CHARACTER_SEQUENCES]]
         if not pools_classes and not pools_sequences:
             pools_classes = [_SEQUENCES["lettersdigits"]]
+        pools = pools_classes + pools_sequences
+        if not classes and not sequences and len(pools) == 1 and pools[0].isascii() and 0 < len(pools[0]) <= 256:
+            # No minimums and one pool: the characters below come out independent and
+            # uniform over it, as these do (a shuffle of such characters changes nothing).
+            return _uniform(pools[0], length)
         # The minimums first, then fill from all pools, then shuffle.
         rng = _Entropy()
         chars = [rng.choice(pool) for pool in classes + sequences]
-        pools = pools_classes + pools_sequences
         while len(chars) < length:
             chars.append(rng.choice(rng.choice(pools)))
         for index in range(len(chars) - 1, 0, -1):  # Fisher-Yates

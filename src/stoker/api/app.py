@@ -1,0 +1,63 @@
+"""The ASGI application: the Orchestration API v1 (Heat's REST API) over one Service.
+
+``create_app`` builds the Starlette app; its lifespan puts the service in serve mode
+(jobs run in the background on the server's event loop), starts recovery of the
+stacks a dead engine left IN_PROGRESS, and at shutdown stops the running jobs (their
+stacks stay IN_PROGRESS, lock released, and the next start finishes them). ``serve``
+runs it under uvicorn (``stoker serve``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+
+from stoker.api import catalog, errors, resources, stacks
+from stoker.service import Service
+from stoker.settings import Settings
+
+LOG = logging.getLogger(__name__)
+
+# Heat's max_json_body_size (bytes); a template may be up to max_template_bytes, sent as
+# JSON text inside the body, so the limit grows with it.
+MAX_JSON_BODY_BYTES = 1024 * 1024
+
+
+def create_app(settings: Settings | None = None, service: Service | None = None) -> Starlette:
+    """The app; it owns (and closes) a service it makes from ``settings``, not one given."""
+    settings = service.settings if service is not None else (settings or Settings.from_env())
+    owned = service is None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        current = app.state.service = service or await run_in_threadpool(Service, settings)
+        current.serve_on(asyncio.get_running_loop())
+        recovering = await run_in_threadpool(current.recover_nowait)
+        if recovering:
+            LOG.warning("resuming actions interrupted by an engine restart: %s", ", ".join(f"{s.name} ({s.state})" for s in recovering))
+        try:
+            yield
+        finally:
+            await current.stop_jobs()
+            if owned:
+                current.close()
+
+    return Starlette(
+        routes=[*catalog.routes, *stacks.routes, *resources.routes],
+        exception_handlers={HTTPException: errors.http_exception},
+        lifespan=lifespan,
+        max_body_size=max(MAX_JSON_BODY_BYTES, 3 * settings.max_template_bytes),
+    )
+
+
+def serve(host: str = "127.0.0.1", port: int = 8004, settings: Settings | None = None) -> None:
+    """Run the API until interrupted (8004 is Heat's port)."""
+    import uvicorn
+
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info", lifespan="on")

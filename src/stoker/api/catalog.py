@@ -1,0 +1,155 @@
+"""What the engine offers, over the Orchestration API v1: template validation, resource
+types (list, schema, a generated template), template versions and their functions,
+build info, and the version document at ``/``. Bodies follow
+``heat/api/openstack/v1/stacks.py`` and ``build_info.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+import stoker
+from stoker.api import schemas
+from stoker.api.call import Call, endpoint
+from stoker.api.errors import BadRequestError, NotFoundError
+
+
+def validate(call: Call) -> Any:
+    """``POST /validate`` (``?show_nested=true`` adds NestedParameters). A deprecated
+    thing in use is a warning, not an error: the result then carries ``Warnings``."""
+    data = schemas.instantiation(call.body)
+    assert data.template is not None
+    result, warnings = call.service.validate_template(
+        data.template, data.environments, data.parameters, files=data.files, show_nested=call.bool_param("show_nested")
+    )
+    if warnings:
+        result["Warnings"] = warnings
+    return result
+
+
+def resource_types(call: Call) -> dict[str, Any]:
+    """``GET /resource_types``: names, or with ``with_description`` objects with the
+    description too; ``name`` (a regular expression, as Heat) and ``support_status``
+    (SUPPORTED, DEPRECATED, ...) filter."""
+    service = call.service
+    names = service.resource_types()
+    pattern = call.params.get("name")
+    if pattern:
+        try:
+            names = [name for name in names if re.search(pattern, name)]
+        except re.error as error:
+            raise BadRequestError(f"Invalid name filter {pattern}: {error}")
+    status = call.params.get("support_status")
+    if status:
+        names = [name for name in names if service.registry.types[name].support_status.status == status.upper()]
+    if not call.bool_param("with_description"):
+        return {"resource_types": names}
+    described = []
+    for name in names:
+        doc = (service.registry.types[name].__doc__ or "").strip()
+        described.append({"resource_type": name, "description": doc.split("\n\n")[0]})
+    return {"resource_types": described}
+
+
+def resource_type(call: Call) -> Any:
+    schema = call.service.resource_type_schema(call.path("type_name"))
+    if not call.bool_param("with_description", True):
+        schema.pop("description", None)
+    return schema
+
+
+# A property's schema type -> a template parameter type (Heat's generate_template).
+_PARAMETER_TYPES = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "list": "comma_delimited_list", "map": "json"}
+
+
+def generate_template(call: Call) -> Any:
+    """``GET /resource_types/{type}/template?template_type=hot|cfn``: a template with
+    one resource of the type, a parameter per property and an output per attribute."""
+    type_name = call.path("type_name")
+    kind = call.params.get("template_type", "cfn").lower()
+    if kind not in ("hot", "cfn"):
+        raise BadRequestError(f"Template type is not supported: Invalid template type \"{kind}\", valid types are: cfn, hot.")
+    schema = call.service.resource_type_schema(type_name)
+    parameters, properties, outputs = {}, {}, {}
+    for name, prop in schema["properties"].items():
+        parameter: dict[str, Any] = {"type": _PARAMETER_TYPES.get(prop.get("type"), "string"), "description": prop.get("description") or ""}
+        if "default" in prop:
+            parameter["default"] = prop["default"]
+        if kind == "cfn":
+            parameter = {key.capitalize(): value for key, value in parameter.items()}
+            parameter["Type"] = {"number": "Number", "comma_delimited_list": "CommaDelimitedList", "json": "Json", "boolean": "Boolean"}.get(parameter["Type"], "String")
+        parameters[name] = parameter
+        properties[name] = {"get_param": name} if kind == "hot" else {"Ref": name}
+    for name, attribute in schema["attributes"].items():
+        value = {"get_attr": [type_name, name]} if kind == "hot" else {"Fn::GetAtt": [type_name, name]}
+        description = attribute.get("description") or ""
+        outputs[name] = {"description": description, "value": value} if kind == "hot" else {"Description": description, "Value": value}
+    if kind == "hot":
+        return {
+            "heat_template_version": "2016-10-14",
+            "description": f"Initial template of {type_name}",
+            "parameters": parameters,
+            "resources": {type_name: {"type": type_name, "properties": properties}},
+            "outputs": outputs,
+        }
+    return {
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Description": f"Initial template of {type_name}",
+        "Parameters": parameters,
+        "Resources": {type_name: {"Type": type_name, "Properties": properties}},
+        "Outputs": outputs,
+    }
+
+
+def template_versions(call: Call) -> dict[str, Any]:
+    from stoker.template.versions import template_versions as versions
+
+    return {"template_versions": versions()}
+
+
+def template_functions(call: Call) -> dict[str, Any]:
+    from stoker.template.versions import template_functions as functions
+
+    version = call.path("template_version")
+    try:
+        found = functions(version, with_condition_functions=call.bool_param("with_condition_func"))
+    except KeyError:
+        raise NotFoundError(f"Template with version {version} not found", hint="see GET /template_versions")
+    return {"template_functions": found}
+
+
+def build_info(call: Call) -> dict[str, Any]:
+    revision = getattr(stoker, "__version__", None) or _package_version()
+    return {"api": {"revision": revision}, "engine": {"revision": revision}}
+
+
+def _package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("stoker")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+async def versions(request: Any) -> JSONResponse:
+    """``GET /``: the API versions (Heat answers 300 Multiple Choices)."""
+    href = str(request.base_url).rstrip("/") + "/v1/"
+    body = {"versions": [{"status": "CURRENT", "id": "v1.0", "links": [{"href": href, "rel": "self"}]}]}
+    return JSONResponse(body, status_code=300)
+
+
+routes = [
+    Route("/", versions, methods=["GET"]),
+    Route("/v1/{tenant_id}/validate", endpoint(validate), methods=["POST"]),
+    Route("/v1/{tenant_id}/resource_types", endpoint(resource_types), methods=["GET"]),
+    Route("/v1/{tenant_id}/resource_types/{type_name}", endpoint(resource_type), methods=["GET"]),
+    Route("/v1/{tenant_id}/resource_types/{type_name}/template", endpoint(generate_template), methods=["GET"]),
+    Route("/v1/{tenant_id}/template_versions", endpoint(template_versions), methods=["GET"]),
+    Route("/v1/{tenant_id}/template_versions/{template_version}/functions", endpoint(template_functions), methods=["GET"]),
+    Route("/v1/{tenant_id}/build_info", endpoint(build_info), methods=["GET"]),
+]

@@ -1,0 +1,106 @@
+"""Errors of the API, and the one place an exception becomes an HTTP response.
+
+    StokerError (stoker.sdk.exceptions)
+      ApiError                  a request the API itself refuses (before the service)
+        BadRequestError         400: malformed body, bad query parameter, template_url
+        NotFoundError           404: no such route, or a stack name that does not match its id
+
+Every error answers with Heat's fault body (``heat/api/middleware/fault.py``), which
+python-heatclient parses (``heatclient/exc.py`` reads ``error.message``)::
+
+    {"code": 400, "title": "Bad Request", "explanation": "...",
+     "error": {"type": "StackValidationFailed", "message": "...", "traceback": null}}
+
+The message is stoker's own: template problems keep their place (file:line:col when the
+template came as text, else the template path) and hint. There is never a traceback:
+an unexpected exception is logged here and answered 500 with its type and text.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from stoker.engine.errors import ActionInProgressError, StackExistsError, StackNotFoundError
+from stoker.environment.registry import UnknownResourceTypeError
+from stoker.sdk.exceptions import ResourceNotFoundError, StokerError, ValidationError
+
+LOG = logging.getLogger(__name__)
+
+
+class ApiError(StokerError):
+    status = 400
+    heat_type = "HTTPBadRequest"
+
+
+class BadRequestError(ApiError):
+    pass
+
+
+class NotFoundError(ApiError):
+    status = 404
+    heat_type = "HTTPNotFound"
+
+
+# webob's titles and explanations, which Heat's fault body carries.
+_TITLES = {
+    400: ("Bad Request", "The server could not comply with the request since it is either malformed or otherwise incorrect."),
+    401: ("Unauthorized", "This server could not verify that you are authorized to access the document you requested."),
+    403: ("Forbidden", "Access was denied to this resource."),
+    404: ("Not Found", "The resource could not be found."),
+    405: ("Method Not Allowed", "The method specified is not allowed for this resource."),
+    409: ("Conflict", "There was a conflict when trying to complete your request."),
+    413: ("Request Entity Too Large", "The body of your request was too large for this server."),
+    500: ("Internal Server Error", "The server has either erred or is incapable of performing the requested operation."),
+}
+
+# stoker's exception -> (HTTP status, Heat's exception name); the first match in order
+# wins, so subclasses come before their bases (Heat's FaultWrapper.error_map).
+_MAP: list[tuple[type[BaseException], int, str]] = [
+    (ActionInProgressError, 409, "ActionInProgress"),
+    (StackExistsError, 409, "StackExists"),
+    (StackNotFoundError, 404, "EntityNotFound"),
+    (ResourceNotFoundError, 404, "EntityNotFound"),
+    (UnknownResourceTypeError, 404, "EntityNotFound"),
+    (ValidationError, 400, "StackValidationFailed"),
+]
+
+
+def fault(status: int, heat_type: str, message: str) -> JSONResponse:
+    title, explanation = _TITLES.get(status, _TITLES[500] if status >= 500 else _TITLES[400])
+    body: dict[str, Any] = {
+        "code": status,
+        "title": title,
+        "explanation": explanation,
+        "error": {"type": heat_type, "message": message, "traceback": None},
+    }
+    return JSONResponse(body, status_code=status)
+
+
+def error_response(error: BaseException) -> JSONResponse:
+    """The response for an exception raised while serving a request."""
+    if isinstance(error, ApiError):
+        return fault(error.status, error.heat_type, str(error))
+    for kind, status, heat_type in _MAP:
+        if isinstance(error, kind):
+            # str(): a TemplateErrors lists every problem with its place and hint.
+            return fault(status, heat_type, str(error))
+    if isinstance(error, StokerError):
+        # A deliberate refusal without a closer mapping: the request cannot be done.
+        return fault(400, type(error).__name__.removesuffix("Error"), str(error))
+    LOG.error("internal error", exc_info=error)
+    return fault(500, type(error).__name__, f"internal error: {type(error).__name__}: {error}")
+
+
+async def http_exception(request: Request, error: Exception) -> JSONResponse:
+    """Routing's own refusals (no such path, method not allowed) in Heat's shape."""
+    assert isinstance(error, HTTPException)
+    names = {404: "HTTPNotFound", 405: "HTTPMethodNotAllowed", 413: "HTTPRequestEntityTooLarge"}
+    response = fault(error.status_code, names.get(error.status_code, "HTTPException"), str(error.detail))
+    if error.headers:
+        response.headers.update(error.headers)
+    return response

@@ -1,0 +1,193 @@
+"""Resource and event routes of the Orchestration API v1: list (with ``nested_depth``
+and Heat's filters), show (with attributes), metadata, signal and mark unhealthy;
+events of a stack or of one resource (``limit``, ``marker``, ``sort_dir``,
+``nested_depth``, Heat's filters) and one event. Bodies follow
+``heat/api/openstack/v1/resources.py`` and ``events.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.routing import Route
+
+from stoker.api import views
+from stoker.api.call import Call, endpoint, parse_bool
+from stoker.api.errors import BadRequestError, NotFoundError
+from stoker.store import StackRecord
+
+STACK = "/v1/{tenant_id}/stacks/{stack_name}/{stack_id}"
+
+# Heat's resource list filters (query key -> what of a resource it compares).
+_RESOURCE_FILTERS = {
+    "type": lambda r: [r.type],
+    "status": lambda r: [r.status, r.state],
+    "name": lambda r: [r.name],
+    "action": lambda r: [r.action],
+    "id": lambda r: [r.uuid],
+    "physical_resource_id": lambda r: [r.physical_resource_id or ""],
+}
+
+
+def _nested_children(call: Call, stack: StackRecord) -> dict[str, StackRecord]:
+    """A stack's live nested stacks by their parent resource's name."""
+    return {child.owner_resource or "": child for child in call.service.store.child_stacks(stack.id)}
+
+
+def resource_list(call: Call) -> dict[str, Any]:
+    invalid = set(call.params.keys()) - set(_RESOURCE_FILTERS) - {"nested_depth", "with_detail"}
+    if invalid:
+        raise BadRequestError(f"Invalid filter parameters {sorted(invalid)}")
+    stack = call.stack()
+    depth = call.int_param("nested_depth", 0) or 0
+    detail = call.bool_param("with_detail")
+    service = call.service
+    listed = service.list_resources_nested(stack.id, depth) if depth else [(stack, r) for r in service.list_resources(stack.id)]
+    required: dict[str, dict[str, list[str]]] = {}
+    children: dict[str, dict[str, StackRecord]] = {}
+    body = []
+    for owner, record in listed:
+        if any(call.params.getlist(key) and not set(call.params.getlist(key)) & set(have(record)) for key, have in _RESOURCE_FILTERS.items()):
+            continue
+        if owner.id not in required:
+            required[owner.id] = _required_by(call, owner)
+            children[owner.id] = _nested_children(call, owner)
+        nested = children[owner.id].get(record.name)
+        nested = nested if nested is not None and nested.id == record.physical_resource_id else None
+        body.append(views.resource_body(call, owner, record, required[owner.id].get(record.name, []), nested, detail))
+    return {"resources": body}
+
+
+def _required_by(call: Call, stack: StackRecord) -> dict[str, list[str]]:
+    try:
+        return call.service.required_by(stack)
+    except Exception:  # noqa: BLE001 - a stack whose template no longer loads still lists its resources
+        return {}
+
+
+def _resource(call: Call) -> tuple[StackRecord, Any]:
+    stack = call.stack()
+    name = call.path("resource_name")
+    for record in call.service.list_resources(stack.id):
+        if record.name == name:
+            return stack, record
+    raise NotFoundError(f"The Resource ({name}) could not be found in Stack {stack.name}.")
+
+
+def resource_show(call: Call) -> dict[str, Any]:
+    stack, record = _resource(call)
+    nested = _nested_children(call, stack).get(record.name)
+    nested = nested if nested is not None and nested.id == record.physical_resource_id else None
+    body = views.resource_body(call, stack, record, _required_by(call, stack).get(record.name, []), nested, detail=True)
+    body["attributes"] = call.service.resource_attributes(stack, record.name)
+    return {"resource": body}
+
+
+def resource_metadata(call: Call) -> dict[str, Any]:
+    _, record = _resource(call)
+    return {"metadata": (record.definition or {}).get("metadata") or {}}
+
+
+def resource_signal(call: Call) -> None:
+    """``POST .../signal``: the body is the signal's details (``{"unset_hook": ...}``
+    clears a hook)."""
+    stack, record = _resource(call)
+    details = call.body if call.body is not None else {}
+    if not isinstance(details, dict):
+        raise BadRequestError("The signal's details must be a JSON object")
+    call.service.signal_resource(stack.id, record.name, details)
+    return None
+
+
+def mark_unhealthy(call: Call) -> None:
+    """``PATCH .../resources/{name}`` with {"mark_unhealthy": bool, "resource_status_reason": text}."""
+    body = call.body or {}
+    if not isinstance(body, dict):
+        raise BadRequestError("The request body must be a JSON object")
+    invalid = set(body) - {"mark_unhealthy", "resource_status_reason"}
+    if invalid:
+        raise BadRequestError(f"Invalid keys in resource mark unhealthy {sorted(invalid)}")
+    if "mark_unhealthy" not in body:
+        raise BadRequestError("Missing mandatory (mark_unhealthy) key from mark unhealthy request")
+    unhealthy = parse_bool("mark_unhealthy", body["mark_unhealthy"])
+    stack, record = _resource(call)
+    call.service.mark_unhealthy(stack.id, record.name, unhealthy=unhealthy, reason=str(body.get("resource_status_reason") or ""))
+    return None
+
+
+# -- events ------------------------------------------------------------------------------
+
+_EVENT_FILTERS = {
+    "resource_status": lambda e: [e.resource_status, f"{e.resource_action}_{e.resource_status}"],
+    "resource_action": lambda e: [e.resource_action],
+    "resource_name": lambda e: [e.resource_name],
+    "resource_type": lambda e: [e.resource_type],
+}
+
+
+def _events(call: Call, resource_name: str | None) -> tuple[StackRecord, list[tuple[StackRecord, Any]]]:
+    stack = call.stack()
+    depth = call.int_param("nested_depth", 0) or 0
+    service = call.service
+    events = service.list_events(stack.id, resource_name, depth)
+    stacks = {stack.id: stack}
+    found = []
+    for event in events:
+        owner = stacks.get(event.stack_id)
+        if owner is None:
+            owner = stacks[event.stack_id] = service.store.get_stack(event.stack_id) or stack
+        found.append((owner, event))
+    return stack, found
+
+
+def event_list(call: Call) -> dict[str, Any]:
+    """Oldest first (``sort_dir=desc``: newest first); ``marker`` is an event id: the
+    events after it in that order; then ``limit``."""
+    resource_name = call.request.path_params.get("resource_name")
+    stack, events = _events(call, resource_name)
+    events = [
+        (owner, event)
+        for owner, event in events
+        if not any(call.params.getlist(key) and not set(call.params.getlist(key)) & set(have(event)) for key, have in _EVENT_FILTERS.items())
+    ]
+    direction = call.params.get("sort_dir", "asc")
+    if direction not in ("asc", "desc"):
+        raise BadRequestError(f"Unknown sort direction {direction}, must be 'desc' or 'asc'")
+    if direction == "desc":
+        events.reverse()
+    marker = call.params.get("marker")
+    if marker:
+        ids = [event.uuid for _, event in events]
+        if marker in ids:
+            events = events[ids.index(marker) + 1:]
+    limit = call.int_param("limit")
+    if limit is not None:
+        events = events[:limit]
+    if resource_name is not None and not events and not marker:
+        raise NotFoundError(f"No events found for resource {resource_name}")
+    root = stack if (call.int_param("nested_depth", 0) or 0) else None
+    return {"events": [views.event_body(call, owner, event, root=root) for owner, event in events]}
+
+
+def event_show(call: Call) -> dict[str, Any]:
+    resource_name = call.request.path_params.get("resource_name")
+    event_id = call.path("event_id")
+    _, events = _events(call, resource_name)
+    for owner, event in events:
+        if event.uuid == event_id:
+            return {"event": views.event_body(call, owner, event, detail=True)}
+    raise NotFoundError(f"No event {event_id} found")
+
+
+routes = [
+    Route(STACK + "/resources", endpoint(resource_list), methods=["GET"]),
+    Route(STACK + "/resources/{resource_name}", endpoint(resource_show), methods=["GET"]),
+    Route(STACK + "/resources/{resource_name}", endpoint(mark_unhealthy), methods=["PATCH"]),
+    Route(STACK + "/resources/{resource_name}/metadata", endpoint(resource_metadata), methods=["GET"]),
+    Route(STACK + "/resources/{resource_name}/signal", endpoint(resource_signal), methods=["POST"]),
+    Route(STACK + "/events", endpoint(event_list), methods=["GET"]),
+    # Not in Heat's API (whose event show names the resource), but handy: an event by id.
+    Route(STACK + "/events/{event_id}", endpoint(event_show), methods=["GET"]),
+    Route(STACK + "/resources/{resource_name}/events", endpoint(event_list), methods=["GET"]),
+    Route(STACK + "/resources/{resource_name}/events/{event_id}", endpoint(event_show), methods=["GET"]),
+]

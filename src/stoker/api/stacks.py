@@ -1,0 +1,382 @@
+"""Stack routes of the Orchestration API v1: the collection, lookup (302 to the
+canonical ``/stacks/{name}/{id}``), show, update (PUT; PATCH keeps what is not given),
+delete, previews, the stored template/environment/files, abandon and export, outputs,
+snapshots and actions. Paths, status codes and bodies follow
+``heat/api/openstack/v1/stacks.py`` and ``actions.py``.
+
+Actions answer as soon as the service has checked and stored the request and the job
+has recorded the stack IN_PROGRESS; the job goes on on the server's loop.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.routing import Route
+
+from stoker.api import schemas, views
+from stoker.api.call import Call, Reply, endpoint
+from stoker.api.errors import BadRequestError, NotFoundError
+from stoker.engine.states import Action
+
+# Heat's stack list sort keys (API name -> record attribute).
+_SORT_KEYS = {"stack_name": "name", "name": "name", "stack_status": "status", "status": "status",
+              "creation_time": "created_at", "created_at": "created_at", "updated_time": "updated_at", "updated_at": "updated_at"}
+
+
+def _matches(stack: Any, call: Call) -> bool:
+    """Heat's list filters: id, name/stack_name, status/stack_status (``COMPLETE`` or
+    ``CREATE_COMPLETE``), action, owner_id/parent; and the four tag filters."""
+    params = call.params
+
+    def values(*keys: str) -> list[str]:
+        return [value for key in keys for value in params.getlist(key)]
+
+    checks = [
+        (values("id"), [stack.id]),
+        (values("name", "stack_name"), [stack.name]),
+        (values("status", "stack_status"), [stack.status, stack.state]),
+        (values("action", "stack_action"), [stack.action]),
+        (values("owner_id", "parent"), [stack.owner_id or ""]),
+    ]
+    if any(wanted and not set(wanted) & set(have) for wanted, have in checks):
+        return False
+    tags = set(stack.tags or [])
+
+    def tag_set(key: str) -> set[str] | None:
+        value = params.get(key)
+        return {tag for tag in value.split(",") if tag} if value else None
+
+    wanted_all, wanted_any = tag_set("tags"), tag_set("tags_any")
+    not_all, not_any = tag_set("not_tags"), tag_set("not_tags_any")
+    if wanted_all and not wanted_all <= tags:
+        return False
+    if wanted_any and not wanted_any & tags:
+        return False
+    if not_all and not_all <= tags:
+        return False
+    return not (not_any and not_any & tags)
+
+
+def index(call: Call) -> dict[str, Any]:
+    """``GET /stacks``: newest first unless sorted otherwise; ``limit`` and ``marker``
+    (a stack id) page through, with a ``next`` link when a page is full."""
+    show_nested = call.bool_param("show_nested")
+    stacks = call.service.store.list_stacks(include_deleted=call.bool_param("show_deleted"), include_nested=show_nested)
+    stacks = [stack for stack in stacks if _matches(stack, call)]
+    keys = [_SORT_KEYS.get(key) for key in call.params.getlist("sort_keys")] or ["created_at"]
+    if None in keys:
+        raise BadRequestError(f"Invalid sort key in {call.params.getlist('sort_keys')}", hint="use one of stack_name, stack_status, creation_time, updated_time")
+    direction = call.params.get("sort_dir", "desc")
+    if direction not in ("asc", "desc"):
+        raise BadRequestError(f"Unknown sort direction {direction}, must be 'desc' or 'asc'")
+    lowest = datetime.min.replace(tzinfo=None)
+    stacks.sort(key=lambda s: tuple(getattr(s, k) or (lowest if k.endswith("_at") else "") for k in keys), reverse=direction == "desc")
+    marker = call.params.get("marker")
+    if marker:
+        ids = [stack.id for stack in stacks]
+        if marker not in ids:
+            raise NotFoundError(f"The Stack ({marker}) given as marker could not be found.")
+        stacks = stacks[ids.index(marker) + 1:]
+    limit = call.int_param("limit")
+    if limit is not None:
+        stacks = stacks[:limit]
+    body: dict[str, Any] = {"stacks": [views.stack_summary(call, stack) for stack in stacks]}
+    if limit and len(stacks) == limit:
+        query = dict(call.params.multi_items())
+        query["marker"] = stacks[-1].id
+        body["links"] = [{"rel": "next", "href": f"{call.url('stacks')}?{urlencode(query)}"}]
+    return body
+
+
+def create(call: Call) -> Reply:
+    """``POST /stacks``: 201 with the new stack's id and link (and ``Location``)."""
+    data = schemas.instantiation(call.body)
+    name = schemas.stack_name(data)
+    service = call.service
+    if data.adopt_data is not None:
+        stack = service.adopt_stack(name, data.adopt_data, data.environments, data.parameters, data.disable_rollback is not False, data.timeout_mins)
+    else:
+        assert data.template is not None
+        stack = service.create_stack(
+            name,
+            data.template,
+            data.environments,
+            data.parameters,
+            files=data.files,
+            disable_rollback=data.disable_rollback is not False,
+            timeout_mins=data.timeout_mins,
+            tags=data.tags or [],
+        )
+    href = call.stack_url(stack)
+    return Reply(201, {"stack": {"id": stack.id, "links": [call.link(href)]}}, {"Location": href})
+
+
+def preview(call: Call) -> dict[str, Any]:
+    """``POST /stacks/preview``: the stack as it would be created, with its resources."""
+    data = schemas.instantiation(call.body)
+    name = schemas.stack_name(data)
+    assert data.template is not None
+    service = call.service
+    changes = service.preview_create(name, data.template, data.environments, data.parameters, files=data.files)
+    template = service.parse_template(data.template, data.files)
+    now = views.isotime(datetime.now(UTC))
+    resources = []
+    for change in changes["resource_changes"]["added"]:
+        definition = template.resources[change["resource_name"]]
+        resources.append(
+            {
+                "resource_name": change["resource_name"],
+                "resource_type": change["resource_type"],
+                "resource_action": "INIT",
+                "resource_status": "COMPLETE",
+                "resource_status_reason": "",
+                "physical_resource_id": "",
+                "description": definition.description,
+                "properties": definition.render().get("properties", {}),
+                "metadata": {},
+                "required_by": sorted(other for other, d in template.resources.items() if change["resource_name"] in d.required_resource_names()),
+                "stack_name": name,
+                "creation_time": now,
+                "updated_time": now,
+            }
+        )
+    return {
+        "stack": {
+            # Not stored: no id and no link (Heat's preview stack has no id either).
+            "id": None,
+            "links": [],
+            "stack_name": name,
+            "description": template.description or "",
+            "template_description": template.description or "",
+            "parameters": {key: views.parameter_text(value) for key, value in data.parameters.items()},
+            "disable_rollback": data.disable_rollback is not False,
+            "timeout_mins": data.timeout_mins,
+            "tags": data.tags or None,
+            "notification_topics": [],
+            "capabilities": [],
+            "creation_time": now,
+            "updated_time": None,
+            "deletion_time": None,
+            "stack_owner": None,
+            "parent": None,
+            "stack_user_project_id": None,
+            "resources": resources,
+        }
+    }
+
+
+def lookup(call: Call, subpath: str | None = None) -> Reply:
+    """``/stacks/{name or id}[/subpath]``: 302 to the stack's canonical URL (any method:
+    heatclient reissues the request there), keeping the query."""
+    stack = call.service.get_stack(call.path("stack_name"))
+    location = call.stack_url(stack, *([subpath] if subpath else []))
+    if call.request.url.query:
+        location += "?" + call.request.url.query
+    return Reply(302, {"location": location}, {"Location": location})
+
+
+def _lookup_to(subpath: str) -> Any:
+    def lookup_subpath(call: Call) -> Reply:
+        return lookup(call, subpath)
+
+    return lookup_subpath
+
+
+def show(call: Call) -> dict[str, Any]:
+    stack = call.stack(deleted=True)
+    return {"stack": views.stack_detail(call, stack, call.bool_param("resolve_outputs", True))}
+
+
+def template(call: Call) -> Any:
+    return call.service.template_of(call.stack().id)
+
+
+def environment(call: Call) -> Any:
+    stack = call.stack()
+    return call.service.store.get_template(stack.raw_template_id).environment
+
+
+def files(call: Call) -> Any:
+    stack = call.stack()
+    return call.service.store.get_template(stack.raw_template_id).files
+
+
+def _update(call: Call, patch: bool) -> Reply:
+    stack = call.stack()
+    data = schemas.instantiation(call.body, patch=patch)
+    files = data.files if (data.template is not None or data.environments or data.files) else None
+    call.service.update_stack(
+        stack.id,
+        data.template,
+        data.environments,
+        data.parameters,
+        files=files,
+        existing=patch,
+        clear_parameters=data.clear_parameters,
+        disable_rollback=data.disable_rollback,
+        timeout_mins=data.timeout_mins,
+        tags=data.tags,
+    )
+    return Reply(202, empty=True)
+
+
+def update(call: Call) -> Reply:
+    """``PUT``: a new template and parameters replace the stack's; 202."""
+    return _update(call, patch=False)
+
+
+def update_patch(call: Call) -> Reply:
+    """``PATCH``: the stack's template, environment and parameters with what is given
+    merged in; ``clear_parameters`` returns parameters to their defaults; 202."""
+    return _update(call, patch=True)
+
+
+def _preview_update(call: Call, patch: bool) -> Any:
+    stack = call.stack()
+    data = schemas.instantiation(call.body, patch=patch)
+    files = data.files if (data.template is not None or data.environments or data.files) else None
+    return call.service.preview_update(stack.id, data.template, data.environments, data.parameters, files=files, existing=patch)
+
+
+def preview_update(call: Call) -> Any:
+    """``PUT .../preview``: {"resource_changes": {added, deleted, replaced, updated, unchanged}}."""
+    return _preview_update(call, patch=False)
+
+
+def preview_update_patch(call: Call) -> Any:
+    return _preview_update(call, patch=True)
+
+
+def delete(call: Call) -> Reply:
+    """``DELETE``: 204; the delete goes on as a job (a GET shows DELETE_IN_PROGRESS,
+    then 404 by name once deleted)."""
+    call.service.delete_stack(call.stack().id)
+    return Reply(204, empty=True)
+
+
+def abandon(call: Call) -> Any:
+    """``DELETE .../abandon``: forget the stack, keep its resources; the adopt data."""
+    return call.service.abandon_stack(call.stack().id)
+
+
+def export(call: Call) -> Any:
+    return call.service.export_stack(call.stack().id)
+
+
+# -- outputs -----------------------------------------------------------------------------
+
+
+def outputs(call: Call) -> dict[str, Any]:
+    """Heat lists outputs without resolving them: key and description."""
+    return {"outputs": [{"output_key": o["output_key"], "description": o["description"]} for o in call.service.outputs(call.stack().id)]}
+
+
+def output(call: Call) -> dict[str, Any]:
+    key = call.path("output_key")
+    found = call.service.outputs(call.stack().id, [key])
+    if not found:
+        raise NotFoundError(f"Specified output key {key} not found.")
+    return {"output": found[0]}
+
+
+# -- snapshots ---------------------------------------------------------------------------
+
+
+def snapshot_create(call: Call) -> Any:
+    """``POST .../snapshots``: the new snapshot (IN_PROGRESS while its job runs)."""
+    body = call.body or {}
+    if not isinstance(body, dict):
+        raise BadRequestError("The request body must be a JSON object")
+    record = call.service.create_snapshot(call.stack().id, body.get("name"))
+    return views.snapshot_body(record)
+
+
+def snapshot_list(call: Call) -> dict[str, Any]:
+    return {"snapshots": [views.snapshot_body(r) for r in call.service.list_snapshots(call.stack().id)]}
+
+
+def snapshot_show(call: Call) -> dict[str, Any]:
+    return {"snapshot": views.snapshot_body(call.service.get_snapshot(call.stack().id, call.path("snapshot_id")))}
+
+
+def snapshot_delete(call: Call) -> Reply:
+    call.service.delete_snapshot(call.stack().id, call.path("snapshot_id"))
+    return Reply(204, empty=True)
+
+
+def snapshot_restore(call: Call) -> Reply:
+    call.service.restore_snapshot(call.stack().id, call.path("snapshot_id"))
+    return Reply(202, empty=True)
+
+
+# -- actions -----------------------------------------------------------------------------
+
+_ACTIONS = ("suspend", "resume", "check", "cancel_update", "cancel_without_rollback")
+
+
+def action(call: Call) -> None:
+    """``POST .../actions`` with exactly one of {"suspend": null}, resume, check,
+    cancel_update (rolls back) or cancel_without_rollback."""
+    body = call.body or {}
+    if not isinstance(body, dict) or len(body) < 1:
+        raise BadRequestError("No action specified")
+    if len(body) > 1:
+        raise BadRequestError("Multiple actions specified")
+    name = next(iter(body))
+    if name not in _ACTIONS:
+        raise BadRequestError(f"Invalid action {name} specified", hint="one of " + ", ".join(_ACTIONS))
+    stack = call.stack()
+    if name.startswith("cancel"):
+        call.service.cancel_stack(stack.id, rollback=name == "cancel_update")
+    else:
+        call.service.stack_action(stack.id, Action(name.upper()))
+    return None
+
+
+STACK = "/v1/{tenant_id}/stacks/{stack_name}/{stack_id}"
+ALL = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+# Order matters: a fixed path comes before a path parameter that would match it, and
+# the lookup subpaths before /stacks/{stack_name}/{stack_id}.
+routes = [
+    Route("/v1/{tenant_id}/stacks", endpoint(index), methods=["GET"]),
+    Route("/v1/{tenant_id}/stacks", endpoint(create), methods=["POST"]),
+    Route("/v1/{tenant_id}/stacks/preview", endpoint(preview), methods=["POST"]),
+    Route("/v1/{tenant_id}/stacks/detail", endpoint(index), methods=["GET"]),
+    Route("/v1/{tenant_id}/stacks/{stack_name}", endpoint(lookup), methods=ALL),
+    *[
+        Route(f"/v1/{{tenant_id}}/stacks/{{stack_name}}/{sub}", endpoint(_lookup_to(sub)), methods=methods)
+        for sub, methods in [
+            ("resources", ["GET", "POST"]),
+            ("events", ["GET", "POST"]),
+            ("template", ["GET", "POST"]),
+            ("actions", ["GET", "POST"]),
+            ("environment", ["GET"]),
+            ("files", ["GET"]),
+            ("outputs", ["GET"]),
+            ("snapshots", ["GET", "POST"]),
+        ]
+    ],
+    Route(STACK, endpoint(show), methods=["GET"]),
+    Route(STACK, endpoint(update), methods=["PUT"]),
+    Route(STACK, endpoint(update_patch), methods=["PATCH"]),
+    Route(STACK, endpoint(delete), methods=["DELETE"]),
+    Route(STACK + "/template", endpoint(template), methods=["GET"]),
+    Route(STACK + "/environment", endpoint(environment), methods=["GET"]),
+    Route(STACK + "/files", endpoint(files), methods=["GET"]),
+    Route(STACK + "/preview", endpoint(preview_update), methods=["PUT"]),
+    Route(STACK + "/preview", endpoint(preview_update_patch), methods=["PATCH"]),
+    Route(STACK + "/abandon", endpoint(abandon), methods=["DELETE"]),
+    Route(STACK + "/export", endpoint(export), methods=["GET"]),
+    Route(STACK + "/outputs", endpoint(outputs), methods=["GET"]),
+    Route(STACK + "/outputs/{output_key}", endpoint(output), methods=["GET"]),
+    Route(STACK + "/snapshots", endpoint(snapshot_list), methods=["GET"]),
+    Route(STACK + "/snapshots", endpoint(snapshot_create), methods=["POST"]),
+    Route(STACK + "/snapshots/{snapshot_id}", endpoint(snapshot_show), methods=["GET"]),
+    Route(STACK + "/snapshots/{snapshot_id}", endpoint(snapshot_delete), methods=["DELETE"]),
+    Route(STACK + "/snapshots/{snapshot_id}/restore", endpoint(snapshot_restore), methods=["POST"]),
+    Route(STACK + "/actions", endpoint(action), methods=["POST"]),
+]

@@ -1,0 +1,149 @@
+"""Response bodies: stacks, resources, events, outputs and snapshots in Heat's v1 shapes.
+
+The keys are Heat's (``heat/engine/api.py`` format_* and the API's transforms in
+``heat/api/openstack/v1/{views/stacks_view,resources,events}.py``): ``stack_status`` is
+``<ACTION>_<STATUS>``, ids come with ``links`` (absolute URLs), times are ISO 8601 UTC
+with a ``Z``, stack parameters are strings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from stoker.api.call import Call
+from stoker.store import EventRecord, ResourceRecord, SnapshotRecord, StackRecord
+
+
+def isotime(value: datetime | None) -> str | None:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else None
+
+
+def parameter_text(value: Any) -> str:
+    """A parameter value as Heat shows it (``stack.parameters.map(str)``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ",".join(parameter_text(item) for item in value)
+    if isinstance(value, Mapping):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+# The keys of a stack in a list (Heat's stacks_view.basic_keys).
+def stack_summary(call: Call, stack: StackRecord) -> dict[str, Any]:
+    return {
+        "id": stack.id,
+        "links": [call.link(call.stack_url(stack))],
+        "stack_name": stack.name,
+        "description": "",
+        "stack_status": stack.state,
+        "stack_status_reason": stack.status_reason,
+        "creation_time": isotime(stack.created_at),
+        "updated_time": isotime(stack.updated_at),
+        "deletion_time": isotime(stack.deleted_at),
+        "stack_owner": None,
+        "parent": stack.owner_id,
+        "stack_user_project_id": None,
+        "tags": stack.tags or None,
+    }
+
+
+def stack_detail(call: Call, stack: StackRecord, resolve_outputs: bool = True) -> dict[str, Any]:
+    """``GET /stacks/{name}/{id}``: the summary plus parameters, outputs and settings."""
+    service = call.service
+    body = stack_summary(call, stack)
+    deleted = stack.deleted_at is not None
+    description = "" if deleted else service.description_of(stack.id)
+    parameters = {} if deleted else service.stack_parameters(stack)
+    body.update(
+        {
+            "description": description,
+            "template_description": description,
+            "parameters": {name: parameter_text(value) for name, value in parameters.items()},
+            "notification_topics": [],
+            "capabilities": [],
+            "disable_rollback": stack.disable_rollback,
+            "timeout_mins": stack.timeout_mins,
+            "tags": stack.tags or None,
+        }
+    )
+    # Heat: outputs unless the stack is DELETE_COMPLETE (or not asked for).
+    if resolve_outputs and not deleted:
+        body["outputs"] = service.outputs(stack.id)
+    return body
+
+
+def resource_body(
+    call: Call,
+    stack: StackRecord,
+    record: ResourceRecord,
+    required_by: list[str],
+    nested: StackRecord | None = None,
+    detail: bool = False,
+) -> dict[str, Any]:
+    """One resource (Heat's format_stack_resource through the API's format_resource)."""
+    url = call.stack_url(stack, "resources", record.name)
+    links = [call.link(url), call.link(call.stack_url(stack), "stack")]
+    if nested is not None:
+        links.append(call.link(call.stack_url(nested), "nested"))
+    body: dict[str, Any] = {
+        "links": links,
+        "logical_resource_id": record.name,
+        "resource_name": record.name,
+        "physical_resource_id": record.physical_resource_id or "",
+        "resource_type": record.type,
+        "resource_status": record.state,
+        "resource_status_reason": record.status_reason,
+        "creation_time": isotime(record.created_at),
+        "updated_time": isotime(record.updated_at or record.created_at),
+        "required_by": required_by,
+    }
+    if stack.owner_resource:
+        body["parent_resource"] = stack.owner_resource
+    if detail:
+        definition = record.definition or {}
+        body["description"] = definition.get("description", "")
+    return body
+
+
+def event_body(call: Call, stack: StackRecord, event: EventRecord, detail: bool = False, root: StackRecord | None = None) -> dict[str, Any]:
+    """One event; the summary keys of a list unless ``detail`` (Heat's events.summary_keys)."""
+    resource_url = call.stack_url(stack, "resources", event.resource_name)
+    links = [
+        call.link(call.stack_url(stack, "resources", event.resource_name, "events", event.uuid)),
+        call.link(resource_url, "resource"),
+        call.link(call.stack_url(stack), "stack"),
+    ]
+    if root is not None and root.id != stack.id:
+        links.append(call.link(call.stack_url(root), "root_stack"))
+    body: dict[str, Any] = {
+        "id": event.uuid,
+        "links": links,
+        "event_time": isotime(event.created_at),
+        "logical_resource_id": event.resource_name,
+        "resource_name": event.resource_name,
+        "resource_status": f"{event.resource_action}_{event.resource_status}",
+        "resource_status_reason": event.resource_status_reason,
+        "physical_resource_id": event.physical_resource_id or "",
+    }
+    if detail:
+        body["resource_type"] = event.resource_type
+        body["resource_properties"] = {}
+    return body
+
+
+def snapshot_body(record: SnapshotRecord) -> dict[str, Any]:
+    """Heat's format_snapshot."""
+    return {
+        "id": record.id,
+        "name": record.name,
+        "status": record.status,
+        "status_reason": record.status_reason,
+        "data": record.data,
+        "creation_time": isotime(record.created_at),
+    }
