@@ -1,0 +1,159 @@
+"""Reads of stacks for the CLI and the API: stacks, resources (their attributes and
+who needs them), events, outputs, templates, and the registry's resource types.
+
+Nothing here changes anything; ``Service`` (service.py) inherits these and adds the
+requests that do. Needs ``store``, ``engine`` and ``registry`` from it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+from stoker.engine.engine import Engine
+from stoker.engine.errors import StackNotFoundError
+from stoker.engine.outputs import resolve_outputs
+from stoker.environment.registry import ResourceRegistry
+from stoker.sdk import support
+from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
+from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
+
+
+class StackReads:
+    store: Store
+    engine: Engine
+    registry: ResourceRegistry
+
+    def _current_resource(self, stack: StackRecord, resource_name: str) -> ResourceRecord:
+        for record in self.store.list_resources(stack.id):
+            if record.current and record.name == resource_name:
+                return record
+        raise ResourceNotFoundError(f"The Resource ({resource_name}) could not be found in Stack {stack.name}.")
+
+    # -- resource types -------------------------------------------------------------
+
+    def resource_types(self, include_hidden: bool = False) -> list[str]:
+        """Registered types; HIDDEN ones only when asked (seed 000)."""
+        return [
+            name
+            for name in self.registry.known_types()
+            if include_hidden or self.registry.types[name].support_status.status != support.HIDDEN
+        ]
+
+    def resource_type_schema(self, type_name: str) -> dict[str, Any]:
+        """Heat's resource-type-show: the plugin's schemas, support status and docstring."""
+        cls = self.registry.get_class(type_name)
+        if cls.support_status.status == support.HIDDEN:
+            raise ValidationError(f"{type_name} is HIDDEN and cannot be shown", hint="it is kept only for old stacks")
+        return {
+            "resource_type": type_name,
+            "description": inspect.getdoc(cls) or "",
+            "properties": {
+                name: schema.to_dict() for name, schema in cls.properties_schema.items() if schema.support_status.status != support.HIDDEN
+            },
+            "attributes": {
+                name: schema.to_dict() for name, schema in cls.all_attributes_schema().items() if schema.support_status.status != support.HIDDEN
+            },
+            "properties_groups": json.loads(json.dumps(list(cls.properties_groups_schema), default=str)),
+            "support_status": cls.support_status.to_dict(),
+        }
+
+    # -- reads ------------------------------------------------------------------
+
+    def get_stack(self, name_or_id: str) -> StackRecord:
+        stack = self.store.find_stack(name_or_id)
+        if stack is None:
+            raise StackNotFoundError(name_or_id)
+        return stack
+
+    def stack_parameters(self, stack: StackRecord) -> dict[str, Any]:
+        """Every parameter's value as ``stack show`` gives it: hidden ones as '******'."""
+        runtime = self.engine.load_runtime(stack)
+        hidden = {name for name, schema in runtime.template.parameters.items() if schema.hidden}
+        values = {name: "******" if name in hidden else value for name, value in runtime.params.items()}
+        if runtime.template.version.kind == "cfn":
+            # A CFN stack shows its AWS:: pseudo parameters instead of the OS:: ones (Heat).
+            from stoker.template.functions.cfn import AWS_PSEUDO, cfn_parameter
+
+            values = {name: value for name, value in values.items() if not name.startswith("OS::")}
+            values.update({name: cfn_parameter(name, runtime) for name in AWS_PSEUDO})
+        return values
+
+    def list_stacks(self, nested: bool = False) -> list[StackRecord]:
+        """Top-level stacks; with ``nested``, nested stacks too (their parent is owner_id)."""
+        return self.store.list_stacks(include_nested=nested)
+
+    def list_resources(self, name_or_id: str) -> list[ResourceRecord]:
+        stack = self.get_stack(name_or_id)
+        return [r for r in self.store.list_resources(stack.id) if r.current]
+
+    def list_resources_nested(self, name_or_id: str, depth: int) -> list[tuple[StackRecord, ResourceRecord]]:
+        """A stack's resources and, ``depth`` levels down, its nested stacks' (each with
+        the stack it belongs to), as ``openstack stack resource list --nested-depth``."""
+        stacks = self._stacks_down(self.get_stack(name_or_id), depth)
+        return [(stack, record) for stack in stacks for record in self.store.list_resources(stack.id) if record.current]
+
+    def required_by(self, stack: StackRecord) -> dict[str, list[str]]:
+        """Per resource of the stack's template, the resources that need it (Heat's
+        ``required_by``)."""
+        resources = self.engine.load_runtime(stack).template.resources
+        needed: dict[str, list[str]] = {name: [] for name in resources}
+        for name, definition in resources.items():
+            for required in sorted(definition.required_resource_names()):
+                if required in needed:
+                    needed[required].append(name)
+        return needed
+
+    def resource_attributes(self, stack: StackRecord, resource_name: str) -> dict[str, Any]:
+        """Every attribute of a current resource as it resolves now; None where it does
+        not (yet), as Heat's resource show gives them."""
+        from stoker.sdk.properties import contains_unresolved
+
+        record = self._current_resource(stack, resource_name)
+        runtime = self.engine.load_runtime(stack)
+        values: dict[str, Any] = {}
+        try:
+            names = sorted(runtime.plugin_class(record.type).all_attributes_schema())
+        except Exception:  # noqa: BLE001 - an unknown type (plugin gone) has no attributes to show
+            return values
+        for name in names:
+            if name == "show":
+                continue
+            try:
+                value = runtime.resource_attribute(resource_name, name, ())
+            except Exception:  # noqa: BLE001 - Heat shows an attribute that fails as None
+                value = None
+            values[name] = None if contains_unresolved(value) else value
+        return values
+
+    def list_events(self, name_or_id: str, resource_name: str | None = None, nested_depth: int = 0) -> list[EventRecord]:
+        """A stack's events, oldest first; with ``nested_depth``, its nested stacks'
+        events that many levels down, interleaved in the order they were recorded."""
+        stack = self.get_stack(name_or_id)
+        if not nested_depth:
+            return self.store.list_events(stack.id, resource_name)
+        events = [event for current in self._stacks_down(stack, nested_depth) for event in self.store.list_events(current.id, resource_name)]
+        return sorted(events, key=lambda event: event.id or 0)
+
+    def _stacks_down(self, stack: StackRecord, depth: int) -> list[StackRecord]:
+        """A stack and its live nested stacks ``depth`` levels down, level by level."""
+        found, level = [], [stack]
+        for _ in range(depth + 1):
+            found.extend(level)
+            level = [child for current in level for child in self.store.child_stacks(current.id)]
+        return found
+
+    def outputs(self, name_or_id: str, names: list[str] | None = None) -> list[dict[str, Any]]:
+        stack = self.get_stack(name_or_id)
+        runtime = self.engine.load_runtime(stack)
+        return resolve_outputs(runtime, names)
+
+    def template_of(self, name_or_id: str) -> dict[str, Any]:
+        stack = self.get_stack(name_or_id)
+        return self.store.get_template(stack.raw_template_id).template
+
+    def description_of(self, name_or_id: str) -> str:
+        """The stack template's description (HOT ``description``, CFN ``Description``)."""
+        data = self.template_of(name_or_id)
+        return str(data.get("description") or data.get("Description") or "")
