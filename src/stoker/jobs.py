@@ -6,15 +6,16 @@ recorded the stack IN_PROGRESS (or ended), with the stack as stored then; the jo
 on, and the store shows its progress. The CLI does not use this: it runs each job to
 its end (``Service._run``).
 
+Whether a job may start is decided by the job itself, under the stack's lock (see
+engine/admission): a request's own checks only answer early.
+
 Owns: the job tasks (touched only on the loop), and under ``_lock``, per stack id, the
-requests waiting for their job to start and the latest job requested.
+requests waiting for their job to start.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextlib
 import logging
 import threading
 from typing import Any
@@ -23,6 +24,7 @@ from stoker.engine.engine import Engine, Job
 from stoker.engine.errors import ActionInProgressError, StackNotFoundError
 from stoker.engine.events import Recorder
 from stoker.engine.states import STACK_TYPE, Action, Status
+from stoker.sdk.exceptions import ValidationError
 from stoker.store import EventRecord, StackRecord, Store
 
 LOG = logging.getLogger(__name__)
@@ -38,48 +40,42 @@ class BackgroundJobs:
         self.store = store
         self.loop = loop
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._starting: dict[str, list[threading.Event]] = {}
-        self._latest: dict[str, concurrent.futures.Future[Any]] = {}
+        # stack id -> (action, event) of the requests waiting for that action to start
+        self._starting: dict[str, list[tuple[str, threading.Event]]] = {}
         self._lock = threading.Lock()
         # Announced after the commit: the stack row is IN_PROGRESS when this runs.
         engine.listeners = [self._job_started]
 
     def _job_started(self, event: EventRecord) -> None:
+        # Only the job's own action counts: a delete waits for DELETE IN_PROGRESS, not
+        # for the end of the action it stopped.
         if event.resource_type != STACK_TYPE:
             return
         with self._lock:
-            waiting = self._starting.pop(event.stack_id, [])
-        for started in waiting:
+            waiting = self._starting.get(event.stack_id, [])
+            matched = [entry for entry in waiting if entry[0] == event.resource_action]
+            for entry in matched:
+                waiting.remove(entry)
+            if not waiting:
+                self._starting.pop(event.stack_id, None)
+        for _, started in matched:
             started.set()
 
     def start(self, job: Job) -> StackRecord:
         """Queue the job on the loop and wait until it started (or ended)."""
-        with self._lock:
-            previous = self._latest.get(job.stack_id)
-        if previous is not None and not previous.done():
-            # The stack row has left IN_PROGRESS (the request's checks passed), so that
-            # job is only releasing the lock: wait for it rather than answer "busy".
-            with contextlib.suppress(Exception):
-                previous.result(JOB_START_WAIT_S)
         started = threading.Event()
+        entry = (str(job.action), started)
         with self._lock:
-            self._starting.setdefault(job.stack_id, []).append(started)
+            self._starting.setdefault(job.stack_id, []).append(entry)
         future = asyncio.run_coroutine_threadsafe(self._tracked(self._background(job)), self.loop)
-        with self._lock:
-            self._latest[job.stack_id] = future
-
-        def finished(done: concurrent.futures.Future[Any]) -> None:
-            with self._lock:
-                if self._latest.get(job.stack_id) is done:
-                    del self._latest[job.stack_id]
-            started.set()
-
-        future.add_done_callback(finished)
+        future.add_done_callback(lambda _: started.set())
         started.wait(JOB_START_WAIT_S)
         with self._lock:
             waiting = self._starting.get(job.stack_id, [])
-            if started in waiting:
-                waiting.remove(started)
+            if entry in waiting:
+                waiting.remove(entry)
+            if not waiting:
+                self._starting.pop(job.stack_id, None)
         if future.done() and not future.cancelled() and future.exception() is not None:
             raise future.exception()  # e.g. ActionInProgressError: another engine holds it
         stack = self.store.get_stack(job.stack_id)
@@ -98,8 +94,8 @@ class BackgroundJobs:
     async def _background(self, job: Job) -> StackRecord:
         try:
             return await self.engine.run(job)
-        except (ActionInProgressError, StackNotFoundError):
-            raise
+        except (ActionInProgressError, StackNotFoundError, ValidationError):
+            raise  # refused before it started: the request answers it
         except Exception as error:  # noqa: BLE001 - no request waits on it: the store must show the end
             LOG.exception("stack %s: %s failed", job.stack_id, job.action)
             stack = self.store.get_stack(job.stack_id)

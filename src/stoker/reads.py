@@ -15,6 +15,7 @@ from stoker.engine.engine import Engine
 from stoker.engine.errors import StackNotFoundError
 from stoker.engine.outputs import resolve_outputs
 from stoker.environment.registry import ResourceRegistry
+from stoker.masking import ENVIRONMENT_VALUE_SECTIONS, HiddenValues
 from stoker.sdk import support
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
@@ -67,11 +68,23 @@ class StackReads:
             raise StackNotFoundError(name_or_id)
         return stack
 
+    def hidden_values(self, stack: StackRecord) -> HiddenValues:
+        """The stack's hidden parameters and their values (given and resolved), for
+        masking what is shown of the stack."""
+        runtime = self.engine.load_runtime(stack)
+        environment = self.store.get_template(stack.raw_template_id).environment or {}
+        return HiddenValues.of(
+            runtime.template.parameters,
+            stack.parameters,
+            runtime.params,
+            *(environment.get(section) for section in ENVIRONMENT_VALUE_SECTIONS),
+        )
+
     def stack_parameters(self, stack: StackRecord) -> dict[str, Any]:
         """Every parameter's value as ``stack show`` gives it: hidden ones as '******'."""
         runtime = self.engine.load_runtime(stack)
-        hidden = {name for name, schema in runtime.template.parameters.items() if schema.hidden}
-        values = {name: "******" if name in hidden else value for name, value in runtime.params.items()}
+        hidden = HiddenValues.of(runtime.template.parameters)
+        values = hidden.parameters(runtime.params)
         if runtime.template.version.kind == "cfn":
             # A CFN stack shows its AWS:: pseudo parameters instead of the OS:: ones (Heat).
             from stoker.template.functions.cfn import AWS_PSEUDO, cfn_parameter
@@ -125,7 +138,9 @@ class StackReads:
             except Exception:  # noqa: BLE001 - Heat shows an attribute that fails as None
                 value = None
             values[name] = None if contains_unresolved(value) else value
-        return values
+        # An attribute may echo a property fed from a hidden parameter (OS::Heat::Value's
+        # ``value``): Heat shows it in clear; stoker masks it as it masks the parameter.
+        return self.hidden_values(stack).data(values)
 
     def list_events(self, name_or_id: str, resource_name: str | None = None, nested_depth: int = 0) -> list[EventRecord]:
         """A stack's events, oldest first; with ``nested_depth``, its nested stacks'
@@ -140,6 +155,8 @@ class StackReads:
         """A stack and its live nested stacks ``depth`` levels down, level by level."""
         found, level = [], [stack]
         for _ in range(depth + 1):
+            if not level:
+                break  # a huge depth costs nothing past the deepest stack
             found.extend(level)
             level = [child for current in level for child in self.store.child_stacks(current.id)]
         return found
@@ -148,6 +165,15 @@ class StackReads:
         stack = self.get_stack(name_or_id)
         runtime = self.engine.load_runtime(stack)
         return resolve_outputs(runtime, names)
+
+    def environment_of(self, name_or_id: str) -> dict[str, Any]:
+        """The stack's environment as stored, hidden parameters' values masked."""
+        stack = self.get_stack(name_or_id)
+        return self.hidden_values(stack).environment(self.store.get_template(stack.raw_template_id).environment)
+
+    def snapshot_shown(self, stack: StackRecord, data: Any) -> Any:
+        """A snapshot's data as shown (restore reads the stored data, unmasked)."""
+        return self.hidden_values(stack).stack_data(data) if data is not None else None
 
     def template_of(self, name_or_id: str) -> dict[str, Any]:
         stack = self.get_stack(name_or_id)

@@ -13,26 +13,33 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from stoker.engine import admission
 from stoker.engine.clock import Clock
 from stoker.engine.engine import Engine, EngineSettings, Job
 from stoker.engine.errors import ActionInProgressError, StackExistsError
 from stoker.engine.events import Listener, resource_event, stack_event
 from stoker.engine.snapshot import exported_resources
 from stoker.engine.states import Action, Status
-from stoker.engine.validation import ValidationResult, check_resource_limit, validate
+from stoker.engine.validation import (
+    ValidationResult,
+    check_resource_limit,
+    check_resource_limits,
+    validate,
+)
 from stoker.environment import environment as environment_module
 from stoker.environment.environment import Environment
 from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
 from stoker.identifiers import new_id
+from stoker.masking import MASK, HiddenValues
 from stoker.reads import StackReads
 from stoker.resources import builtin_mapping
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.settings import Settings
 from stoker.store import SnapshotRecord, StackRecord, Store
 from stoker.store.records import TemplateRecord
-from stoker.store.repository import utcnow
-from stoker.template import loader
+from stoker.store.repository import StackNameTakenError, utcnow
+from stoker.template import evaluation_limits, loader
 from stoker.template.errors import TemplateError, TemplateErrors, TemplateLimitError
 from stoker.template.hot import Template
 
@@ -44,9 +51,10 @@ class Source:
     """Text of a template or environment and where it came from (for messages).
 
     ``text`` may also be data a client already parsed (the API's JSON objects): its
-    problems are then named by template path only, as no line of it is the user's."""
+    problems are then named by template path only, as no line of it is the user's. Or a
+    template the CLI parsed with the service's limits (cli/files.py): it is not parsed twice."""
 
-    text: str | bytes | Mapping[str, Any]
+    text: str | bytes | Mapping[str, Any] | loader.Document
     name: str | None = None
 
 
@@ -75,7 +83,7 @@ def _nested_parameters(result: ValidationResult) -> dict[str, Any]:
         for key, schema in child.template.parameters.items():
             entry = schema.to_validate_dict()
             if key in child.params:
-                entry["Value"] = "******" if schema.hidden else child.params[key]
+                entry["Value"] = MASK if schema.hidden else child.params[key]
             parameters[key] = entry
         body: dict[str, Any] = {
             "Type": result.template.resources[name].resource_type,
@@ -103,6 +111,7 @@ class Service(StackReads):
 
     def __init__(self, settings: Settings | None = None, clock: Clock | None = None):
         self.settings = settings or Settings.from_env()
+        evaluation_limits.configure(self.settings)
         self.store = Store(self.settings.database_url)
         self.store.migrate()
         self.registry = build_registry(self.settings)
@@ -171,12 +180,23 @@ class Service(StackReads):
     # -- parsing --------------------------------------------------------------
 
     def limits(self) -> loader.Limits:
-        return loader.Limits(max_bytes=self.settings.max_template_bytes)
+        return loader.Limits(max_bytes=self.settings.max_template_bytes, max_expanded_bytes=self.settings.max_template_expanded_bytes)
 
     def parse_template(self, source: Source, files: Mapping[str, str] | None = None) -> Template:
         try:
+            if isinstance(source.text, loader.Document):  # parsed by the CLI with self.limits()
+                return Template.parse(source.text, files, collect=True)
             if isinstance(source.text, Mapping):
-                # The size limit holds for parsed data too, measured as Heat does (its JSON text).
+                # The limits of text hold for parsed data too: nesting counted as the
+                # loader counts it (the top mapping is level 1), by a walk that cannot
+                # recurse, before json.dumps would; size measured as Heat does (its JSON text).
+                max_depth, pending = self.limits().max_depth, [(source.text, 1, source.name)]
+                while pending:
+                    value, depth, place = pending.pop()
+                    if depth > max_depth:
+                        raise TemplateLimitError(f"The document is nested more than {max_depth} levels deep", path=place)
+                    children = value.items() if isinstance(value, Mapping) else enumerate(value)
+                    pending.extend((child, depth + 1, f"{place}.{key}") for key, child in children if isinstance(child, Mapping | list))
                 size = len(json.dumps(source.text))
                 if size > self.settings.max_template_bytes:
                     raise TemplateLimitError(f"Template size ({size} bytes) exceeds maximum allowed size ({self.settings.max_template_bytes} bytes).", hint="STOKER_MAX_TEMPLATE_BYTES")
@@ -214,17 +234,21 @@ class Service(StackReads):
         and the values its parameters would get, level by level."""
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
+        self._check_limits(parsed)
         result = self._validate(parsed, environment, parameters or {})
+        check_resource_limits(result, self.settings.max_resources_per_stack)
+        hidden = HiddenValues.of(parsed.parameters, parameters, result.params, environment.parameters, environment.parameter_defaults)
         body = {
             "Description": parsed.description or "No description",
             "Parameters": {name: schema.to_validate_dict() for name, schema in parsed.parameters.items()},
             "ParameterGroups": parsed.parameter_groups,
-            "Environment": environment.to_dict(),
+            "Environment": hidden.environment(environment.to_dict()),
         }
         if parsed.version.kind == "cfn":
             del body["ParameterGroups"]  # CFN templates have none; Heat leaves the key out
         if show_nested and result.nested:
-            body["NestedParameters"] = _nested_parameters(result)
+            # A nested parameter fed from a hidden one is masked by value.
+            body["NestedParameters"] = hidden.data(_nested_parameters(result))
         return body, result.warnings
 
     # -- actions --------------------------------------------------------------
@@ -251,7 +275,7 @@ class Service(StackReads):
         listeners: Sequence[Listener] = (),
         on_created: Callable[[StackRecord], None] | None = None,
     ) -> StackRecord:
-        if not _STACK_NAME.match(name or ""):
+        if not _STACK_NAME.fullmatch(name or ""):
             raise ValidationError(
                 f'Invalid stack name "{name}"',
                 hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.'",
@@ -265,7 +289,7 @@ class Service(StackReads):
         self._check_limits(parsed)
         self._validate(parsed, environment, user, stack)
         stack.raw_template_id = self._store_template(parsed, dict(files or {}), environment)
-        self.store.create_stack(stack)
+        self._insert_stack(stack)
         if on_created is not None:
             on_created(stack)
         return self._run(Job(stack.id, Action.CREATE), listeners)
@@ -292,9 +316,8 @@ class Service(StackReads):
         template_id = self._store_template(parsed, kept_files, environment)
         given = {"disable_rollback": disable_rollback, "timeout_mins": timeout_mins, "tags": list(tags) if tags is not None else None}
         changed = {key: value for key, value in given.items() if value is not None}
-        if changed:
-            self.store.update_stack(stack.id, **changed)
-        return self._run(Job(stack.id, Action.UPDATE, template_id=template_id, parameters=user), listeners)
+        # The settings change with the update itself, once its job holds the lock.
+        return self._run(Job(stack.id, Action.UPDATE, template_id=template_id, parameters=user, stack_fields=changed), listeners)
 
     def preview_create(
         self, name: str, template: Source, environments: Sequence[Source] = (), parameters: Mapping[str, Any] | None = None, files: Mapping[str, str] | None = None
@@ -305,7 +328,8 @@ class Service(StackReads):
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
         result = self._validate(parsed, environment, dict(parameters or {}))
-        return preview.as_result(preview.preview_create(result.template))
+        hidden = HiddenValues.of(parsed.parameters, parameters, result.params, environment.parameters, environment.parameter_defaults)
+        return hidden.data(preview.as_result(preview.preview_create(result.template)))
 
     def preview_update(
         self,
@@ -327,7 +351,8 @@ class Service(StackReads):
         runtime = preview.preview_runtime(current, parsed.with_conditions(params), params)
         runtime.environment = environment
         runtime.aliases = environment.type_aliases()
-        return preview.as_result(preview.preview_update(runtime, current.template))
+        hidden = HiddenValues.of(parsed.parameters, user, params, environment.parameters, environment.parameter_defaults)
+        return hidden.data(preview.as_result(preview.preview_update(runtime, current.template)))
 
     # -- snapshots ------------------------------------------------------------------
 
@@ -398,16 +423,30 @@ class Service(StackReads):
             raise ValidationError("Stack abandon is disabled", hint="set STOKER_ENABLE_STACK_ABANDON=true to allow it")
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
-        data = self.export_stack(stack.id)
-        self._forget(stack)
-        return data
+
+        def abandon(current: StackRecord) -> dict[str, Any]:
+            data = self.export_stack(current.id)
+            self._forget(current)
+            return data
+
+        return self._holding(stack, abandon)
+
+    def _holding(self, stack: StackRecord, change: Callable[[StackRecord], Any]) -> Any:
+        """Make a short change to an idle stack under its lock (decided and fenced as a
+        job's writes are); ``change`` gets the stack as it is under the lock."""
+
+        async def held() -> Any:
+            async with self.engine.holding(stack.id) as current:
+                return change(current)
+
+        return self._call(held())
 
     def _forget(self, stack: StackRecord) -> None:
         """Drop a stack and its nested stacks from the store, leaving resources in place."""
         for child in self.store.child_stacks(stack.id):
             self._forget(child)
         event = stack_event(stack, "DELETE", "COMPLETE", "Stack abandoned: its resources were left in place")
-        self.store.delete_resources(r.id for r in self.store.list_resources(stack.id))
+        self.store.delete_resources(stack.id, (r.id for r in self.store.list_resources(stack.id)))
         self.store.update_stack(stack.id, event=event, action="DELETE", status="COMPLETE", status_reason=event.resource_status_reason, deleted_at=utcnow())
 
     def adopt_stack(
@@ -428,14 +467,14 @@ class Service(StackReads):
         if self.store.find_stack(name) is not None:
             raise StackExistsError(name)
         files = dict(adopt_data.get("files") or {})
-        parsed = Template.parse(loader.Document(adopt_data["template"]), files, collect=True)
+        parsed = self.parse_template(Source(adopt_data["template"], "adopt data template"), files)
         environment = Environment.from_dict(adopt_data.get("environment")).merge(self.parse_environments(environments))
         user = {**(adopt_data.get("parameters") or {}), **(parameters or {})}
         stack = _new_stack(name, user, disable_rollback, timeout_mins, adopt_data.get("tags") or [])
         self._check_limits(parsed)
         self._validate(parsed, environment, user, stack)
         stack.raw_template_id = self.store.store_template(parsed.data, files, environment.to_dict())
-        self.store.create_stack(stack)
+        self._insert_stack(stack)
         return self._run(Job(stack.id, Action.ADOPT, adopt_data=dict(adopt_data)), listeners)
 
     def delete_stack(self, name_or_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
@@ -481,24 +520,13 @@ class Service(StackReads):
         self._validate(parsed, environment, user, stack)
         return parsed, environment, user, kept_files
 
-    # Which states each action may start from (Heat's rules).
-    _ALLOWED_FROM = {
-        Action.SUSPEND: "a stack that is not suspended, deleted or failed",
-        Action.RESUME: "a suspended stack (SUSPEND_COMPLETE)",
-        Action.CHECK: "any stack that is not in progress",
-    }
 
     def stack_action(self, name_or_id: str, action: Action, listeners: Sequence[Listener] = ()) -> StackRecord:
         """Suspend, resume or check a stack."""
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
-        allowed = {
-            Action.SUSPEND: stack.status == Status.COMPLETE and stack.action not in (Action.SUSPEND, Action.DELETE, Action.INIT),
-            Action.RESUME: stack.action == Action.SUSPEND and stack.status == Status.COMPLETE,
-            Action.CHECK: True,
-        }[action]
-        if not allowed:
-            raise ValidationError(f"Stack {stack.name} is {stack.state}: {action} applies only to {self._ALLOWED_FROM[action]}")
+        # Answered at once here; the job decides again under the stack's lock.
+        admission.admit(Job(stack.id, action), stack)
         return self._run(Job(stack.id, action), listeners)
 
     def cancel_stack(self, name_or_id: str, rollback: bool = True) -> StackRecord:
@@ -523,7 +551,7 @@ class Service(StackReads):
         if record.hook is None or (hook is not None and record.hook != hook):
             raise ValidationError(f"Resource {resource_name} is not waiting at hook {hook or 'any'}")
         event = resource_event(record, record.action, record.status, f"Hook {record.hook} is cleared")
-        self.store.update_resource(record.id, event=event, hook=None)
+        self.store.update_resource(record, event=event, hook=None)
 
     def signal_resource(self, name_or_id: str, resource_name: str, details: Mapping[str, Any] | None = None) -> None:
         """Send a signal to a resource: ``{"unset_hook": "pre-create"}`` clears a hook;
@@ -546,14 +574,28 @@ class Service(StackReads):
         """Mark a resource CHECK_FAILED (so the next update replaces it), or reset that."""
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
-        record = self._current_resource(stack, resource_name)
-        if unhealthy:
-            why = f"Marked unhealthy by user: {reason}" if reason else "Marked unhealthy by user"
-            event = resource_event(record, "CHECK", "FAILED", why)
-            self.store.update_resource(record.id, event=event, action="CHECK", status="FAILED", status_reason=why)
-        elif record.action == "CHECK" and record.status == "FAILED":
-            event = resource_event(record, "CHECK", "COMPLETE", "Unhealthy mark reset by user")
-            self.store.update_resource(record.id, event=event, action="CHECK", status="COMPLETE", status_reason="Unhealthy mark reset by user")
+        self._current_resource(stack, resource_name)  # a missing resource is named at once
+
+        def mark(current: StackRecord) -> None:
+            record = self._current_resource(current, resource_name)
+            if unhealthy:
+                why = f"Marked unhealthy by user: {reason}" if reason else "Marked unhealthy by user"
+                event = resource_event(record, "CHECK", "FAILED", why)
+                self.store.update_resource(record, event=event, action="CHECK", status="FAILED", status_reason=why)
+            elif record.action == "CHECK" and record.status == "FAILED":
+                event = resource_event(record, "CHECK", "COMPLETE", "Unhealthy mark reset by user")
+                self.store.update_resource(record, event=event, action="CHECK", status="COMPLETE", status_reason="Unhealthy mark reset by user")
+
+        self._holding(stack, mark)
+
+    def _insert_stack(self, stack: StackRecord) -> None:
+        """Store a new stack row; the database refuses a name a live stack of the project
+        has (two creates racing past the early check: one wins, the other gets 409)."""
+        try:
+            self.store.create_stack(stack)
+        except StackNameTakenError:
+            self.store.prune_template(stack.raw_template_id)
+            raise StackExistsError(stack.name)
 
     def _store_template(self, parsed: Template, files: dict[str, str], environment: Environment) -> int:
         body = environment.to_dict()

@@ -31,6 +31,19 @@ class Settings:
     max_events_per_stack: int = 1000
     # Heat's max_nested_stack_depth: how deep nested stacks (and template resources) go.
     max_nested_depth: int = 5
+    # The most one value made from a template may take (a function's result, a stored
+    # property, attribute or output), in bytes: Heat's max_json_body_size.
+    max_value_bytes: int = 1024 * 1024
+    # A template's size with its YAML aliases written out, in bytes (4 x max_template_bytes).
+    max_template_expanded_bytes: int = 2 * 1024 * 1024
+    # yaql, as Heat's [yaql] limit_iterators and memory_quota (bytes); then what Heat
+    # lacks: the wall time of one evaluation, and the worker processes evaluating them
+    # (their count, and each one's address space in bytes).
+    yaql_limit_iterators: int = 200
+    yaql_memory_quota_bytes: int = 10_000
+    yaql_time_limit_s: float = 1.0
+    yaql_workers: int = 2
+    yaql_worker_memory_bytes: int = 256 * 1024 * 1024
     # abandon and adopt, off by default as in Heat (enable_stack_abandon/adopt).
     enable_stack_abandon: bool = False
     enable_stack_adopt: bool = False
@@ -50,12 +63,23 @@ class Settings:
             ("max_resources_per_stack", "STOKER_MAX_RESOURCES_PER_STACK"),
             ("max_events_per_stack", "STOKER_MAX_EVENTS_PER_STACK"),
             ("max_nested_depth", "STOKER_MAX_NESTED_DEPTH"),
+            ("max_value_bytes", "STOKER_MAX_VALUE_BYTES"),
+            ("max_template_expanded_bytes", "STOKER_MAX_TEMPLATE_EXPANDED_BYTES"),
+            ("yaql_limit_iterators", "STOKER_YAQL_LIMIT_ITERATORS"),
+            ("yaql_memory_quota_bytes", "STOKER_YAQL_MEMORY_QUOTA_BYTES"),
+            ("yaql_workers", "STOKER_YAQL_WORKERS"),
+            ("yaql_worker_memory_bytes", "STOKER_YAQL_WORKER_MEMORY_BYTES"),
         ):
             if env.get(variable):
                 try:
                     setattr(settings, name, int(env[variable]))
                 except ValueError:
                     raise ValueError(f"{variable} must be an integer, got {env[variable]!r}")
+        if env.get("STOKER_YAQL_TIME_LIMIT_S"):
+            try:
+                settings.yaql_time_limit_s = float(env["STOKER_YAQL_TIME_LIMIT_S"])
+            except ValueError:
+                raise ValueError(f"STOKER_YAQL_TIME_LIMIT_S must be a number of seconds, got {env['STOKER_YAQL_TIME_LIMIT_S']!r}")
         for name, variable in (("enable_stack_abandon", "STOKER_ENABLE_STACK_ABANDON"), ("enable_stack_adopt", "STOKER_ENABLE_STACK_ADOPT")):
             if env.get(variable):
                 setattr(settings, name, env[variable].lower() in ("1", "true", "yes", "on"))

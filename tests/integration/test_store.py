@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store, tables
-from stoker.store.repository import HEAD_REVISION
+from stoker.store.repository import HEAD_REVISION, StackNameTakenError
 
 THREADS = 8
 UPDATES_PER_THREAD = 50
@@ -215,16 +215,16 @@ def test_find_stack_by_id_and_by_name(store: Store) -> None:
     assert store.find_stack("nonexistent") is None
 
 
-def test_find_stack_by_name_prefers_newest_live_stack(store: Store) -> None:
+def test_store_refuses_a_second_live_stack_of_a_name(store: Store) -> None:
     old = make_stack(store, "app", created_at=datetime(2024, 1, 1))
-    new = make_stack(store, "app", created_at=datetime(2024, 1, 2))
-
+    with pytest.raises(StackNameTakenError):
+        make_stack(store, "app", created_at=datetime(2024, 1, 2))
+    # Another project may have it; so may a new stack once the old one is deleted.
+    make_stack(store, "app", created_at=datetime(2023, 1, 1), project_id="other")
+    store.update_stack(old.id, deleted_at=datetime(2024, 1, 3))
+    new = make_stack(store, "app", created_at=datetime(2024, 1, 4))
     found = store.find_stack("app")
     assert found is not None and found.id == new.id
-
-    store.update_stack(new.id, deleted_at=datetime(2024, 1, 3))
-    found = store.find_stack("app")
-    assert found is not None and found.id == old.id
 
 
 def test_find_stack_skips_deleted_stack_by_id_and_by_name(store: Store) -> None:
@@ -371,7 +371,7 @@ def test_update_resource_with_event_writes_both(store: Store) -> None:
     event = make_event(stack.id, "server", "CREATE", "COMPLETE", "state changed")
 
     store.update_resource(
-        record.id, event, action="CREATE", status="COMPLETE", physical_resource_id="srv-1", handler_token=None
+        record, event, action="CREATE", status="COMPLETE", physical_resource_id="srv-1", handler_token=None
     )
 
     [found] = store.list_resources(stack.id)
@@ -390,7 +390,7 @@ def test_update_resource_without_event_writes_no_event(store: Store) -> None:
     store.insert_resources([record])
     assert record.id is not None
 
-    store.update_resource(record.id, status_reason="polling")
+    store.update_resource(record, status_reason="polling")
 
     [found] = store.list_resources(stack.id)
     assert found.status_reason == "polling"
@@ -403,7 +403,7 @@ def test_update_resource_touches_only_the_given_row(store: Store) -> None:
     store.insert_resources([first, second])
     assert first.id is not None
 
-    store.update_resource(first.id, status="FAILED")
+    store.update_resource(first, status="FAILED")
 
     states = {r.name: (r.status, r.updated_at) for r in store.list_resources(stack.id)}
     assert states["first"][0] == "FAILED"
@@ -431,7 +431,7 @@ def test_delete_resources_removes_only_the_given_rows(store: Store) -> None:
     records = [make_resource(stack.id, name) for name in ("a", "b", "c", "d")]
     store.insert_resources(records)
 
-    store.delete_resources(record.id for record in records if record.name in ("b", "d"))
+    store.delete_resources(stack.id, (record.id for record in records if record.name in ("b", "d")))
 
     assert [r.name for r in store.list_resources(stack.id)] == ["a", "c"]
 
@@ -439,7 +439,7 @@ def test_delete_resources_removes_only_the_given_rows(store: Store) -> None:
 def test_delete_resources_with_no_ids_is_a_no_op(store: Store) -> None:
     stack = make_stack(store)
     store.insert_resources([make_resource(stack.id, "a")])
-    store.delete_resources([])
+    store.delete_resources(stack.id, [])
     assert [r.name for r in store.list_resources(stack.id)] == ["a"]
 
 
@@ -562,7 +562,7 @@ def test_resource_json_columns_keep_value(store: Store, value: object) -> None:
     [inserted] = store.list_resources(stack.id)
     assert (inserted.handler_token, inserted.data, inserted.properties) == (value, value, value)
 
-    store.update_resource(record.id, attributes=value, definition=value)
+    store.update_resource(record, attributes=value, definition=value)
     [updated] = store.list_resources(stack.id)
     assert (updated.attributes, updated.definition) == (value, value)
 
@@ -574,7 +574,7 @@ def test_resource_json_columns_change_between_dict_list_and_none(store: Store) -
     assert record.id is not None
 
     for value in ({"token": {"phase": 1}}, ["step", 2], None, {"token": None}):
-        store.update_resource(record.id, handler_token=value)
+        store.update_resource(record, handler_token=value)
         [found] = store.list_resources(stack.id)
         assert found.handler_token == value
 
@@ -609,7 +609,7 @@ def test_store_concurrent_update_resource_from_threads_all_land(store: Store) ->
         for count in range(UPDATES_PER_THREAD):
             event = make_event(stack.id, record.name, "CREATE", "IN_PROGRESS", f"step {count}")
             store.update_resource(
-                record.id,
+                record,
                 event,
                 data={"count": count},
                 physical_resource_id=f"{record.name}-{count}",
@@ -702,7 +702,7 @@ def test_store_failing_write_fails_alone_among_queued_writes(store: Store) -> No
     with writes_held_back(store):
         futures = {
             record.name: store.update_resource_nowait(
-                record.id,
+                record,
                 clash if record.name == "server_3" else make_event(stack.id, record.name, reason="ok"),
                 status="FAILED",
             )
@@ -730,13 +730,13 @@ def test_store_write_cancelled_while_queued_does_not_stop_later_writes(store: St
     assert record.id is not None
 
     with writes_held_back(store):
-        first = store.update_resource_nowait(record.id, status_reason="first")
-        abandoned = store.update_resource_nowait(record.id, status_reason="abandoned")
+        first = store.update_resource_nowait(record, status_reason="first")
+        abandoned = store.update_resource_nowait(record, status_reason="abandoned")
         # A caller that stops waiting (a timeout, asyncio.wrap_future cancelled) cancels it.
         assert abandoned.cancel()
 
     first.result(timeout=60)
-    store.update_resource_nowait(record.id, status_reason="later").result(timeout=5)
+    store.update_resource_nowait(record, status_reason="later").result(timeout=5)
     [found] = store.list_resources(stack.id)
     assert found.status_reason == "later"
 

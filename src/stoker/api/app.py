@@ -19,14 +19,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from stoker.api import catalog, errors, resources, stacks
+from stoker.api.call import MAX_JSON_BODY_BYTES
 from stoker.service import Service
 from stoker.settings import Settings
 
 LOG = logging.getLogger(__name__)
-
-# Heat's max_json_body_size (bytes); a template may be up to max_template_bytes, sent as
-# JSON text inside the body, so the limit grows with it.
-MAX_JSON_BODY_BYTES = 1024 * 1024
 
 
 def create_app(settings: Settings | None = None, service: Service | None = None) -> Starlette:
@@ -48,12 +45,17 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             if owned:
                 current.close()
 
-    return Starlette(
+    app = Starlette(
         routes=[*catalog.routes, *stacks.routes, *resources.routes],
         exception_handlers={HTTPException: errors.http_exception},
         lifespan=lifespan,
-        max_body_size=max(MAX_JSON_BODY_BYTES, 3 * settings.max_template_bytes),
     )
+    # Heat's max_json_body_size; a template may be up to max_template_bytes, sent as JSON
+    # text inside the body, so the limit grows with it. The endpoints enforce it as they
+    # read (api.call), not starlette's body limit: that one answers a Content-Length
+    # over the limit in plain text, and a chunked body by an exception the endpoint sees.
+    app.state.max_body_bytes = max(MAX_JSON_BODY_BYTES, 3 * settings.max_template_bytes)
+    return app
 
 
 def serve(host: str = "127.0.0.1", port: int = 8004, settings: Settings | None = None) -> None:

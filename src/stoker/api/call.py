@@ -5,11 +5,18 @@ Handlers are plain functions ``handler(call) -> body | Reply``. The service they
 blocks (store reads, validation), so the wrapper runs them in a worker thread: the
 event loop stays free for the jobs running on it (``Service.serve_on``, ``stoker.jobs``). Every
 exception goes to ``api.errors.error_response``, the one place it becomes HTTP.
+
+Nothing the client sends reaches a handler unchecked: the body is read up to its size
+limit (413 past it, chunked or not), parsed as strict JSON (no NaN or Infinity), and
+refused when it nests deeper than any document the engine accepts or holds a string
+that is not valid Unicode (a lone surrogate, which would be stored and then break
+every JSON response that shows it). Query integers are ASCII digits within bounds.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,13 +25,35 @@ from urllib.parse import quote
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from stoker.api.auth import RequestContext, context_of
-from stoker.api.errors import BadRequestError, NotFoundError, error_response
+from stoker.api.errors import (
+    BadRequestError,
+    JSONBody,
+    NotFoundError,
+    RequestTooLargeError,
+    error_response,
+    escaped,
+)
 from stoker.engine.errors import StackNotFoundError
 from stoker.service import Service
 from stoker.store import StackRecord
+from stoker.template.loader import DEFAULT_MAX_DEPTH
+
+# Heat's max_json_body_size (bytes); app.py may raise it so that a template of
+# max_template_bytes, sent as JSON text inside the body, still fits.
+MAX_JSON_BODY_BYTES = 1024 * 1024
+# The largest integer a query parameter or a body field may carry: the range of the
+# databases' INTEGER columns (PostgreSQL's is 32-bit), which such values end up in.
+MAX_INTEGER = 2**31 - 1
+# How deep a request body may nest: a template, environment or parameter value may
+# nest as deep as a template sent as text (DEFAULT_MAX_DEPTH), and sits up to three
+# levels down in the body (body -> adopt_stack_data -> template). Each part is checked
+# against its own limit later; this bound keeps json and every recursive walk after it
+# far from Python's recursion limit.
+MAX_BODY_DEPTH = DEFAULT_MAX_DEPTH + 3
+_INTEGER = re.compile(r"-?[0-9]+")
 
 
 @dataclass
@@ -86,11 +115,17 @@ class Call:
             return default
         return parse_bool(name, value)
 
-    def int_param(self, name: str, default: int | None = None) -> int | None:
+    def int_param(self, name: str, default: int | None = None, maximum: int = MAX_INTEGER) -> int | None:
         value = self.params.get(name)
         if value is None or value == "":
             return default
-        return parse_int(name, value)
+        return parse_int(name, value, maximum)
+
+    def depth_param(self) -> int:
+        """``nested_depth``: validated, then capped at the deepest a stack can nest, as
+        Heat caps it at max_nested_stack_depth (deeper levels hold nothing to find)."""
+        depth = self.int_param("nested_depth", 0) or 0
+        return min(depth, self.service.settings.max_nested_depth)
 
 
 def parse_bool(name: str, value: Any) -> bool:
@@ -99,35 +134,121 @@ def parse_bool(name: str, value: Any) -> bool:
         return value
     text = str(value).lower()
     if text not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
-        raise BadRequestError(f'Unrecognized value "{value}" for "{name}", acceptable values are: true, false.')
+        raise BadRequestError(f'Unrecognized value "{escaped(str(value))[:80]}" for "{name}", acceptable values are: true, false.')
     return text in ("true", "1", "yes", "on")
 
 
-def parse_int(name: str, value: Any) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
+def parse_int(name: str, value: Any, maximum: int = MAX_INTEGER) -> int:
+    """Heat's extract_int: an integer, or text that is one (``1.5``, ``true``, ``1e3``
+    and `` 7`` are not), not negative; and, unlike Heat, at most ``maximum``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _INTEGER.fullmatch(value):
+        # Past 20 digits it is out of bounds either way: no need to convert it.
+        number = int(value) if len(value) <= 20 else (-maximum - 1 if value.startswith("-") else maximum + 1)
+    else:
         raise BadRequestError(f'Only integer is acceptable by "{name}".')
+    shown = escaped(str(value))[:40]
     if number < 0:
-        raise BadRequestError(f'Value "{value}" is invalid for "{name}", only non-negative integers are acceptable.')
+        raise BadRequestError(f'Value "{shown}" is invalid for "{name}", only non-negative integers are acceptable.')
+    if number > maximum:
+        raise BadRequestError(f'Value "{shown}" is invalid for "{name}": the largest acceptable value is {maximum}.')
     return number
 
 
-async def _body(request: Request) -> Any:
-    raw = await request.body()
+def _refuse_constant(name: str) -> Any:
+    # NaN and Infinity are not JSON (RFC 8259); PostgreSQL's JSON refuses to store them.
+    raise BadRequestError(f"The request body is not valid JSON: {name} is not a JSON number")
+
+
+# A place in a document as a chain of (parent, key) links: cheap to extend per value,
+# spelled out (``parameters.blob.a[0]``) only for an error.
+_Place = tuple[Any, Any] | None
+
+
+def _spelled(place: _Place) -> str:
+    parts: list[Any] = []
+    while place is not None:
+        place, key = place
+        parts.append(key)
+    text = "".join(f"[{part}]" if isinstance(part, int) else f".{escaped(part)}" for part in reversed(parts)).lstrip(".")
+    return (text if len(text) <= 200 else text[:100] + "..." + text[-100:]) or "the top"
+
+
+def check_document(value: Any, max_depth: int, what: str = "The request body") -> None:
+    """Refuse a parsed JSON value nested deeper than ``max_depth`` collections (the
+    top one counts, as the template loader counts) or holding a string, key or value,
+    that is not valid Unicode. Iterative: a deep value cannot exhaust the stack."""
+    pending: list[tuple[Any, int, _Place]] = [(value, 1, None)]
+    while pending:
+        current, depth, place = pending.pop()
+        if isinstance(current, str):
+            if not current.isascii():
+                _check_text(current, what, place)
+        elif isinstance(current, dict | list):
+            if depth > max_depth:
+                raise BadRequestError(
+                    f"{what} is nested more than {max_depth} levels deep at {_spelled(place)}",
+                    hint="flatten the value; templates, environments and parameter values are limited to the same depth",
+                )
+            if isinstance(current, dict):
+                for key, item in current.items():
+                    if not key.isascii():
+                        _check_text(key, what, place)
+                    pending.append((item, depth + 1, (place, key)))
+            else:
+                pending.extend((item, depth + 1, (place, index)) for index, item in enumerate(current))
+
+
+def _check_text(text: str, what: str, place: _Place) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRequestError(
+            f"{what} has text that is not valid Unicode at {_spelled(place)}: {escaped(text)[:80]!r} holds a lone surrogate",
+            hint="send text as UTF-8; a \\ud800-\\udfff escape must be half of a surrogate pair",
+        )
+
+
+async def _read(request: Request, limit: int) -> bytes:
+    """The body, read no further than ``limit`` bytes: a Content-Length over it is
+    refused before reading, a chunked body as soon as it passes it."""
+    hint = "send a smaller template or files; the limit grows with the server's STOKER_MAX_TEMPLATE_BYTES"
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise RequestTooLargeError(f"Request limit exceeded: JSON body size ({int(declared)} bytes) exceeds maximum allowed size ({limit} bytes).", hint=hint)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise RequestTooLargeError(f"Request limit exceeded: JSON body size (more than {limit} bytes) exceeds maximum allowed size ({limit} bytes).", hint=hint)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _body(raw: bytes) -> Any:
     if not raw.strip():
         return None
     try:
-        return json.loads(raw)
-    except ValueError as error:
-        raise BadRequestError(f"The request body is not valid JSON: {error}")
+        body = json.loads(raw, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise BadRequestError(f"The request body is nested more than {MAX_BODY_DEPTH} levels deep")
+    except ValueError as error:  # bad JSON, bad UTF-8, an integer of more than 4300 digits
+        raise BadRequestError(f"The request body is not valid JSON: {escaped(str(error))}")
+    check_document(body, MAX_BODY_DEPTH)
+    return body
 
 
 def endpoint(handler: Callable[[Call], Any]) -> Callable[[Request], Awaitable[Response]]:
+    def serve(request: Request, raw: bytes) -> Any:
+        # In a worker thread: parsing and checking a body of a megabyte or more would
+        # hold the event loop, and the jobs on it, for as long.
+        return handler(Call(request, request.app.state.service, context_of(request), _body(raw)))
+
     async def run(request: Request) -> Response:
         try:
-            call = Call(request, request.app.state.service, context_of(request), await _body(request))
-            result = await run_in_threadpool(handler, call)
+            raw = await _read(request, getattr(request.app.state, "max_body_bytes", MAX_JSON_BODY_BYTES))
+            result = await run_in_threadpool(serve, request, raw)
         except Exception as error:  # noqa: BLE001 - every error gets Heat's fault body
             return error_response(error)
         if isinstance(result, Response):
@@ -135,8 +256,8 @@ def endpoint(handler: Callable[[Call], Any]) -> Callable[[Request], Awaitable[Re
         if isinstance(result, Reply):
             if result.empty:
                 return Response(status_code=result.status, headers=result.headers)
-            return JSONResponse(result.body, status_code=result.status, headers=result.headers)
-        return JSONResponse(result)
+            return JSONBody(result.body, status_code=result.status, headers=result.headers)
+        return JSONBody(result)
 
     run.__name__ = handler.__name__
     run.__doc__ = handler.__doc__

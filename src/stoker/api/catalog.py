@@ -6,7 +6,6 @@ build info, and the version document at ``/``. Bodies follow
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from starlette.responses import JSONResponse
@@ -16,15 +15,15 @@ import stoker
 from stoker.api import schemas
 from stoker.api.call import Call, endpoint
 from stoker.api.errors import BadRequestError, NotFoundError
+from stoker.sdk import patterns
 
 
 def validate(call: Call) -> Any:
     """``POST /validate`` (``?show_nested=true`` adds NestedParameters). A deprecated
     thing in use is a warning, not an error: the result then carries ``Warnings``."""
     data = schemas.instantiation(call.body)
-    assert data.template is not None
     result, warnings = call.service.validate_template(
-        data.template, data.environments, data.parameters, files=data.files, show_nested=call.bool_param("show_nested")
+        schemas.template_of(data), data.environments, data.parameters, files=data.files, show_nested=call.bool_param("show_nested")
     )
     if warnings:
         result["Warnings"] = warnings
@@ -39,10 +38,12 @@ def resource_types(call: Call) -> dict[str, Any]:
     names = service.resource_types()
     pattern = call.params.get("name")
     if pattern:
+        # RE2, not re: a pattern from the query must not backtrack for ever (``(a*)*b``).
         try:
-            names = [name for name in names if re.search(pattern, name)]
-        except re.error as error:
+            compiled = patterns.compile(pattern)
+        except patterns.PatternError as error:
             raise BadRequestError(f"Invalid name filter {pattern}: {error}")
+        names = [name for name in names if compiled.search(name)]
     status = call.params.get("support_status")
     if status:
         names = [name for name in names if service.registry.types[name].support_status.status == status.upper()]

@@ -4,6 +4,7 @@
       ApiError                  a request the API itself refuses (before the service)
         BadRequestError         400: malformed body, bad query parameter, template_url
         NotFoundError           404: no such route, or a stack name that does not match its id
+        RequestTooLargeError    413: a body over the size limit (Heat's max_json_body_size)
 
 Every error answers with Heat's fault body (``heat/api/middleware/fault.py``), which
 python-heatclient parses (``heatclient/exc.py`` reads ``error.message``)::
@@ -18,6 +19,7 @@ an unexpected exception is logged here and answered 500 with its type and text.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -46,6 +48,26 @@ class NotFoundError(ApiError):
     heat_type = "HTTPNotFound"
 
 
+class RequestTooLargeError(ApiError):
+    status = 413
+    heat_type = "RequestLimitExceeded"
+
+
+def escaped(text: str) -> str:
+    """``text`` with any lone surrogate written as ``\\udXXX``: safe to log and to encode."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+class JSONBody(JSONResponse):
+    """A JSON response that cannot fail to encode: a lone surrogate (in data stored
+    before the API refused them) goes out as a ``\\udXXX`` escape, which is valid JSON,
+    rather than turning a whole list into a 500."""
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))
+        return text.encode("utf-8", "backslashreplace")
+
+
 # webob's titles and explanations, which Heat's fault body carries.
 _TITLES = {
     400: ("Bad Request", "The server could not comply with the request since it is either malformed or otherwise incorrect."),
@@ -70,18 +92,18 @@ _MAP: list[tuple[type[BaseException], int, str]] = [
 ]
 
 
-def fault(status: int, heat_type: str, message: str) -> JSONResponse:
+def fault(status: int, heat_type: str, message: str) -> JSONBody:
     title, explanation = _TITLES.get(status, _TITLES[500] if status >= 500 else _TITLES[400])
     body: dict[str, Any] = {
         "code": status,
         "title": title,
         "explanation": explanation,
-        "error": {"type": heat_type, "message": message, "traceback": None},
+        "error": {"type": heat_type, "message": escaped(message), "traceback": None},
     }
-    return JSONResponse(body, status_code=status)
+    return JSONBody(body, status_code=status)
 
 
-def error_response(error: BaseException) -> JSONResponse:
+def error_response(error: BaseException) -> JSONBody:
     """The response for an exception raised while serving a request."""
     if isinstance(error, ApiError):
         return fault(error.status, error.heat_type, str(error))
@@ -92,15 +114,19 @@ def error_response(error: BaseException) -> JSONResponse:
     if isinstance(error, StokerError):
         # A deliberate refusal without a closer mapping: the request cannot be done.
         return fault(400, type(error).__name__.removesuffix("Error"), str(error))
+    if isinstance(error, HTTPException):  # starlette's own refusals (e.g. a body too large)
+        return fault(error.status_code, _HTTP_NAMES.get(error.status_code, "HTTPException"), str(error.detail))
     LOG.error("internal error", exc_info=error)
     return fault(500, type(error).__name__, f"internal error: {type(error).__name__}: {error}")
+
+
+_HTTP_NAMES = {404: "HTTPNotFound", 405: "HTTPMethodNotAllowed", 413: "HTTPRequestEntityTooLarge"}
 
 
 async def http_exception(request: Request, error: Exception) -> JSONResponse:
     """Routing's own refusals (no such path, method not allowed) in Heat's shape."""
     assert isinstance(error, HTTPException)
-    names = {404: "HTTPNotFound", 405: "HTTPMethodNotAllowed", 413: "HTTPRequestEntityTooLarge"}
-    response = fault(error.status_code, names.get(error.status_code, "HTTPException"), str(error.detail))
+    response = fault(error.status_code, _HTTP_NAMES.get(error.status_code, "HTTPException"), str(error.detail))
     if error.headers:
         response.headers.update(error.headers)
     return response

@@ -39,7 +39,7 @@ def resource_list(call: Call) -> dict[str, Any]:
     if invalid:
         raise BadRequestError(f"Invalid filter parameters {sorted(invalid)}")
     stack = call.stack()
-    depth = call.int_param("nested_depth", 0) or 0
+    depth = call.depth_param()
     detail = call.bool_param("with_detail")
     service = call.service
     listed = service.list_resources_nested(stack.id, depth) if depth else [(stack, r) for r in service.list_resources(stack.id)]
@@ -127,7 +127,7 @@ _EVENT_FILTERS = {
 
 def _events(call: Call, resource_name: str | None) -> tuple[StackRecord, list[tuple[StackRecord, Any]]]:
     stack = call.stack()
-    depth = call.int_param("nested_depth", 0) or 0
+    depth = call.depth_param()
     service = call.service
     events = service.list_events(stack.id, resource_name, depth)
     stacks = {stack.id: stack}
@@ -165,7 +165,7 @@ def event_list(call: Call) -> dict[str, Any]:
         events = events[:limit]
     if resource_name is not None and not events and not marker:
         raise NotFoundError(f"No events found for resource {resource_name}")
-    root = stack if (call.int_param("nested_depth", 0) or 0) else None
+    root = stack if call.depth_param() else None
     return {"events": [views.event_body(call, owner, event, root=root) for owner, event in events]}
 
 

@@ -7,18 +7,31 @@ A body carries ``template`` (an object, or YAML/JSON text) or ``template_url``,
 ``parameters``, and the arguments ``disable_rollback``, ``timeout_mins``, ``tags``,
 ``clear_parameters``. ``template_url`` is refused: this server never fetches a URL
 (heatclient and ``openstack stack`` read local files and send their text).
+
+Every field is checked for its type and bounds here, before the service sees it: a
+wrong type is a 400 naming the field, never an exception deeper down; a parameter
+value nests no deeper than a template may.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stoker.api.call import parse_bool, parse_int
+from stoker.api.call import check_document, parse_bool, parse_int
 from stoker.api.errors import BadRequestError
+from stoker.sdk.exceptions import ValidationError
 from stoker.service import Source
+from stoker.template.loader import DEFAULT_MAX_DEPTH
+
+# Heat's stack name rule (heat/engine/service.py), checked whole: ``$`` alone would let
+# a trailing newline through.
+_STACK_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_.-]{0,254}")
+# Heat's snapshot name column is a String(255).
+MAX_SNAPSHOT_NAME = 255
 
 
 @dataclass
@@ -54,18 +67,33 @@ def _source(value: Any, name: str, what: str) -> Source:
     raise BadRequestError(f"{what} not in valid format: expected an object or YAML/JSON text, not {type(value).__name__}")
 
 
+def _names(value: Any, key: str, what: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise BadRequestError(f"'{key}' must be a list of {what}, not {json.dumps(value)[:80]}")
+    return value
+
+
+def _parameters(body: Mapping[str, Any]) -> dict[str, Any]:
+    """Parameter values: text, numbers, booleans, lists and maps (json and
+    comma_delimited_list parameters), nested no deeper than a template may be."""
+    parameters = _mapping(body, "parameters")
+    for name, value in parameters.items():
+        check_document(value, DEFAULT_MAX_DEPTH, what=f"The value of parameter {name}")
+    return parameters
+
+
 def _tags(value: Any) -> list[str]:
     """Heat's extract_tags: a list or comma-separated text; each tag a string of at most 80 characters."""
     if value is None or value == "":
         return []
     tags = value.split(",") if isinstance(value, str) else value
     if not isinstance(tags, list):
-        raise BadRequestError(f"Invalid tags, not a list: {value}")
+        raise BadRequestError(f"Invalid tags, not a list: {str(value)[:80]}")
     for tag in tags:
         if not isinstance(tag, str):
-            raise BadRequestError(f'Invalid tag, "{tag}" is not a string')
+            raise BadRequestError(f'Invalid tag, "{str(tag)[:80]}" is not a string')
         if len(tag) > 80:
-            raise BadRequestError(f'Invalid tag, "{tag}" is longer than 80 characters')
+            raise BadRequestError(f'Invalid tag, "{tag[:80]}..." is longer than 80 characters')
     return [tag.strip() for tag in tags if tag.strip()]
 
 
@@ -79,7 +107,7 @@ def instantiation(body: Any, patch: bool = False, need_template: bool = True) ->
     files = _mapping(body, "files")
     for name, text in files.items():
         if not isinstance(text, str):
-            raise BadRequestError(f"files.{name} must be text (the file's content)")
+            raise BadRequestError(f"files.{name} must be text (the file's content), not {type(text).__name__}")
     template = None
     if "template" in body and body["template"] is not None:
         template = _source(body["template"], "template", "Template")
@@ -88,45 +116,89 @@ def instantiation(body: Any, patch: bool = False, need_template: bool = True) ->
             f"template_url is not supported ({body['template_url']}): this server never fetches URLs; "
             "send the template itself in 'template' (heatclient and 'openstack stack' do for a local file)"
         )
-    elif need_template and not patch and "adopt_stack_data" not in body:
+    elif need_template and not patch and body.get("adopt_stack_data") is None:
         raise BadRequestError("No template specified")
     environments = []
     names = body.get("environment_files")
     if names:
-        if not isinstance(names, list):
-            raise BadRequestError("environment_files must be a list of names in 'files'")
-        for name in names:
+        for name in _names(names, "environment_files", "names in 'files'"):
             if name not in files:
                 raise BadRequestError(f"Environment file {name} is not in 'files'", hint="send each environment file's text in 'files' under its name")
             environments.append(Source(files[name], str(name)))
     elif body.get("environment") is not None:
         environments.append(_source(body["environment"], "environment", "Environment"))
     timeout = body.get("timeout_mins")
-    clear = body.get("clear_parameters") or []
-    if not isinstance(clear, list):
-        raise BadRequestError("clear_parameters must be a list of parameter names")
-    adopt_data = body.get("adopt_stack_data")
-    if isinstance(adopt_data, str):
-        try:
-            adopt_data = json.loads(adopt_data)
-        except ValueError as error:
-            raise BadRequestError(f"Invalid adopt data: {error}")
+    clear = _names(body.get("clear_parameters") or [], "clear_parameters", "parameter names")
     stack_name = body.get("stack_name")
+    if stack_name is not None and not isinstance(stack_name, str):
+        raise BadRequestError(f"'stack_name' must be text, not {type(stack_name).__name__}")
     return Instantiation(
-        stack_name=str(stack_name) if stack_name is not None else None,
+        stack_name=stack_name,
         template=template,
         environments=environments,
-        parameters=_mapping(body, "parameters"),
+        parameters=_parameters(body),
         files=files,
         disable_rollback=parse_bool("disable_rollback", body["disable_rollback"]) if body.get("disable_rollback") is not None else None,
         timeout_mins=(parse_int("timeout_mins", timeout) or None) if timeout not in (None, "") else None,
         tags=_tags(body["tags"]) if body.get("tags") is not None else None,
-        clear_parameters=[str(name) for name in clear],
-        adopt_data=adopt_data,
+        clear_parameters=clear,
+        adopt_data=_adopt_data(body.get("adopt_stack_data")),
     )
+
+
+def template_of(data: Instantiation) -> Source:
+    """The template a create, preview or validate needs (adopt data may stand in for
+    it on a create, which then does not ask)."""
+    if data.template is None:
+        raise BadRequestError("No template specified")
+    return data.template
+
+
+def _adopt_data(value: Any) -> dict[str, Any] | None:
+    """``adopt_stack_data``: an object, or its JSON text (heatclient sends text); null is
+    the same as absent."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value, parse_constant=_not_a_number)
+        except RecursionError:
+            raise BadRequestError(f"Invalid adopt data: nested more than {DEFAULT_MAX_DEPTH} levels deep")
+        except ValueError as error:
+            raise BadRequestError(f"Invalid adopt data: {error}")
+        check_document(value, DEFAULT_MAX_DEPTH + 1, what="The adopt data")
+    if not isinstance(value, Mapping):
+        raise BadRequestError(f"Invalid adopt data: expected a JSON object, not {type(value).__name__}")
+    if isinstance(value.get("template"), Mapping):
+        # The template inside nests no deeper than one sent as text.
+        check_document(value["template"], DEFAULT_MAX_DEPTH, what="The adopt data's template")
+    return dict(value)
+
+
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def stack_name(data: Instantiation) -> str:
     if not data.stack_name:
         raise BadRequestError("No stack name specified")
+    if not _STACK_NAME.fullmatch(data.stack_name):
+        raise ValidationError(
+            f'Invalid stack name "{data.stack_name[:300]}"',
+            hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.', at most 255 characters",
+        )
     return data.stack_name
+
+
+def snapshot_name(body: Any) -> str | None:
+    """The body of a snapshot create: {"name": text or null}."""
+    if body is None:
+        return None
+    if not isinstance(body, Mapping):
+        raise BadRequestError("The request body must be a JSON object")
+    name = body.get("name")
+    if name is not None and not isinstance(name, str):
+        raise BadRequestError(f"The snapshot's 'name' must be text, not {type(name).__name__}")
+    if name is not None and len(name) > MAX_SNAPSHOT_NAME:
+        raise BadRequestError(f"The snapshot's 'name' is longer than {MAX_SNAPSHOT_NAME} characters")
+    return name

@@ -20,6 +20,7 @@ from stoker.api import schemas, views
 from stoker.api.call import Call, Reply, endpoint
 from stoker.api.errors import BadRequestError, NotFoundError
 from stoker.engine.states import Action
+from stoker.masking import HiddenValues
 
 # Heat's stack list sort keys (API name -> record attribute).
 _SORT_KEYS = {"stack_name": "name", "name": "name", "stack_status": "status", "status": "status",
@@ -99,10 +100,9 @@ def create(call: Call) -> Reply:
     if data.adopt_data is not None:
         stack = service.adopt_stack(name, data.adopt_data, data.environments, data.parameters, data.disable_rollback is not False, data.timeout_mins)
     else:
-        assert data.template is not None
         stack = service.create_stack(
             name,
-            data.template,
+            schemas.template_of(data),
             data.environments,
             data.parameters,
             files=data.files,
@@ -118,10 +118,12 @@ def preview(call: Call) -> dict[str, Any]:
     """``POST /stacks/preview``: the stack as it would be created, with its resources."""
     data = schemas.instantiation(call.body)
     name = schemas.stack_name(data)
-    assert data.template is not None
+    source = schemas.template_of(data)
     service = call.service
-    changes = service.preview_create(name, data.template, data.environments, data.parameters, files=data.files)
-    template = service.parse_template(data.template, data.files)
+    changes = service.preview_create(name, source, data.environments, data.parameters, files=data.files)
+    template = service.parse_template(source, data.files)
+    environment = service.parse_environments(data.environments)
+    hidden = HiddenValues.of(template.parameters, data.parameters, environment.parameters, environment.parameter_defaults)
     now = views.isotime(datetime.now(UTC))
     resources = []
     for change in changes["resource_changes"]["added"]:
@@ -144,14 +146,14 @@ def preview(call: Call) -> dict[str, Any]:
             }
         )
     return {
-        "stack": {
+        "stack": hidden.data({
             # Not stored: no id and no link (Heat's preview stack has no id either).
             "id": None,
             "links": [],
             "stack_name": name,
             "description": template.description or "",
             "template_description": template.description or "",
-            "parameters": {key: views.parameter_text(value) for key, value in data.parameters.items()},
+            "parameters": hidden.parameters({key: views.parameter_text(value) for key, value in data.parameters.items()}),
             "disable_rollback": data.disable_rollback is not False,
             "timeout_mins": data.timeout_mins,
             "tags": data.tags or None,
@@ -164,7 +166,7 @@ def preview(call: Call) -> dict[str, Any]:
             "parent": None,
             "stack_user_project_id": None,
             "resources": resources,
-        }
+        })
     }
 
 
@@ -196,7 +198,7 @@ def template(call: Call) -> Any:
 
 def environment(call: Call) -> Any:
     stack = call.stack()
-    return call.service.store.get_template(stack.raw_template_id).environment
+    return call.service.environment_of(stack.id)  # hidden parameters masked
 
 
 def files(call: Call) -> Any:
@@ -287,19 +289,22 @@ def output(call: Call) -> dict[str, Any]:
 
 def snapshot_create(call: Call) -> Any:
     """``POST .../snapshots``: the new snapshot (IN_PROGRESS while its job runs)."""
-    body = call.body or {}
-    if not isinstance(body, dict):
-        raise BadRequestError("The request body must be a JSON object")
-    record = call.service.create_snapshot(call.stack().id, body.get("name"))
-    return views.snapshot_body(record)
+    name = schemas.snapshot_name(call.body)
+    stack = call.stack()
+    record = call.service.create_snapshot(stack.id, name)
+    return views.snapshot_body(record, call.service.hidden_values(stack))
 
 
 def snapshot_list(call: Call) -> dict[str, Any]:
-    return {"snapshots": [views.snapshot_body(r) for r in call.service.list_snapshots(call.stack().id)]}
+    stack = call.stack()
+    hidden = call.service.hidden_values(stack)
+    return {"snapshots": [views.snapshot_body(r, hidden) for r in call.service.list_snapshots(stack.id)]}
 
 
 def snapshot_show(call: Call) -> dict[str, Any]:
-    return {"snapshot": views.snapshot_body(call.service.get_snapshot(call.stack().id, call.path("snapshot_id")))}
+    stack = call.stack()
+    record = call.service.get_snapshot(stack.id, call.path("snapshot_id"))
+    return {"snapshot": views.snapshot_body(record, call.service.hidden_values(stack))}
 
 
 def snapshot_delete(call: Call) -> Reply:

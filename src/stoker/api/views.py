@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from stoker.api.call import Call
+from stoker.masking import HiddenValues
 from stoker.store import EventRecord, ResourceRecord, SnapshotRecord, StackRecord
 
 
@@ -137,13 +138,13 @@ def event_body(call: Call, stack: StackRecord, event: EventRecord, detail: bool 
     return body
 
 
-def snapshot_body(record: SnapshotRecord) -> dict[str, Any]:
-    """Heat's format_snapshot."""
+def snapshot_body(record: SnapshotRecord, hidden: HiddenValues) -> dict[str, Any]:
+    """Heat's format_snapshot; the stack's hidden parameters masked in its data."""
     return {
         "id": record.id,
         "name": record.name,
         "status": record.status,
         "status_reason": record.status_reason,
-        "data": record.data,
+        "data": hidden.stack_data(record.data) if record.data is not None else None,
         "creation_time": isotime(record.created_at),
     }

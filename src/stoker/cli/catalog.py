@@ -9,7 +9,7 @@ import json
 import click
 
 from stoker.cli import render
-from stoker.cli.main import FORMAT, _parameters, _service, _source, main
+from stoker.cli.main import FORMAT, _files_for, _parameters, _service, _source, _template, main
 from stoker.sdk.exceptions import StokerError
 
 
@@ -65,12 +65,10 @@ def template_function_list(version, with_conditions, fmt):
 @click.pass_context
 def template_validate(ctx, template_path, environments, parameters, show_nested, fmt):
     """Validate a template; print Heat's validate result."""
-    from stoker.cli.files import files_for
-
     service = _service(ctx)
-    source = _source(template_path)
+    source = _template(service, template_path)
     envs = [_source(e) for e in environments]
-    result, warnings = service.validate_template(source, envs, _parameters(parameters), files=files_for(source, envs), show_nested=show_nested)
+    result, warnings = service.validate_template(source, envs, _parameters(parameters), files=_files_for(service, source, envs), show_nested=show_nested)
     for warning in warnings:
         click.echo(f"WARNING: {warning}", err=True)
     if fmt == "json":

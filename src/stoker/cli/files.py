@@ -1,4 +1,10 @@
-"""The client's part of ``get_file`` and template resources, as python-heatclient does it.
+"""The client's part of ``get_file`` and template resources, as python-heatclient does it,
+and the one place the CLI reads template and environment files.
+
+Every file is refused before it is read when it is over the size limit, and every
+template is parsed by the guarded loader (``stoker.template.loader``) with the engine's
+limits, once: the top-level template's parsed document goes to the service as it is, so
+a bomb (aliases, nesting, size) is refused here exactly as the engine would refuse it.
 
 Local files a template names (``get_file: x``, ``type: server.yaml``) and templates an
 environment maps types to (``resource_registry: {"My::Server": server.yaml}``) are read
@@ -11,14 +17,51 @@ below it) are read: a template from elsewhere must not pull in /etc/passwd or ~/
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import click
-import yaml
+
+from stoker.template import loader
+from stoker.template.errors import Location, TemplateError, TemplateErrors, TemplateLimitError
 
 TEMPLATE_SUFFIXES = (".yaml", ".yml", ".template", ".json")
+SIZE_HINT = "split it into nested templates, or raise STOKER_MAX_TEMPLATE_BYTES"
+
+
+def read_limited(path: Path, max_bytes: int, what: str) -> bytes:
+    """The bytes of ``path``, refused before reading when there are more than ``max_bytes``
+    (the size is checked on the open file, and the read stops one byte past the limit for
+    files whose size the system does not know, such as pipes)."""
+    try:
+        with path.open("rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            data = b"" if size > max_bytes else stream.read(max_bytes + 1)
+    except OSError as error:
+        raise click.UsageError(f"cannot read {path}: {error.strerror or error}")
+    if size > max_bytes or len(data) > max_bytes:
+        measured = f"{size} bytes" if size > max_bytes else f"more than {max_bytes} bytes"
+        raise TemplateErrors(
+            [
+                TemplateLimitError(
+                    f"{what} size ({measured}) exceeds maximum allowed size ({max_bytes} bytes)",
+                    location=Location(str(path), 1, 1),
+                    hint=SIZE_HINT,
+                )
+            ]
+        )
+    return data
+
+
+def parse_template(path: str, limits: loader.Limits) -> loader.Document:
+    """A template file read and parsed once, with the engine's limits (size first)."""
+    text = read_limited(Path(path), limits.max_bytes, "Template")
+    try:
+        return loader.parse(text, path, limits)
+    except TemplateError as error:
+        raise TemplateErrors([error])
 
 
 def _is_template(name: Any) -> bool:
@@ -29,11 +72,14 @@ def _is_template(name: Any) -> bool:
     )
 
 
-def _load(text: str | bytes) -> Any:
+def _load(text: str | bytes, limits: loader.Limits) -> Any:
+    """Data to look for file names in; None when the guarded loader refuses the text
+    (the engine parses it again with the same limits and reports the problem with its
+    place, as part of validating the template that names it)."""
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None  # the engine reports the syntax error with its place
+        return loader.parse(text, None, limits).data
+    except TemplateError:
+        return None
 
 
 def _named(data: Any) -> Iterator[tuple[str, str]]:
@@ -52,7 +98,7 @@ def _named(data: Any) -> Iterator[tuple[str, str]]:
             stack.extend(node)
 
 
-def _read(name: str, base: Path, what: str) -> str:
+def _read(name: str, base: Path, what: str, max_bytes: int) -> str:
     local = name.removeprefix("file://")
     if "://" in local:
         raise click.UsageError(f"{what} {name}: only local files can be sent")
@@ -62,23 +108,30 @@ def _read(name: str, base: Path, what: str) -> str:
             f"{what} {name}: only files in the template's directory ({base}) are read; copy the file there"
         )
     try:
-        return path.read_text()
-    except (OSError, UnicodeDecodeError) as error:
-        raise click.UsageError(
-            f"{what} {name}: cannot read {path}: {getattr(error, 'strerror', None) or error}"
-        )
+        data = read_limited(path, max_bytes, f"{what} {name}:")
+    except click.UsageError as error:
+        raise click.UsageError(f"{what} {name}: {error.message}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise click.UsageError(f"{what} {name}: cannot read {path}: {error}")
 
 
-def files_for(template: Any | None, environments: Iterable[Any] = ()) -> dict[str, str]:
-    """The files map for a template (a ``Source``) and its environments."""
+def files_for(
+    template: Any | None, environments: Iterable[Any] = (), limits: loader.Limits = loader.DEFAULT_LIMITS
+) -> dict[str, str]:
+    """The files map for a template (a ``Source``, its text parsed already or not) and its
+    environments. Every file read is at most ``limits.max_bytes``."""
     files: dict[str, str] = {}
     pending: list[tuple[str, Path, str]] = []  # (name, directory it is relative to, what names it)
     if template is not None:
         base = (Path(template.name).parent if template.name else Path.cwd()).resolve()
-        pending.extend((name, base, what) for what, name in _named(_load(template.text)))
+        text = template.text
+        data = text.data if isinstance(text, loader.Document) else _load(text, limits)
+        pending.extend((name, base, what) for what, name in _named(data))
     for environment in environments:
         base = (Path(environment.name).parent if environment.name else Path.cwd()).resolve()
-        data = _load(environment.text)
+        data = _load(environment.text, loader.DEFAULT_LIMITS)
         registry = data.get("resource_registry") if isinstance(data, dict) else None
         for target in (registry if isinstance(registry, dict) else {}).values():
             if _is_template(target):
@@ -87,10 +140,10 @@ def files_for(template: Any | None, environments: Iterable[Any] = ()) -> dict[st
         name, base, what = pending.pop()
         if name in files:
             continue
-        text = files[name] = _read(name, base, what)
+        text = files[name] = _read(name, base, what, limits.max_bytes)
         if _is_template(name):
             nested_base = (base / name.removeprefix("file://")).resolve().parent
             pending.extend(
-                (inner, nested_base, f"{kind} in {name}") for kind, inner in _named(_load(text))
+                (inner, nested_base, f"{kind} in {name}") for kind, inner in _named(_load(text, limits))
             )
     return files

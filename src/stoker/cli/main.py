@@ -44,13 +44,21 @@ def _service(ctx: click.Context):
 
 
 def _source(path: str):
+    """An environment file, refused unread when over the size environments are read with."""
+    from stoker.cli.files import read_limited
+    from stoker.service import Source
+    from stoker.template.loader import DEFAULT_MAX_TEMPLATE_BYTES
+
+    return Source(read_limited(Path(path), DEFAULT_MAX_TEMPLATE_BYTES, "Environment"), str(path))
+
+
+def _template(service, path: str):
+    """A template file, read and parsed once with the service's limits: the service takes
+    the parsed document as it is."""
+    from stoker.cli.files import parse_template
     from stoker.service import Source
 
-    file = Path(path)
-    try:
-        return Source(file.read_bytes(), str(path))
-    except OSError as error:
-        raise click.UsageError(f"cannot read {path}: {error.strerror}")
+    return Source(parse_template(path, service.limits()), str(path))
 
 
 def _parameters(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -64,10 +72,10 @@ def _parameters(pairs: tuple[str, ...]) -> dict[str, str]:
     return values
 
 
-def _files_for(source, environments=()) -> dict[str, str]:
+def _files_for(service, source, environments=()) -> dict[str, str]:
     from stoker.cli.files import files_for
 
-    return files_for(source, environments)
+    return files_for(source, environments, service.limits())
 
 
 def _report(error: BaseException) -> None:
@@ -177,23 +185,23 @@ def stack_create(ctx, name, template, environments, parameters, wait, enable_rol
     """Create a stack. Embedded mode runs the action to its end; --wait shows progress."""
     service = _service(ctx)
     if dry_run:
-        source = _source(template)
+        source = _template(service, template)
         envs = [_source(e) for e in environments]
         _print_preview(
             service.preview_create(
-                name, source, envs, _parameters(parameters), files=_files_for(source, envs)
+                name, source, envs, _parameters(parameters), files=_files_for(service, source, envs)
             ),
             fmt,
         )
         return
-    source = _source(template)
+    source = _template(service, template)
     envs = [_source(e) for e in environments]
     result = service.create_stack(
         name,
         source,
         envs,
         _parameters(parameters),
-        files=_files_for(source, envs),
+        files=_files_for(service, source, envs),
         disable_rollback=not enable_rollback,
         timeout_mins=timeout_mins,
         tags=[t for t in tags.split(",") if t],
@@ -217,22 +225,22 @@ def stack_update(ctx, name, template, environments, parameters, existing, clear_
     """Update a stack to a new template and/or parameters."""
     service = _service(ctx)
     if dry_run:
-        source = _source(template) if template else None
+        source = _template(service, template) if template else None
         envs = [_source(e) for e in environments]
-        files = _files_for(source, envs) if source or envs else None
+        files = _files_for(service, source, envs) if source or envs else None
         preview = service.preview_update(
             name, source, envs, _parameters(parameters), files=files, existing=existing
         )
         _print_preview(preview, fmt)
         return
-    source = _source(template) if template else None
+    source = _template(service, template) if template else None
     envs = [_source(e) for e in environments]
     result = service.update_stack(
         name,
         source,
         envs,
         _parameters(parameters),
-        files=_files_for(source, envs) if source or envs else None,
+        files=_files_for(service, source, envs) if source or envs else None,
         existing=existing,
         listeners=_progress(wait, fmt),
         clear_parameters=clear_parameters,

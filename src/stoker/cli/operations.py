@@ -65,9 +65,11 @@ def snapshot_list(ctx, name, fmt):
 @FORMAT
 @click.pass_context
 def snapshot_show(ctx, name, snapshot_id, fmt):
-    """Show a snapshot, with its data."""
-    record = _service(ctx).get_snapshot(name, snapshot_id)
-    render.print_detail({**_snapshot_row(record), "data": record.data}, fmt)
+    """Show a snapshot, with its data (hidden parameters' values masked)."""
+    service = _service(ctx)
+    stack = service.get_stack(name)
+    record = service.get_snapshot(stack.id, snapshot_id)
+    render.print_detail({**_snapshot_row(record), "data": service.snapshot_shown(stack, record.data)}, fmt)
 
 
 @snapshot.command("delete")
@@ -96,7 +98,10 @@ def snapshot_restore(ctx, name, snapshot_id, wait, fmt):
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the data here instead of stdout.")
 @click.pass_context
 def stack_export(ctx, name, output_file):
-    """Export a stack's data (template, environment, resources) for adopting elsewhere."""
+    """Export a stack's data (template, environment, resources) for adopting elsewhere.
+
+    The data carries hidden parameters' values in clear, as adopt needs them: keep the
+    file as secret as the parameters."""
     _write_json(_service(ctx).export_stack(name), output_file)
 
 
@@ -107,6 +112,10 @@ def stack_export(ctx, name, output_file):
 def stack_abandon(ctx, name, output_file):
     """Forget a stack but leave its resources in place (needs STOKER_ENABLE_STACK_ABANDON)."""
     _write_json(_service(ctx).abandon_stack(name), output_file)
+
+
+# How many templates' worth of bytes adopt data may hold.
+ADOPT_DATA_TEMPLATES = 16
 
 
 @stack.command("adopt")
@@ -121,11 +130,19 @@ def stack_abandon(ctx, name, output_file):
 @click.pass_context
 def stack_adopt(ctx, name, adopt_file, environments, parameters, enable_rollback, timeout_mins, wait, fmt):
     """Adopt a stack's resources from exported data (needs STOKER_ENABLE_STACK_ADOPT)."""
-    try:
-        data = json.loads(Path(adopt_file).read_text())
-    except ValueError as error:
-        raise click.UsageError(f"{adopt_file} is not JSON: {error}")
+    from stoker.cli.files import read_limited
+    from stoker.template import loader
+    from stoker.template.errors import TemplateError, TemplateErrors
+
     service = _service(ctx)
+    # Adopt data holds a template and every resource's data: a template's limits, with
+    # room for the resources (size) and the two levels the template sits under (depth).
+    limits = loader.Limits(max_bytes=ADOPT_DATA_TEMPLATES * service.limits().max_bytes, max_depth=loader.DEFAULT_MAX_DEPTH + 2)
+    text = read_limited(Path(adopt_file), limits.max_bytes, "Adopt data")
+    try:
+        data = loader.load_json(text.decode("utf-8", errors="replace"), adopt_file, limits).data
+    except TemplateError as error:
+        raise TemplateErrors([error])
     result = service.adopt_stack(
         name, data, [_source(e) for e in environments], _parameters(parameters),
         disable_rollback=not enable_rollback, timeout_mins=timeout_mins, listeners=_progress(wait, fmt),

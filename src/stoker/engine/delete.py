@@ -69,5 +69,5 @@ async def delete(context: ActionContext, limit: int, resume: bool = False) -> bo
     outcome = await delete_all(context, limit)
     ok = await actions.stack_finished(context, Action.DELETE, outcome)
     if ok:
-        context.store.delete_resources(record.id for record in context.runtime.records)
+        context.store.delete_resources(context.runtime.id, (record.id for record in context.runtime.records))
     return ok

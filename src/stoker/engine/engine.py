@@ -11,19 +11,20 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stoker.engine import actions, collector, maintenance
+from stoker.engine import actions, admission, collector, maintenance
 from stoker.engine import adopt as adopt_action
 from stoker.engine import create as create_action
 from stoker.engine import delete as delete_action
 from stoker.engine import snapshot as snapshot_action
 from stoker.engine import update as update_action
 from stoker.engine.clock import Clock
-from stoker.engine.errors import ActionInProgressError, StackNotFoundError
+from stoker.engine.errors import ActionInProgressError, NothingToResumeError
 from stoker.engine.events import Listener, Recorder
 from stoker.engine.handlers import HandlerRunner
 from stoker.engine.lifecycle import ActionContext, Stop
@@ -32,6 +33,7 @@ from stoker.engine.states import Action, Status
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
 from stoker.store import StackRecord, Store
+from stoker.store.locks import Fence, LockLostError, current_fence
 from stoker.store.records import TemplateRecord
 from stoker.template.hot import Template
 
@@ -54,6 +56,9 @@ class Job:
     # The requester already moved the stack row to this action IN_PROGRESS (a nested
     # stack's parent does, before it waits on the child): run it as a resume, quietly.
     queued: bool = False
+    # For UPDATE: stack settings the request changes (disable_rollback, timeout_mins,
+    # tags), written with the stack's UPDATE IN_PROGRESS once the job holds the lock.
+    stack_fields: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -65,6 +70,10 @@ class EngineSettings:
     poll_max_s: float = 2.0
     # Seconds a stack lock stays held without a heartbeat.
     lock_lease_s: float = 30.0
+    # Seconds a job waits for the lock of a stack whose action has ended (its job is
+    # releasing the lock), and a delete for the action it stops.
+    lock_finish_wait_s: float = 10.0
+    delete_stop_wait_s: float = 60.0
     # Seconds between looks for a user's cancel request.
     cancel_poll_s: float = 0.5
     # Events kept per stack after each action (-1: all).
@@ -233,33 +242,99 @@ class Engine:
                 del self._stop_requests[stack_id]
 
     async def run(self, job: Job) -> StackRecord:
-        """Run one job while holding the stack's lock (renewed by a heartbeat)."""
-        stack = self.store.get_stack(job.stack_id)
-        if stack is None:
-            raise StackNotFoundError(job.stack_id)
+        """Run one job while holding the stack's lock (renewed by a heartbeat).
+
+        Every write of the job carries its fence: once the lock is lost (a takeover, a
+        heartbeat that found the lock gone), the store refuses the job's writes and the
+        job stops without writing anything more."""
+        loop = asyncio.get_running_loop()
+        lost: asyncio.Future[tuple[str, bool | None]] = loop.create_future()
+
+        def on_lost() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nothing to stop
+                loop.call_soon_threadsafe(_settle, lost, ("Lock lost", False))
+
+        fence = Fence(job.stack_id, str(uuid.uuid4()), on_lost)
+        try:
+            stack = await self._take_lock(job, fence)
+        except NothingToResumeError:
+            current = self.store.get_stack(job.stack_id)
+            assert current is not None
+            return current
+        except Exception:
+            # What the request stored for a job that never ran goes again.
+            if job.template_id is not None:
+                self.store.prune_template(job.template_id)
+            if job.action == Action.SNAPSHOT and job.snapshot_id is not None and not job.resume:
+                self.store.delete_snapshot(job.snapshot_id)
+            raise
+        for key, value in job.stack_fields.items():
+            setattr(stack, key, value)
         lease = self.settings.lock_lease_s
-        holder = self.store.acquire_lock(stack.id, self.engine_id, lease)
-        if holder is not None:
-            raise ActionInProgressError(stack.name, f"{stack.state}, engine {holder.engine_id} (pid {holder.pid} on {holder.host}) holds its lock")
-        heartbeat = asyncio.create_task(self._heartbeat(stack.id, lease))
+        previous_fence = current_fence.set(fence)
+        heartbeat = asyncio.create_task(self._heartbeat(fence, lease, lost))
         if self._loop is None or self._loop.is_closed() or not self._children:
             self._loop = asyncio.get_running_loop()
         try:
             with collector.relaxed():
-                await self._run_with_timeout(job, stack)
+                await self._run_with_timeout(job, stack, lost)
                 await self._wait_children(stack.id)
+        except LockLostError:
+            _settle(lost, ("Lock lost", False))
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
-            self.store.release_lock(stack.id, self.engine_id)
-        if self.settings.max_events_per_stack >= 0:
+            self.store.release_lock(fence)
+            current_fence.reset(previous_fence)
+        if lost.done():
+            LOG.warning("stack %s: the %s job lost the stack's lock and stopped; its later writes were refused", stack.id, job.action)
+        elif self.settings.max_events_per_stack >= 0:
             self.store.prune_events(stack.id, self.settings.max_events_per_stack)
         result = self.store.get_stack(stack.id)
         assert result is not None
         return result
 
-    async def _run_with_timeout(self, job: Job, stack: StackRecord) -> None:
+    async def _take_lock(self, job: Job, fence: Fence) -> StackRecord:
+        """Take the stack's lock for the job, deciding under it whether the job may
+        start (engine/admission). A lock still held by a job whose action has ended is
+        waited for; a delete stops the action in progress and then takes the lock."""
+        admitted: list[StackRecord] = []
+
+        def admit(stack: StackRecord | None) -> None:
+            admission.admit(job, stack)
+            assert stack is not None
+            admitted[:] = [stack]
+
+        lease = self.settings.lock_lease_s
+        deleting = job.action == Action.DELETE and not job.resume
+        started = time.monotonic()
+        asked_to_stop = False
+        while True:
+            holder = self.store.acquire_lock(job.stack_id, fence.token, self.engine_id, lease, admit)
+            if holder is None:
+                return admitted[0]
+            stack = admitted[0]
+            waited = time.monotonic() - started
+            if deleting:
+                if not asked_to_stop:
+                    self._ask_to_stop(stack.id, "delete")
+                    asked_to_stop = True
+                if waited > self.settings.delete_stop_wait_s:
+                    raise ActionInProgressError(stack.name, f"{stack.state}: the action in progress did not stop within {self.settings.delete_stop_wait_s:g} s for the delete (pid {holder.pid} on {holder.host} holds its lock)")
+            elif stack.status == Status.IN_PROGRESS or waited > self.settings.lock_finish_wait_s:
+                raise ActionInProgressError(stack.name, f"{stack.state}, engine {holder.engine_id} (pid {holder.pid} on {holder.host}) holds its lock")
+            await asyncio.sleep(0.05)
+
+    def _ask_to_stop(self, stack_id: str, mode: str) -> None:
+        """Ask the job holding a stack's lock to stop: through the store (any process
+        polls it), and at once when that job runs in this engine."""
+        self.store.request_cancel(stack_id, mode)
+        request = self._stop_requests.get(stack_id)
+        if request is not None:
+            _settle(request, (_DELETE_STOP_REASON, False))
+
+    async def _run_with_timeout(self, job: Job, stack: StackRecord, lost: asyncio.Future[tuple[str, bool | None]]) -> None:
         """Run the job under supervision: the stack's timeout_mins (create and update) and
         a user's cancel request both stop it. In-flight resources then become FAILED
         "... aborted", the stack FAILED with the reason, and the action is rolled back
@@ -268,16 +343,24 @@ class Engine:
         action = Action(stack.action) if job.resume else job.action
         task = asyncio.create_task(self._dispatch(job, stack, stop))
         guards = [
-            asyncio.create_task(self._watch_cancel(stack.id)),
+            asyncio.create_task(self._watch_cancel(current_fence.get())),
             asyncio.create_task(self._watch_stop(stack.id)),
         ]
         if stack.timeout_mins and action in (Action.CREATE, Action.UPDATE):
             guards.append(asyncio.create_task(self._watch_timeout(stack.timeout_mins)))
         try:
-            done, _ = await asyncio.wait({task, *guards}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait({task, lost, *guards}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for guard in guards:
                 guard.cancel()
+        if lost.done():
+            # Nothing more may be written: stop everything, record nothing.
+            stop.reason = "the job lost the stack's lock"
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            await self.stop_children(stack.id, "the parent stack's job lost its lock")
+            return
         if task in done:
             task.result()
             return
@@ -304,11 +387,15 @@ class Engine:
         await self.clock.sleep(timeout_mins * 60)
         return f"Timed out: the action took longer than timeout_mins ({timeout_mins} minutes)", None
 
-    async def _watch_cancel(self, stack_id: str) -> tuple[str, bool | None]:
-        # Polled, not pushed: the request may come from another process (stoker stack cancel).
+    async def _watch_cancel(self, fence: Fence | None) -> tuple[str, bool | None]:
+        # Polled, not pushed: the request may come from another process (stoker stack
+        # cancel, or a delete of the stack).
+        assert fence is not None
         while True:
             await asyncio.sleep(self.settings.cancel_poll_s)
-            mode = self.store.cancel_requested(stack_id, self.engine_id)
+            mode = self.store.cancel_requested(fence)
+            if mode == "delete":
+                return _DELETE_STOP_REASON, False
             if mode:
                 return "Cancelled by the user" + (" (rolling back)" if mode == "rollback" else ""), mode == "rollback"
 
@@ -338,16 +425,35 @@ class Engine:
         )
         await update_action.update(context, old_template, limit, action=Action.RESTORE)
 
+    @contextlib.asynccontextmanager
+    async def holding(self, stack_id: str) -> AsyncIterator[StackRecord]:
+        """Hold an idle top-level stack's lock for a short change that is no action of
+        its own (deleting a snapshot, abandoning, marking a resource unhealthy); the
+        stack, as it is under the lock, is yielded and the changes are fenced."""
+        fence = Fence(stack_id, str(uuid.uuid4()))
+        admitted: list[StackRecord] = []
+
+        def admit(stack: StackRecord | None) -> None:
+            admission.admit_idle(stack, stack_id)
+            assert stack is not None
+            admitted.append(stack)
+
+        holder = self.store.acquire_lock(stack_id, fence.token, self.engine_id, self.settings.lock_lease_s, admit)
+        if holder is not None:
+            stack = admitted[0]
+            raise ActionInProgressError(stack.name, f"{stack.state}, engine {holder.engine_id} (pid {holder.pid} on {holder.host}) holds its lock")
+        previous_fence = current_fence.set(fence)
+        try:
+            yield admitted[0]
+        finally:
+            self.store.release_lock(fence)
+            current_fence.reset(previous_fence)
+
     async def delete_snapshot(self, stack: StackRecord, snapshot_id: str) -> None:
         """Delete one snapshot (plugins drop what they kept for it) under the stack's lock."""
-        holder = self.store.acquire_lock(stack.id, self.engine_id, self.settings.lock_lease_s)
-        if holder is not None:
-            raise ActionInProgressError(stack.name, f"{stack.state}, engine {holder.engine_id} holds its lock")
-        try:
-            record = next(s for s in self.store.list_snapshots(stack.id) if s.id == snapshot_id)
-            await snapshot_action.delete_snapshot(self._context(self.load_runtime(stack), Stop()), record)
-        finally:
-            self.store.release_lock(stack.id, self.engine_id)
+        async with self.holding(stack.id) as current:
+            record = next(s for s in self.store.list_snapshots(current.id) if s.id == snapshot_id)
+            await snapshot_action.delete_snapshot(self._context(self.load_runtime(current), Stop()), record)
 
     async def _rollback_update(self, stack: StackRecord, stop: Stop) -> None:
         failed = self.load_runtime(stack).template
@@ -358,11 +464,14 @@ class Engine:
         )
         await update_action.rollback(context, failed, self.settings.max_in_flight, resume=True)
 
-    async def _heartbeat(self, stack_id: str, lease_s: float) -> None:
-        # Renew at a third of the lease so two missed beats still leave it held.
+    async def _heartbeat(self, fence: Fence, lease_s: float, lost: asyncio.Future[tuple[str, bool | None]]) -> None:
+        # Renew at a third of the lease so two missed beats still leave it held. A lock
+        # that is gone (taken over, released by a delete) stops the job.
         while True:
             await asyncio.sleep(lease_s / 3)
-            await self.store.renew_lock_async(stack_id, self.engine_id, lease_s)
+            if not await self.store.renew_lock_async(fence, lease_s):
+                _settle(lost, ("Lock lost", False))
+                return
 
     async def _dispatch(self, job: Job, stack: StackRecord, stop: Stop) -> None:
         limit = self.settings.max_in_flight
@@ -416,6 +525,7 @@ class Engine:
                     prev_raw_template_id=stack.raw_template_id,
                     parameters=dict(job.parameters),
                     prev_parameters=dict(stack.parameters),
+                    **job.stack_fields,
                 )
             if not await update_action.update(context, old_template, limit) and not stack.disable_rollback:
                 current = self.store.get_stack(stack.id)
@@ -468,3 +578,11 @@ class Engine:
     def _context(self, runtime: StackRuntime, stop: Stop) -> ActionContext:
         recorder = Recorder(self.store, runtime.stack, list(self.listeners))
         return ActionContext(runtime, recorder, self.runner, self.store, stop)
+
+
+_DELETE_STOP_REASON = "Stopped: the stack is being deleted"
+
+
+def _settle(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)

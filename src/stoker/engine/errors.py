@@ -5,6 +5,7 @@
         StackNotFoundError       no live stack by that name or id
         StackExistsError         a live stack already has that name
         ActionInProgressError    the stack is busy with another action
+        NothingToResumeError     a resumed job found its stack no longer in progress
         ActionFailedError        the stack action ended FAILED (carries the reason)
 """
 
@@ -28,6 +29,11 @@ class StackExistsError(EngineError):
 class ActionInProgressError(EngineError):
     def __init__(self, name: str, state: str):
         super().__init__(f"Stack {name} is busy: {state}", hint="wait for the action to finish")
+
+
+class NothingToResumeError(EngineError):
+    def __init__(self, name: str, state: str):
+        super().__init__(f"Stack {name} is {state}: there is no action in progress to finish")
 
 
 class ActionFailedError(EngineError):

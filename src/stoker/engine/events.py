@@ -65,7 +65,7 @@ class Recorder:
 
     async def resource_state(self, record: ResourceRecord, action: Action, status: Status, reason: str = "state changed", **fields: Any) -> None:
         event = resource_event(record, action, status, reason, fields.get("physical_resource_id"))
-        await self.store.update_resource_async(record.id, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
+        await self.store.update_resource_async(record, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
         record.action, record.status, record.status_reason = str(action), str(status), reason
         for key, value in fields.items():
             setattr(record, key, value)

@@ -20,6 +20,7 @@ from typing import Any
 from stoker.engine.clock import Clock
 from stoker.engine.states import Action
 from stoker.sdk.resource import Resource
+from stoker.store.locks import current_fence
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,9 @@ class _Threads:
     that end while the loop has not yet collected earlier ones are handed back with
     them, in one wake-up per loop.
 
+    A call runs with the fence (store.locks) of the job that submitted it, so what a
+    plugin persists from its handler is refused once that job has lost its lock.
+
     Threads start as needed, up to ``limit``, and stop at ``close`` after the calls
     already queued. A call whose future was cancelled before a thread took it is
     skipped (as the executor skips a cancelled concurrent Future); one already running
@@ -82,7 +86,7 @@ class _Threads:
     def __init__(self, limit: int, name: str):
         self.limit = limit
         self.name = name
-        self._calls: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any], Callable[[], Any]] | None] = queue.SimpleQueue()
+        self._calls: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any], Callable[[], Any], Any] | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         # Guards _idle, _queued, _threads and _finished. A thread starts when the calls
         # queued outnumber the idle threads. _finished holds, per loop, the calls ended
@@ -101,7 +105,7 @@ class _Threads:
                 self._threads.append(thread)
                 self._idle += 1  # idle from now: the calls queued meanwhile count it
                 thread.start()
-        self._calls.put((loop, future, function))
+        self._calls.put((loop, future, function, current_fence.get()))
 
     def close(self) -> None:
         with self._lock:
@@ -120,8 +124,9 @@ class _Threads:
                     self._queued -= 1
             if call is None:
                 return
-            loop, future, function = call
+            loop, future, function, fence = call
             if not future.cancelled():
+                current_fence.set(fence)
                 try:
                     outcome: tuple[Any, BaseException | None] = (function(), None)
                 except StopIteration as error:  # a future cannot carry it (as in coroutines)

@@ -51,6 +51,6 @@ async def pause(context: Any, record: ResourceRecord, action: Action, when: str)
         await context.recorder.resource_state(
             record, action, Status.IN_PROGRESS if when == "pre" else Status.COMPLETE, f"{action} paused until Hook {hook} is cleared", hook=hook
         )
-    while context.store.resource_hook(record.id) == hook:
+    while context.store.resource_hook(record) == hook:
         await asyncio.sleep(context.hook_poll_s)
     record.hook = None

@@ -23,6 +23,7 @@ from stoker.sdk.properties import Properties
 from stoker.sdk.resource import Resource
 from stoker.sdk.stack_resource import StackResource
 from stoker.store import ResourceRecord, Store
+from stoker.template import budget
 from stoker.template.definitions import ResourceDefinition
 
 
@@ -96,7 +97,7 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
     instance.action, instance.status = action, Status.IN_PROGRESS
 
     def finish() -> tuple[dict[str, Any], dict[str, Any]]:
-        return instance.properties.resolved(), runtime.attributes_to_store(record) if action != Action.DELETE else {}
+        return budget.stored_values(record.name, instance.properties.resolved(), runtime.attributes_to_store(record) if action != Action.DELETE else {})
 
     try:
         properties, attributes = await context.runner.resume(instance, action, token["token"], after=finish)
@@ -126,7 +127,7 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
         instance.action, instance.status = Action.CREATE, Status.IN_PROGRESS
 
         def finish() -> tuple[dict[str, Any], dict[str, Any]]:
-            return instance.properties.resolved(), runtime.attributes_to_store(record)
+            return budget.stored_values(record.name, instance.properties.resolved(), runtime.attributes_to_store(record))
 
         properties, attributes = await context.runner.run(
             instance,
@@ -198,7 +199,7 @@ async def _save_token(context: ActionContext, record: ResourceRecord, token: Any
     except (TypeError, ValueError):
         pass
     if fields:
-        await context.store.update_resource_async(record.id, **fields)
+        await context.store.update_resource_async(record, **fields)
     record.handler_token = fields.get("handler_token")
 
 
@@ -389,7 +390,7 @@ async def _update_in_place(context: ActionContext, record: ResourceRecord, defin
             # Attributes come from the new values (the plugin saw the old ones as
             # self.properties during handle_update).
             runtime.instance(record, definition, fresh=True)
-            return runtime.attributes_to_store(record)
+            return budget.check_each(runtime.attributes_to_store(record), "attribute", f"resources.{record.name}.attributes")
 
         attributes = await context.runner.run(
             instance,
@@ -424,7 +425,7 @@ async def replace_resource(context: ActionContext, record: ResourceRecord, defin
     """Create the replacement first; the old resource is deleted in the cleanup phase."""
     runtime, store = context.runtime, context.store
     replacement = runtime.new_record(definition, replaces=record.id)
-    await store.insert_replacement_async(replacement, record.id)
+    await store.insert_replacement_async(replacement, record)
     record.current, record.replaced_by = False, replacement.id
     runtime.records.append(replacement)
     runtime.current[definition.name] = replacement

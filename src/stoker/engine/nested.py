@@ -195,8 +195,19 @@ class ChildStacks:
         )
 
     def validate(
-        self, resource: Resource, template: Mapping[str, Any], params: Mapping[str, Any]
+        self,
+        resource: Resource,
+        template: Mapping[str, Any],
+        params: Mapping[str, Any],
+        resource_count: int | None = None,
     ) -> None:
+        limit = self.engine.settings.max_resources_per_stack
+        if resource_count is not None and 0 <= limit < resource_count:
+            raise ValidationError(
+                f"The nested stack would have {resource_count} resources; a stack may have at most {limit}",
+                path=f"resources.{resource.name}",
+                hint="raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack",
+            )
         self._checked(resource, template, params, self._record(resource, "None", params, None))
 
     # -- actions -----------------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import Any
 from stoker.engine.stack import StackRuntime
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.properties import contains_unresolved
+from stoker.template import budget
 
 
 def resolve_outputs(runtime: StackRuntime, names: list[str] | None = None) -> list[dict[str, Any]]:
@@ -22,7 +23,7 @@ def resolve_outputs(runtime: StackRuntime, names: list[str] | None = None) -> li
                 entry["output_value"] = None
                 entry["output_error"] = "The output depends on resources that are not created"
             else:
-                entry["output_value"] = value
+                entry["output_value"] = budget.check(value, f"The output {name!r}", f"outputs.{name}.value")
         except StokerError as error:
             entry["output_value"] = None
             entry["output_error"] = str(error)

@@ -112,7 +112,7 @@ class _Hooks:
         fields: dict[str, Any] = {"physical_resource_id": physical_id}
         if self.pending_data is not None:
             fields["data"] = self.pending_data
-        self.store.update_resource(self.record.id, **fields)
+        self.store.update_resource(self.record, **fields)
         self.record.physical_resource_id = physical_id
         self.pending_data = None
 
@@ -122,7 +122,7 @@ class _Hooks:
         if self.record.handler_token is not None:
             # Polling (check_*_complete): the next write may be the final state, long
             # after; what a check records (a batch done) must survive a crash now.
-            self.store.update_resource(self.record.id, data=self.pending_data)
+            self.store.update_resource(self.record, data=self.pending_data)
             self.pending_data = None
 
     def client_plugin(self, resource: Resource, name: str | None) -> Any:

@@ -50,7 +50,7 @@ async def update(context: ActionContext, old_template: Template, limit: int, act
         requirements: Graph[str] = dependency_graph(old_template.resources)
         cleanup = await delete_all(context, limit, leftovers, requirements)
         deleted = [r for r in leftovers if r.action == Action.DELETE and r.status == Status.COMPLETE or r.action == "INIT"]
-        context.store.delete_resources(r.id for r in deleted)
+        context.store.delete_resources(context.runtime.id, (r.id for r in deleted))
         gone = {r.id for r in deleted}
         runtime.records = [r for r in runtime.records if r.id not in gone]
         for name in [n for n, r in runtime.current.items() if r.id in gone]:
@@ -74,7 +74,7 @@ async def rollback(context: ActionContext, failed_template: Template, limit: int
             continue
         if name not in runtime.template.resources or previous.type != runtime.template.resources[name].resource_type:
             continue
-        await context.store.swap_current_async(previous.id, record.id)
+        await context.store.swap_current_async(previous, record)
         previous.current, previous.replaced_by = True, None
         record.current = False
         runtime.current[name] = previous

@@ -18,6 +18,7 @@ from stoker.engine.stack import dependency_graph, parameter_values
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry, UnknownResourceTypeError
 from stoker.graph import CycleError
+from stoker.masking import HiddenValues
 from stoker.sdk import support
 from stoker.sdk.clients import Clients
 from stoker.sdk.exceptions import StokerError, ValidationError
@@ -100,7 +101,7 @@ class _NestedValidation:
     def __call__(self, resource: Resource) -> _NestedValidation:
         return self
 
-    def validate(self, resource: Resource, template: Any, params: Mapping[str, Any]) -> None:
+    def validate(self, resource: Resource, template: Any, params: Mapping[str, Any], resource_count: int | None = None) -> None:
         from stoker.engine.nested import child_environment, child_template, depth_error, errors_text
 
         source = resource.child_source() if isinstance(resource, StackResource) else None
@@ -128,6 +129,7 @@ class _NestedValidation:
             )
         except TemplateErrors as problems:
             raise ValidationError(errors_text(problems), path=where)
+        result.resource_count = resource_count
         self.results[resource.name] = result
 
 
@@ -160,6 +162,9 @@ class ValidationResult:
     warnings: list[str] = field(default_factory=list)
     # resource name -> the validation of its nested stack (nested stack resources only)
     nested: dict[str, ValidationResult] = field(default_factory=dict)
+    # How many resources the stack will have, when ``template`` stands for more (a
+    # group's nested stack is validated with one member of ``count``).
+    resource_count: int | None = None
 
 
 def _attribute_errors(template: Template, classes: Mapping[str, type[Resource]]) -> list[TemplateError]:
@@ -297,8 +302,12 @@ def validate(
     except CycleError as error:
         errors.append(TemplateError(str(error), path=f"resources.{error.cycle[0]}", hint="remove one of these dependencies"))
     if errors:
+        # A property error quotes the value it refuses, which may be a hidden parameter's.
+        hidden = HiddenValues.of(template.parameters, user_params, params, environment.parameters, environment.parameter_defaults)
         for error in errors:
             template.place(error)  # position, and the path as the template spells it
+            error.message = hidden.text(error.message)
+            error.args = (error.message,)
         raise TemplateErrors(errors)
     warnings.extend(support_warnings(template, classes))
     return ValidationResult(template, params, classes, warnings, nested.results)
@@ -391,3 +400,21 @@ def check_resource_limit(template: Template, limit: int) -> None:
             path="resources",
             hint="raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack",
         )
+
+
+def check_resource_limits(result: ValidationResult, limit: int, path: str = "") -> None:
+    """``check_resource_limit`` for a validated template and, level by level, every nested
+    template it would create: template validate refuses what a create would refuse."""
+    try:
+        check_resource_limit(result.template, limit)
+        if result.resource_count is not None and 0 <= limit < result.resource_count:
+            raise ValidationError(
+                f"The nested stack would have {result.resource_count} resources; a stack may have at most {limit}",
+                hint="raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack",
+            )
+    except ValidationError as error:
+        if not path:
+            raise
+        raise ValidationError(error.message, path=f"{path}.resources", hint=error.hint)
+    for name, child in result.nested.items():
+        check_resource_limits(child, limit, f"{path}.resources.{name}" if path else f"resources.{name}")

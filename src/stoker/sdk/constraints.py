@@ -8,9 +8,10 @@ here so a plugin schema that misuses one is rejected when the plugin registers.
 from __future__ import annotations
 
 import numbers
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from stoker.sdk import patterns
 
 __all__ = ["AllowedPattern", "AllowedValues", "BaseCustomConstraint", "Constraint", "CustomConstraint", "Length", "Modulo", "Range"]
 
@@ -157,9 +158,11 @@ class AllowedPattern(Constraint):
 
     def __init__(self, pattern: str, description: str | None = None):
         super().__init__(description)
+        # Matched by RE2, in time linear in the value: the pattern and the value may both
+        # come from a user, and a backtracking pattern would hold the process for ever.
         try:
-            self.match = re.compile(pattern).fullmatch
-        except re.error as error:
+            self.match = patterns.compile(pattern).fullmatch
+        except patterns.PatternError as error:
             raise ValueError(f"AllowedPattern {pattern!r} is not a valid regular expression: {error}")
         self.pattern = pattern
 

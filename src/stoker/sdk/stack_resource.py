@@ -84,9 +84,15 @@ class NestedStacks(Protocol):
     def view(self, resource: Resource) -> NestedView: ...
 
     def validate(
-        self, resource: Resource, template: Mapping[str, Any], params: Mapping[str, Any]
+        self,
+        resource: Resource,
+        template: Mapping[str, Any],
+        params: Mapping[str, Any],
+        resource_count: int | None = None,
     ) -> None:
-        """Validate a would-be child (raises ValidationError naming every problem)."""
+        """Validate a would-be child (raises ValidationError naming every problem).
+        ``resource_count``: how many resources the child will have when ``template``
+        stands for more (a group validates one member of many)."""
         ...
 
 

@@ -1,16 +1,24 @@
-"""Stack locks: at most one engine acts on a stack at a time.
+"""Stack locks: at most one job acts on a stack at a time, and only while it holds it.
 
 A lock is a row with a lease. The holder renews it (heartbeat) well before it expires;
 a lock whose lease has expired, or whose holder is a process on this host that no
 longer exists, may be taken over. Taking a lock is one conditional statement, so two
-engines racing for it cannot both win (PostgreSQL and SQLite both serialise it).
+jobs racing for it cannot both win (PostgreSQL and SQLite both serialise it).
+
+Every acquisition gets a new ``token``. A job's writes carry it as their ``Fence``, and
+the store's writer refuses a write whose token the lock row no longer has (the stack
+was deleted, another job took the lock over, the lock was released): a job that lost
+its lock can change nothing. Two jobs of one engine are two holders: a second job never
+"re-enters" a lock the first holds.
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import socket
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
@@ -27,6 +35,7 @@ class LockHolder:
     host: str
     pid: int
     expires_at: datetime
+    token: str = ""
 
     def alive(self, now: datetime) -> bool:
         """Whether this holder may still be working on the stack."""
@@ -60,43 +69,81 @@ def _insert_for(connection: Connection):
     return insert
 
 
+@dataclass(frozen=True)
+class Fence:
+    """What a job's writes carry: the stack whose lock it holds and the token it got.
+
+    ``lost`` is called (from the store's writer thread) when a write is refused because
+    the lock no longer carries the token, so the job stops at once."""
+
+    stack_id: str
+    token: str
+    lost: Callable[[], None] = field(default=lambda: None, compare=False, hash=False)
+
+
+class LockLostError(Exception):
+    """A write of a job that no longer holds its stack's lock (refused, not written)."""
+
+    def __init__(self, fence: Fence):
+        super().__init__(f"the job no longer holds the lock of stack {fence.stack_id}: its write was refused")
+        self.fence = fence
+
+
+# The fence of the job running in this context: set by the engine while a job holds a
+# lock; the store's writes pick it up (handler threads get the context of their call).
+current_fence: contextvars.ContextVar[Fence | None] = contextvars.ContextVar("stoker_fence", default=None)
+
+
 def holder(connection: Connection, stack_id: str) -> LockHolder | None:
     table = tables.stack_locks
     row = connection.execute(sa.select(table).where(table.c.stack_id == stack_id)).first()
-    return LockHolder(row.engine_id, row.host, row.pid, row.expires_at) if row else None
+    return LockHolder(row.engine_id, row.host, row.pid, row.expires_at, row.token) if row else None
 
 
-def acquire(connection: Connection, stack_id: str, engine_id: str, now: datetime, lease: timedelta) -> LockHolder | None:
-    """Take the lock; returns None on success, else the live holder."""
+def acquire(connection: Connection, stack_id: str, token: str, engine_id: str, now: datetime, lease: timedelta) -> LockHolder | None:
+    """Take the lock with a new ``token``; returns None on success, else the live holder."""
     table = tables.stack_locks
     current = holder(connection, stack_id)
-    values = {"engine_id": engine_id, "host": HOST, "pid": os.getpid(), "expires_at": now + lease, "cancel": None}
+    values = {"engine_id": engine_id, "token": token, "host": HOST, "pid": os.getpid(), "expires_at": now + lease, "cancel": None}
     if current is None:
         insert = _insert_for(connection)(table).values(stack_id=stack_id, **values).on_conflict_do_nothing(index_elements=["stack_id"])
-        if connection.execute(insert).rowcount == 1:
-            return None
+        connection.execute(insert)
+        # Whose row it is tells who won (drivers disagree on rowcount after DO NOTHING).
         current = holder(connection, stack_id)
         if current is None:  # released between the two statements: try again
-            return acquire(connection, stack_id, engine_id, now, lease)
-    if current.engine_id != engine_id and current.alive(now):
+            return acquire(connection, stack_id, token, engine_id, now, lease)
+        if current.token == token:
+            return None
+    if current.alive(now):
         return current
     # Take over: only if the row is still what we judged dead (no one else took it).
-    result = connection.execute(
-        table.update()
-        .where(table.c.stack_id == stack_id, table.c.engine_id == current.engine_id, table.c.expires_at == current.expires_at)
-        .values(**values)
-    )
+    result = connection.execute(table.update().where(table.c.stack_id == stack_id, table.c.token == current.token).values(**values))
     if result.rowcount == 1:
         return None
     return holder(connection, stack_id) or current
 
 
-def renew(connection: Connection, stack_id: str, engine_id: str, now: datetime, lease: timedelta) -> bool:
+def renew(connection: Connection, fence: Fence, now: datetime, lease: timedelta) -> bool:
     table = tables.stack_locks
     result = connection.execute(
-        table.update().where(table.c.stack_id == stack_id, table.c.engine_id == engine_id).values(expires_at=now + lease)
+        table.update().where(table.c.stack_id == fence.stack_id, table.c.token == fence.token).values(expires_at=now + lease)
     )
     return result.rowcount == 1
+
+
+def held_tokens(connection: Connection, stack_ids: Iterable[str]) -> dict[str, str]:
+    """stack id -> the token its lock carries now. On PostgreSQL the rows stay share-locked
+    until the transaction ends, so no takeover or release can slip in before the writes
+    this check admits are committed (SQLite's write transaction already excludes them)."""
+    return {row[0]: row[1] for row in connection.execute(_HELD_TOKENS, {"stack_ids": list(stack_ids)})}
+
+
+# Built once: it runs at the start of every transaction that carries a job's writes.
+_HELD_TOKENS = (
+    sa.select(tables.stack_locks.c.stack_id, tables.stack_locks.c.token)
+    .where(tables.stack_locks.c.stack_id.in_(sa.bindparam("stack_ids", expanding=True)))
+    .with_for_update(read=True)
+)
 
 
 def request_cancel(connection: Connection, stack_id: str, mode: str) -> bool:
@@ -105,13 +152,13 @@ def request_cancel(connection: Connection, stack_id: str, mode: str) -> bool:
     return connection.execute(table.update().where(table.c.stack_id == stack_id).values(cancel=mode)).rowcount == 1
 
 
-def cancel_requested(connection: Connection, stack_id: str, engine_id: str) -> str | None:
+def cancel_requested(connection: Connection, fence: Fence) -> str | None:
     table = tables.stack_locks
     return connection.execute(
-        sa.select(table.c.cancel).where(table.c.stack_id == stack_id, table.c.engine_id == engine_id)
+        sa.select(table.c.cancel).where(table.c.stack_id == fence.stack_id, table.c.token == fence.token)
     ).scalar()
 
 
-def release(connection: Connection, stack_id: str, engine_id: str) -> None:
+def release(connection: Connection, fence: Fence) -> None:
     table = tables.stack_locks
-    connection.execute(table.delete().where(table.c.stack_id == stack_id, table.c.engine_id == engine_id))
+    connection.execute(table.delete().where(table.c.stack_id == fence.stack_id, table.c.token == fence.token))

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import locks, tables
-from stoker.store.locks import LockHolder
+from stoker.store.locks import Fence, LockHolder
 from stoker.store.records import (
     EventRecord,
     ResourceRecord,
@@ -31,9 +31,9 @@ from stoker.store.records import (
     StackRecord,
     TemplateRecord,
 )
-from stoker.store.writer import Statements, WriteQueue
+from stoker.store.writer import Statements, WriteQueue, run_statements
 
-HEAD_REVISION = "0005"
+HEAD_REVISION = "0006"
 
 
 def utcnow() -> datetime:
@@ -121,8 +121,16 @@ _event_getter = operator.attrgetter(*_EVENT_VALUE_FIELDS)
 
 def _update_statement(table: sa.Table, fields: frozenset[str]) -> sa.Update:
     """An UPDATE by id with bound parameters; built once per set of fields (building
-    statements per call costs more than running them)."""
-    return table.update().where(table.c.id == sa.bindparam("_id")).values({name: sa.bindparam(name) for name in sorted(fields)})
+    statements per call costs more than running them). A resource row is named by its
+    stack too, never by its id alone."""
+    where = [table.c.id == sa.bindparam("_id")]
+    if table is tables.resources:
+        where.append(table.c.stack_id == sa.bindparam("_stack_id"))
+    return table.update().where(*where).values({name: sa.bindparam(name) for name in sorted(fields)})
+
+
+class StackNameTakenError(Exception):
+    """Another live stack of the project has the name (the database refused the row)."""
 
 
 class Store:
@@ -140,13 +148,13 @@ class Store:
         replacement_id = sa.select(resources.c.id).where(resources.c.uuid == sa.bindparam("_replacement")).scalar_subquery()
         self._retire_statement = (
             resources.update()
-            .where(resources.c.id == sa.bindparam("_id"))
+            .where(resources.c.id == sa.bindparam("_id"), resources.c.stack_id == sa.bindparam("_stack_id"))
             .values(current=sa.bindparam("current"), replaced_by=replacement_id, updated_at=sa.bindparam("updated_at"))
         )
         self._insert_event_statement = tables.events.insert()
 
-    def _update(self, connection: Connection, table: sa.Table, row_id: Any, fields: dict[str, Any]) -> None:
-        connection.execute(self._update_statement_for(table, fields), {"_id": row_id, **fields})
+    def _update_resource(self, connection: Connection, record: ResourceRecord, fields: dict[str, Any]) -> None:
+        connection.execute(self._update_statement_for(tables.resources, fields), {"_id": record.id, "_stack_id": record.stack_id, **fields})
 
     def close(self) -> None:
         self.writes.close()
@@ -164,14 +172,26 @@ class Store:
                 return
         from stoker.store.migrations import upgrade
 
-        with _migrate_lock, self._write_engine.begin() as connection:
-            if not self.is_sqlite:
-                # Serialise migrating processes; released when this transaction ends.
-                connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext('stoker.migrate.' || current_schema()))"))
-            # Another process may have migrated while this one waited for the lock.
-            if _revision(connection) == HEAD_REVISION:
-                return
-            upgrade(connection)
+        with _migrate_lock, self._write_engine.connect() as connection:
+            if self.is_sqlite:
+                # Rebuilding a table others refer to (SQLite's only way to change it)
+                # drops it first: foreign keys are checked once, before the commit,
+                # instead. The pragma works only outside a transaction.
+                connection.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")
+            try:
+                with connection.begin():
+                    if not self.is_sqlite:
+                        # Serialise migrating processes; released when this transaction ends.
+                        connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext('stoker.migrate.' || current_schema()))"))
+                    # Another process may have migrated while this one waited for the lock.
+                    if _revision(connection) == HEAD_REVISION:
+                        return
+                    upgrade(connection)
+                    if self.is_sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first() is not None:
+                        raise RuntimeError("the migration would break foreign keys; nothing was changed")
+            finally:
+                if self.is_sqlite:
+                    connection.connection.dbapi_connection.execute("PRAGMA foreign_keys=ON")
 
     # -- templates ----------------------------------------------------------------
 
@@ -195,11 +215,32 @@ class Store:
         values["created_at"] = values["created_at"] or utcnow()
 
         def write(connection: Connection) -> None:
-            connection.execute(tables.stacks.insert(), values)
+            if record.owner_id is None and self._name_taken(connection, record):
+                raise StackNameTakenError(record.name)
+            try:
+                # A savepoint: the loser of a race (the index refuses its row) fails
+                # alone, not the writes batched with it.
+                with connection.begin_nested():
+                    connection.execute(tables.stacks.insert(), values)
+            except sa.exc.IntegrityError:
+                if record.owner_id is None and self._name_taken(connection, record):
+                    raise StackNameTakenError(record.name)
+                raise
             if event is not None:
                 self._insert_event(connection, event)
 
         self.writes.run(write)
+
+    @staticmethod
+    def _name_taken(connection: Connection, record: StackRecord) -> bool:
+        table = tables.stacks
+        query = sa.select(table.c.id).where(
+            table.c.project_id == record.project_id,
+            table.c.name == record.name,
+            table.c.deleted_at.is_(None),
+            table.c.owner_id.is_(None),
+        )
+        return connection.execute(query).first() is not None
 
     def _stack(self, row: Any) -> StackRecord:
         return StackRecord(**{name: getattr(row, name) for name in _STACK_FIELDS})
@@ -250,9 +291,44 @@ class Store:
     async def update_stack_async(self, stack_id: str, event: EventRecord | None = None, **fields: Any) -> None:
         await self.writes.submit_async(self._stack_write(stack_id, event, fields))
 
-    def _stack_write(self, stack_id: str, event: EventRecord | None, fields: dict[str, Any]) -> Statements:
+    def _stack_write(self, stack_id: str, event: EventRecord | None, fields: dict[str, Any]) -> Statements | Any:
         fields.setdefault("updated_at", utcnow())
+        if "raw_template_id" in fields or "prev_raw_template_id" in fields:
+            return self._template_switch(stack_id, event, fields)
         return self._statements_for(tables.stacks, stack_id, fields, event)
+
+    def _template_switch(self, stack_id: str, event: EventRecord | None, fields: dict[str, Any]) -> Any:
+        """A write that changes which templates a stack refers to: the templates it lets
+        go of are deleted in the same transaction when no other stack refers to them
+        (snapshots keep their own copy; events name none)."""
+        statements = self._statements_for(tables.stacks, stack_id, fields, event)
+        stacks = tables.stacks
+
+        def write(connection: Connection) -> None:
+            before = connection.execute(
+                sa.select(stacks.c.raw_template_id, stacks.c.prev_raw_template_id).where(stacks.c.id == stack_id)
+            ).first()
+            run_statements(connection, statements)
+            if before is not None:
+                self._prune_templates(connection, {before.raw_template_id, before.prev_raw_template_id})
+
+        return write
+
+    @staticmethod
+    def _prune_templates(connection: Connection, candidates: Iterable[int | None]) -> int:
+        """Delete the candidate templates no stack refers to; returns how many went."""
+        ids = [template_id for template_id in candidates if template_id]
+        if not ids:
+            return 0
+        templates, stacks = tables.raw_templates, tables.stacks
+        referenced = sa.select(stacks.c.id).where(
+            sa.or_(stacks.c.raw_template_id == templates.c.id, stacks.c.prev_raw_template_id == templates.c.id)
+        )
+        return connection.execute(templates.delete().where(templates.c.id.in_(ids), ~referenced.exists())).rowcount
+
+    def prune_template(self, template_id: int) -> int:
+        """Delete a stored template no stack refers to (one a refused request stored)."""
+        return self.writes.run(lambda connection: self._prune_templates(connection, [template_id]), fence=None)
 
     def _update_statement_for(self, table: sa.Table, fields: dict[str, Any]) -> sa.Update:
         key = (table.name, frozenset(fields))
@@ -261,9 +337,10 @@ class Store:
             statement = self._statements[key] = _update_statement(table, key[1])
         return statement
 
-    def _statements_for(self, table: sa.Table, row_id: Any, fields: dict[str, Any], event: EventRecord | None) -> Statements:
+    def _statements_for(self, table: sa.Table, row_id: Any, fields: dict[str, Any], event: EventRecord | None, stack_id: str | None = None) -> Statements:
         """An UPDATE of one row and, with it, the event that records the change."""
-        ops: list[tuple[Any, dict[str, Any], Any]] = [(self._update_statement_for(table, fields), {"_id": row_id, **fields}, (table.name, row_id))]
+        parameters = {"_id": row_id, **fields} if stack_id is None else {"_id": row_id, "_stack_id": stack_id, **fields}
+        ops: list[tuple[Any, dict[str, Any], Any]] = [(self._update_statement_for(table, fields), parameters, (table.name, row_id))]
         if event is not None:
             ops.append((self._insert_event_statement, self._event_values(event), None))
         return Statements(ops)
@@ -281,23 +358,24 @@ class Store:
         if records:
             await self.writes.submit_async(self._insert_resources_write(records))
 
-    async def insert_replacement_async(self, replacement: ResourceRecord, old_id: int) -> None:
+    async def insert_replacement_async(self, replacement: ResourceRecord, old: ResourceRecord) -> None:
         """Insert a replacement and retire the old record in one transaction, so a crash
         never leaves two current records for one name."""
         write = self._insert_resources_write([replacement])
         # The old row points at the new one by its id, looked up by uuid in the same
         # transaction: so the write needs no answer from the insert, only its order.
-        write.ops.append((self._retire_statement, {"_id": old_id, "_replacement": replacement.uuid, "current": False, "updated_at": utcnow()}, (tables.resources.name, old_id)))
+        parameters = {"_id": old.id, "_stack_id": old.stack_id, "_replacement": replacement.uuid, "current": False, "updated_at": utcnow()}
+        write.ops.append((self._retire_statement, parameters, (tables.resources.name, old.id)))
         write.ordered = True
         await self.writes.submit_async(write)
 
-    async def swap_current_async(self, restored_id: int, retired_id: int) -> None:
+    async def swap_current_async(self, restored: ResourceRecord, retired: ResourceRecord) -> None:
         """Make a replaced record current again and retire its replacement, atomically."""
 
         def write(connection: Connection) -> None:
             now = utcnow()
-            self._update(connection, tables.resources, restored_id, {"current": True, "replaced_by": None, "updated_at": now})
-            self._update(connection, tables.resources, retired_id, {"current": False, "updated_at": now})
+            self._update_resource(connection, restored, {"current": True, "replaced_by": None, "updated_at": now})
+            self._update_resource(connection, retired, {"current": False, "updated_at": now})
 
         await self.writes.submit_async(write)
 
@@ -312,18 +390,19 @@ class Store:
             ops.append((self._insert_resource_statement, values, None, functools.partial(setattr, record, "id")))
         return Statements(ops)
 
-    def update_resource(self, resource_id: int, event: EventRecord | None = None, **fields: Any) -> None:
-        self.update_resource_nowait(resource_id, event, **fields).result()
+    def update_resource(self, record: ResourceRecord, event: EventRecord | None = None, **fields: Any) -> None:
+        """Update a resource's row (named by its stack and id, from ``record``)."""
+        self.update_resource_nowait(record, event, **fields).result()
 
-    def update_resource_nowait(self, resource_id: int, event: EventRecord | None = None, **fields: Any) -> Future[None]:
-        return self.writes.submit(self._resource_write(resource_id, event, fields))
+    def update_resource_nowait(self, record: ResourceRecord, event: EventRecord | None = None, **fields: Any) -> Future[None]:
+        return self.writes.submit(self._resource_write(record, event, fields))
 
-    async def update_resource_async(self, resource_id: int, event: EventRecord | None = None, **fields: Any) -> None:
-        await self.writes.submit_async(self._resource_write(resource_id, event, fields))
+    async def update_resource_async(self, record: ResourceRecord, event: EventRecord | None = None, **fields: Any) -> None:
+        await self.writes.submit_async(self._resource_write(record, event, fields))
 
-    def _resource_write(self, resource_id: int, event: EventRecord | None, fields: dict[str, Any]) -> Statements:
+    def _resource_write(self, record: ResourceRecord, event: EventRecord | None, fields: dict[str, Any]) -> Statements:
         fields["updated_at"] = utcnow()
-        return self._statements_for(tables.resources, resource_id, fields, event)
+        return self._statements_for(tables.resources, record.id, fields, event, record.stack_id)
 
     def list_resources(self, stack_id: str) -> list[ResourceRecord]:
         table = tables.resources
@@ -331,11 +410,13 @@ class Store:
             rows = connection.execute(sa.select(table).where(table.c.stack_id == stack_id).order_by(table.c.id))
             return [ResourceRecord(**{name: getattr(row, name) for name in _RESOURCE_FIELDS}) for row in rows]
 
-    def delete_resources(self, resource_ids: Iterable[int]) -> None:
+    def delete_resources(self, stack_id: str, resource_ids: Iterable[int]) -> None:
+        """Delete resource rows of one stack."""
         ids = list(resource_ids)
         if not ids:
             return
-        statement = tables.resources.delete().where(tables.resources.c.id.in_(sa.bindparam("ids", expanding=True)))
+        resources = tables.resources
+        statement = resources.delete().where(resources.c.stack_id == stack_id, resources.c.id.in_(sa.bindparam("ids", expanding=True)))
         # Chunks keep the statement under every driver's parameter limit.
         def write(connection: Connection) -> None:
             for start in range(0, len(ids), 500):
@@ -370,27 +451,46 @@ class Store:
 
     # -- locks -------------------------------------------------------------------
 
-    def acquire_lock(self, stack_id: str, engine_id: str, lease_s: float) -> LockHolder | None:
-        """Take the stack's lock for ``lease_s`` seconds; None when taken, else the holder."""
-        return self.writes.run(lambda connection: locks.acquire(connection, stack_id, engine_id, utcnow(), timedelta(seconds=lease_s)))
+    def acquire_lock(
+        self,
+        stack_id: str,
+        token: str,
+        engine_id: str,
+        lease_s: float,
+        admit: Any = None,
+    ) -> LockHolder | None:
+        """Take the stack's lock for ``lease_s`` seconds with a new ``token``; None when
+        taken, else the live holder. ``admit(stack)`` (the stack's row, None when there
+        is none) decides whether the job may start: it runs in the transaction that
+        takes the lock, so nothing can change the row between the decision and the
+        lock, and when it raises, no lock is taken."""
 
-    async def renew_lock_async(self, stack_id: str, engine_id: str, lease_s: float) -> bool:
-        return await self.writes.submit_async(lambda connection: locks.renew(connection, stack_id, engine_id, utcnow(), timedelta(seconds=lease_s)))
+        def write(connection: Connection) -> LockHolder | None:
+            if admit is not None:
+                stacks = tables.stacks
+                row = connection.execute(sa.select(stacks).where(stacks.c.id == stack_id).with_for_update()).first()
+                admit(self._stack(row) if row is not None else None)
+            return locks.acquire(connection, stack_id, token, engine_id, utcnow(), timedelta(seconds=lease_s))
 
-    def release_lock(self, stack_id: str, engine_id: str) -> None:
-        self.writes.run(lambda connection: locks.release(connection, stack_id, engine_id))
+        return self.writes.run(write, fence=None)
+
+    async def renew_lock_async(self, fence: Fence, lease_s: float) -> bool:
+        return await self.writes.submit_async(lambda connection: locks.renew(connection, fence, utcnow(), timedelta(seconds=lease_s)), fence=None)
+
+    def release_lock(self, fence: Fence) -> None:
+        self.writes.run(lambda connection: locks.release(connection, fence), fence=None)
 
     def request_cancel(self, stack_id: str, mode: str) -> bool:
-        return self.writes.run(lambda connection: locks.request_cancel(connection, stack_id, mode))
+        return self.writes.run(lambda connection: locks.request_cancel(connection, stack_id, mode), fence=None)
 
-    def cancel_requested(self, stack_id: str, engine_id: str) -> str | None:
+    def cancel_requested(self, fence: Fence) -> str | None:
         with self._read() as connection:
-            return locks.cancel_requested(connection, stack_id, engine_id)
+            return locks.cancel_requested(connection, fence)
 
-    def resource_hook(self, resource_id: int) -> str | None:
+    def resource_hook(self, record: ResourceRecord) -> str | None:
         table = tables.resources
         with self._read() as connection:
-            return connection.execute(sa.select(table.c.hook).where(table.c.id == resource_id)).scalar()
+            return connection.execute(sa.select(table.c.hook).where(table.c.id == record.id, table.c.stack_id == record.stack_id)).scalar()
 
     def lock_holder(self, stack_id: str) -> LockHolder | None:
         with self._read() as connection:

@@ -7,6 +7,11 @@ from sqlalchemy.dialects.postgresql import JSONB
 
 metadata = sa.MetaData()
 
+# Row identities are never reused: a write that names a row by id can never land in a
+# row made later for something else. PostgreSQL's sequences never go back; SQLite needs
+# AUTOINCREMENT for that (without it, the id of a deleted last row is handed out again).
+NEVER_REUSED = {"sqlite_autoincrement": True}
+
 JSON = sa.JSON().with_variant(JSONB(), "postgresql")
 
 raw_templates = sa.Table(
@@ -17,6 +22,7 @@ raw_templates = sa.Table(
     sa.Column("files", JSON, nullable=False),
     sa.Column("environment", JSON, nullable=False),
     sa.Column("created_at", sa.DateTime, nullable=False),
+    **NEVER_REUSED,
 )
 
 stacks = sa.Table(
@@ -43,6 +49,16 @@ stacks = sa.Table(
     sa.Column("owner_id", sa.String(36), nullable=True, index=True),
     sa.Column("owner_resource", sa.String(255), nullable=True),
     sa.Column("nested_depth", sa.Integer, nullable=False, default=0, server_default="0"),
+    # A name belongs to one live top-level stack of a project; the database decides
+    # between two creates racing for it. (Nested stacks' names carry a random suffix.)
+    sa.Index(
+        "uq_stacks_live_name",
+        "project_id",
+        "name",
+        unique=True,
+        sqlite_where=sa.text("deleted_at IS NULL AND owner_id IS NULL"),
+        postgresql_where=sa.text("deleted_at IS NULL AND owner_id IS NULL"),
+    ),
 )
 
 resources = sa.Table(
@@ -69,6 +85,7 @@ resources = sa.Table(
     sa.Column("replaced_by", sa.Integer, nullable=True),
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("updated_at", sa.DateTime, nullable=True),
+    **NEVER_REUSED,
 )
 
 events = sa.Table(
@@ -84,20 +101,25 @@ events = sa.Table(
     sa.Column("resource_status", sa.String(32), nullable=False),
     sa.Column("resource_status_reason", sa.Text, nullable=False, default=""),
     sa.Column("created_at", sa.DateTime, nullable=False),
+    **NEVER_REUSED,
 )
 
-# One row per stack while an engine acts on it. ``expires_at`` is a lease the holder
-# renews (heartbeat); an expired lease, or a holder process known to be dead on this
-# host, may be taken over. ``pid`` and ``host`` identify the holder.
+# One row per stack while a job acts on it. ``expires_at`` is a lease the holder renews
+# (heartbeat); an expired lease, or a holder process known to be dead on this host, may
+# be taken over. ``token`` is new at every acquisition (the fencing token): the store
+# refuses a job's writes once the row no longer carries its token. ``pid`` and ``host``
+# identify the holder.
 stack_locks = sa.Table(
     "stack_locks",
     metadata,
     sa.Column("stack_id", sa.String(36), sa.ForeignKey("stacks.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("engine_id", sa.String(36), nullable=False),
+    sa.Column("token", sa.String(36), nullable=False),
     sa.Column("host", sa.String(255), nullable=False),
     sa.Column("pid", sa.Integer, nullable=False),
     sa.Column("expires_at", sa.DateTime, nullable=False),
-    # A user asked to cancel the action: "rollback" or "no_rollback"; the holder polls it.
+    # A user asked to cancel the action: "rollback" or "no_rollback", or a delete asked
+    # the action to stop ("delete"); the holder polls it.
     sa.Column("cancel", sa.String(16), nullable=True),
 )
 

@@ -9,6 +9,12 @@ in it is retried alone so only the faulty one fails.
 Invariant: only the writer thread writes through this engine; callers never hold a
 database lock while they wait, so handler threads and the event loop never wait on each
 other.
+
+Fencing: a write submitted by a job carries the job's ``Fence`` (its stack and lock
+token; by default the one of the submitting context). Each transaction first reads the
+tokens the lock rows hold now, in the same transaction as the writes; a write whose job
+no longer holds its lock is not run: its caller gets ``LockLostError`` and the fence's
+``lost`` callback stops the job. So no write of a job lands after its lock is gone.
 """
 
 from __future__ import annotations
@@ -26,8 +32,13 @@ from typing import Any
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
+from stoker.store import locks
+from stoker.store.locks import Fence, LockLostError
+
 Write = Callable[[Connection], Any]
 _STOP = object()
+# A write's fence when the caller gives none: the submitting context's (see locks).
+_CONTEXT = object()
 
 
 class Statements:
@@ -205,6 +216,11 @@ def _run(connection: Connection, writes: list[Any], direct: dict[int, Any]) -> l
     grouped.flush(connection)
     return results
 
+def run_statements(connection: Connection, statements: Statements) -> None:
+    """Run a ``Statements`` write inside a write given as code."""
+    _run(connection, [statements], {})
+
+
 # Fault injection for the crash-safety tests: SIGKILL this process right after the
 # N-th commit. Unset in normal use.
 _KILL_AFTER_COMMITS = int(os.environ.get("STOKER_FAULT_KILL_AFTER_COMMITS") or 0)
@@ -232,15 +248,17 @@ class WriteQueue:
         self.pending = 0
         self._pending_lock = threading.Lock()
 
-    def submit(self, write: Write | Statements) -> Future[Any]:
+    def submit(self, write: Write | Statements, fence: Any = _CONTEXT) -> Future[Any]:
+        """Queue a write; ``fence``: the lock its job must still hold (default: the
+        submitting context's; None: a write of no job)."""
         future: Future[Any] = Future()
         if self._thread is None:
             self._start()
         self._add_pending(1)
-        self._queue.put((write, future))
+        self._queue.put((write, future, locks.current_fence.get() if fence is _CONTEXT else fence))
         return future
 
-    def submit_async(self, write: Write | Statements) -> asyncio.Future[Any]:
+    def submit_async(self, write: Write | Statements, fence: Any = _CONTEXT) -> asyncio.Future[Any]:
         """Submit from the event loop; the returned future resolves on that loop. All
         futures of one batch are resolved by a single callback per loop (one wake-up,
         not one per write)."""
@@ -249,18 +267,18 @@ class WriteQueue:
         if self._thread is None:
             self._start()
         self._add_pending(1)
-        self._queue.put((write, _LoopFuture(loop, future)))
+        self._queue.put((write, _LoopFuture(loop, future), locks.current_fence.get() if fence is _CONTEXT else fence))
         return future
 
     def _add_pending(self, count: int) -> None:
         with self._pending_lock:
             self.pending += count
 
-    def run(self, write: Write | Statements) -> Any:
+    def run(self, write: Write | Statements, fence: Any = _CONTEXT) -> Any:
         """Submit and wait for the commit (for threads and synchronous callers)."""
         if threading.current_thread() is self._thread:
             raise RuntimeError("a write cannot wait for the writer thread from inside it")
-        return self.submit(write).result()
+        return self.submit(write, fence).result()
 
     def close(self) -> None:
         if self._thread is not None:
@@ -311,38 +329,46 @@ class WriteQueue:
             if stop:
                 return
 
-    def _commit(self, batch: list[tuple[Write, Future[Any]]]) -> None:
+    def _commit(self, batch: list[tuple[Write, Future[Any], Fence | None]]) -> None:
         # A caller may cancel a queued write: drop it, and mark the rest running so they
         # can no longer be cancelled (set_result on a cancelled Future raises, which
         # would end this thread and leave every later write waiting).
-        batch = [(write, future) for write, future in batch if isinstance(future, _LoopFuture) or future.set_running_or_notify_cancel()]
+        batch = [item for item in batch if isinstance(item[1], _LoopFuture) or item[1].set_running_or_notify_cancel()]
         if not batch:
             return
+        refused: list[tuple[Write, Any, Fence | None]] = []
         try:
             if self._connection is None:
                 self._connection = self.engine.connect()
             with self._connection.begin():
-                results = _run(self._connection, [write for write, _ in batch], self._direct)
+                admitted, refused = _fenced(self._connection, batch)
+                results = _run(self._connection, [write for write, _, _ in admitted], self._direct)
         except Exception:  # noqa: BLE001 - retried one by one below
             # The connection may be the problem (a server restart): the retries and the
             # next batch take fresh ones.
             self._disconnect()
-            for write, future in batch:
-                self._commit_one(write, future)
+            for item in batch:
+                self._commit_one(*item)
             return
         self.batches += 1
         _maybe_crash(self.batches)
         by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
-        for (_, future), result in zip(batch, results, strict=True):
+        outcomes = [(future, result, None) for (_, future, _), result in zip(admitted, results, strict=True)]
+        outcomes += [(future, None, _lost(fence)) for _, future, fence in refused]
+        for future, result, error in outcomes:
             if isinstance(future, _LoopFuture):
-                by_loop.setdefault(future.loop, []).append((future.future, result, None))
+                by_loop.setdefault(future.loop, []).append((future.future, result, error))
+            elif error is not None:
+                future.set_exception(error)
             else:
                 future.set_result(result)
         _resolve_on_loops(by_loop)
 
-    def _commit_one(self, write: Write, future: Any) -> None:
+    def _commit_one(self, write: Write, future: Any, fence: Fence | None) -> None:
         try:
             with self.engine.begin() as connection:
+                if _fenced(connection, [(write, future, fence)])[1]:
+                    raise _lost(fence)
                 result = _run(connection, [write], self._direct)[0]
         except BaseException as error:  # noqa: BLE001 - handed to the caller
             outcome: tuple[Any, BaseException | None] = (None, error)
@@ -356,6 +382,29 @@ class WriteQueue:
             future.set_exception(outcome[1])
         else:
             future.set_result(outcome[0])
+
+
+def _fenced(connection: Connection, batch: list[tuple[Write, Any, Fence | None]]) -> tuple[list[Any], list[Any]]:
+    """The writes whose job still holds its lock, and those refused (checked inside the
+    transaction the admitted writes commit in)."""
+    stack_ids = {fence.stack_id for _, _, fence in batch if fence is not None}
+    if not stack_ids:
+        return batch, []
+    held = locks.held_tokens(connection, stack_ids)
+    admitted, refused = [], []
+    for item in batch:
+        fence = item[2]
+        (refused if fence is not None and held.get(fence.stack_id) != fence.token else admitted).append(item)
+    return admitted, refused
+
+
+def _lost(fence: Fence | None) -> LockLostError:
+    assert fence is not None
+    try:
+        fence.lost()
+    except Exception:  # noqa: BLE001, S110 - telling the job is best effort; the refusal stands
+        pass
+    return LockLostError(fence)
 
 
 class _LoopFuture:

@@ -1,7 +1,8 @@
 """Safe loading of template and environment text into plain data plus a source map.
 
 Owns: the size limit, YAML with the libyaml C parser and only the safe tags (timestamps
-kept as strings as Heat does), a bound on alias expansion and nesting depth, JSON, and
+kept as strings as Heat does), bounds on alias expansion (nodes and bytes) and nesting
+depth, JSON, and
 the map from template path to file/line/column used by every error message.
 Must not: interpret template sections; that is ``stoker.template.hot``.
 """
@@ -33,6 +34,11 @@ except AttributeError:  # pragma: no cover - only without libyaml
 DEFAULT_MAX_TEMPLATE_BYTES = 512 * 1024  # Heat's max_template_size
 DEFAULT_MAX_NODES = 2_000_000  # nodes after alias expansion
 DEFAULT_MAX_DEPTH = 200
+# The document's size with every alias written out (its JSON text, in bytes): four times
+# the text a template may have. Aliases share one object when loaded, but every copy is
+# stored and walked, and a function given many aliases of one long string (list_join)
+# would build the whole expansion.
+DEFAULT_MAX_EXPANDED_BYTES = 4 * DEFAULT_MAX_TEMPLATE_BYTES
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
@@ -85,6 +91,7 @@ class Limits:
     max_bytes: int = DEFAULT_MAX_TEMPLATE_BYTES
     max_nodes: int = DEFAULT_MAX_NODES
     max_depth: int = DEFAULT_MAX_DEPTH
+    max_expanded_bytes: int = DEFAULT_MAX_EXPANDED_BYTES
 
 
 DEFAULT_LIMITS = Limits()
@@ -387,21 +394,22 @@ def _check_anchor(anchors: dict[str, yaml.Node], event: Any) -> None:
 
 
 def _measure(root: yaml.Node, file: str | None, limits: Limits) -> None:
-    """Refuse a document whose aliases expand past ``max_nodes`` or ``max_depth``, or
-    refer to themselves, before anything is expanded.
+    """Refuse a document whose aliases expand past ``max_nodes``, ``max_expanded_bytes``
+    or ``max_depth``, or refer to themselves, before anything is expanded.
 
     Every alias shares its anchor's node, so each distinct node is measured once
-    (its expanded size and height are memoised): a "billion laughs" document costs as
-    much as its text, not as much as its expansion.
+    (its expanded size, bytes and height are memoised): a "billion laughs" document costs
+    as much as its text, not as much as its expansion.
     """
-    measured: dict[int, tuple[int, int]] = {}  # id(node) -> (expanded size, height)
+    measured: dict[int, tuple[int, int, int]] = {}  # id(node) -> (expanded size, bytes, height)
     open_nodes: set[int] = set()
+    alias_hint = "YAML aliases expand to copies; use fewer or smaller anchors"
 
     def fail(message: str, node: yaml.Node, hint: str | None = None) -> TemplateLimitError:
         mark = node.start_mark
         return TemplateLimitError(message, location=Location(file, mark.line + 1, mark.column + 1), hint=hint)
 
-    def visit(node: yaml.Node, depth: int) -> tuple[int, int]:
+    def visit(node: yaml.Node, depth: int) -> tuple[int, int, int]:
         known = measured.get(id(node))
         if known is None:
             if id(node) in open_nodes:
@@ -409,22 +417,29 @@ def _measure(root: yaml.Node, file: str | None, limits: Limits) -> None:
             if depth > limits.max_depth:
                 raise fail(f"The document is nested more than {limits.max_depth} levels deep", node)
             size, height = 1, 0
-            if not isinstance(node, yaml.ScalarNode):
+            if isinstance(node, yaml.ScalarNode):
+                size_bytes = len(node.value) + 2  # as a JSON string (quoted)
+            else:
                 open_nodes.add(id(node))
                 children = node.value if isinstance(node, yaml.SequenceNode) else [n for pair in node.value for n in pair]
+                size_bytes = 2 + len(children)  # brackets and separators
                 for child in children:
-                    child_size, child_height = visit(child, depth + 1)
+                    child_size, child_bytes, child_height = visit(child, depth + 1)
                     size += child_size
+                    size_bytes += child_bytes
                     height = max(height, child_height + 1)
                     if size > limits.max_nodes:
+                        raise fail(f"The document expands to more than {limits.max_nodes} nodes", node, hint=alias_hint)
+                    if size_bytes > limits.max_expanded_bytes:
                         raise fail(
-                            f"The document expands to more than {limits.max_nodes} nodes",
+                            f"The document expands to more than {limits.max_expanded_bytes} bytes with its "
+                            "aliases written out (STOKER_MAX_TEMPLATE_EXPANDED_BYTES)",
                             node,
-                            hint="YAML aliases expand to copies; use fewer or smaller anchors",
+                            hint=alias_hint,
                         )
                 open_nodes.discard(id(node))
-            known = measured[id(node)] = (size, height)
-        if depth + known[1] > limits.max_depth:
+            known = measured[id(node)] = (size, size_bytes, height)
+        if depth + known[2] > limits.max_depth:
             raise fail(f"The document is nested more than {limits.max_depth} levels deep", node)
         return known
 

@@ -185,13 +185,20 @@ def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError],
         )
         return None
     constraints = []
-    for index, entry in enumerate(body.get("constraints") or []):
+    entries = body.get("constraints") or []
+    if not isinstance(entries, list):
+        spot = where + ("constraints",)
+        errors.append(TemplateError(f"Invalid constraints for parameter {name}: expected a list of constraints, not {type(entries).__name__}", path=format_path(spot), location=locate(spot)))
+        entries = []
+    for index, entry in enumerate(entries):
         try:
             if not isinstance(entry, Mapping):
                 raise ValueError("a constraint must be a map")
             if "modulo" in entry and version_date < "2017-02-24":
                 raise ValueError(f"the modulo constraint is not supported in heat_template_version {version_date}; it appears in 2017-02-24")
-            constraints.append(constr.constraint_from_mapping(entry))
+            constraint = constr.constraint_from_mapping(entry)
+            _check_bounds(constraint)
+            constraints.append(constraint)
         except (ValueError, TypeError, AttributeError) as error:
             spot = where + ("constraints", index)
             errors.append(TemplateError(f"Invalid constraint: {error}", path=format_path(spot), location=locate(spot)))
@@ -203,11 +210,37 @@ def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError],
         description=body.get("description"),
         hidden=_truthy(body.get("hidden")),
         immutable=_truthy(body.get("immutable")),
-        tags=list(body.get("tags") or []),
+        tags=_tags(body.get("tags"), where + ("tags",), errors, locate),
         constraints=constraints,
     )
     check_default(schema, where + ("default",), errors, locate)
     return schema
+
+
+def _check_bounds(constraint: constr.Constraint) -> None:
+    """Bounds of the kind Heat's constraint schemas require (a range's numbers, a
+    length's and a modulo's integers): any other value would be compared with the
+    parameter's value later, and fail there with no place to name."""
+    if isinstance(constraint, constr.Range):
+        bounds, kind, message = (constraint.min, constraint.max), (int, float), "range min/max must be numeric"
+    elif isinstance(constraint, constr.Length):
+        bounds, kind, message = (constraint.min, constraint.max), int, "length min/max must be integral"
+    elif isinstance(constraint, constr.Modulo):
+        bounds, kind, message = (constraint.step, constraint.offset), int, "modulo step/offset must be integer"
+    else:
+        return
+    for bound in bounds:
+        if bound is not None and (isinstance(bound, bool) or not isinstance(bound, kind)):
+            raise ValueError(f"{message}, not {json.dumps(bound)[:40] if isinstance(bound, str) else type(bound).__name__}")
+
+
+def _tags(value: Any, where: tuple, errors: list[TemplateError], locate) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        errors.append(TemplateError(f"Invalid tags: expected a list, not {type(value).__name__}", path=format_path(where), location=locate(where)))
+        return []
+    return value
 
 
 def check_default(schema: ParameterSchema, where: tuple, errors: list[TemplateError], locate) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 
 import pytest
 
 from stoker.sdk.properties import UNRESOLVED
-from stoker.template.functions import yaql_function
+from stoker.template import budget
+from stoker.template.functions import yaql_function, yaql_sandbox
 from stoker.template.functions.yaql_function import YaqlLimits
 from tests.unit.template.fakes import (
     PENDING,
@@ -146,21 +149,98 @@ def test_yaql_deeply_nested_expression_is_refused(expression):
         yaql_function.evaluate(expression, {})
 
 
-def test_yaql_time_guard_restores_the_previous_tracer(quick_limits):
-    import sys
+def test_yaql_sandbox_stops_work_done_in_one_call_at_the_time_limit(quick_limits):
+    started = time.monotonic()
+    error = evaluate_error(yaql("pow(10, 10000000)"))  # one C call of many seconds: no tracer stops it
 
-    calls = []
+    assert error.message == "The yaql expression failed: the expression ran longer than 0.3 s and was stopped"
+    assert time.monotonic() - started < 1.5
 
-    def tracer(frame, event, arg):
-        calls.append(event)
 
-    sys.settrace(tracer)
+def test_yaql_sandbox_kills_the_worker_that_missed_the_deadline_and_starts_another(quick_limits):
+    evaluate(yaql("1"))
+    pool = yaql_sandbox.pool(yaql_function.current_limits().workers, yaql_function.current_limits().worker_memory_bytes)
+    before = set(pool.worker_ids())
+
+    evaluate_error(yaql("pow(10, 10000000)"))
+
+    for pid in before - set(pool.worker_ids()):
+        with pytest.raises(ProcessLookupError):  # killed and reaped, not left running
+            os.kill(pid, 0)
+    assert evaluate(yaql("$.data.x + 1", {"x": 1})) == 2
+
+
+def test_yaql_sandbox_caller_waits_for_a_busy_worker_no_longer_than_its_time_limit():
+    pool = yaql_sandbox.WorkerPool(size=1, memory_bytes=YaqlLimits().worker_memory_bytes)
+
+    def request(expression: str, time_limit_s: float) -> yaql_sandbox.Request:
+        return yaql_sandbox.Request(expression, {}, 200, 10_000, time_limit_s, 1_000_000)
+
     try:
-        evaluate_error(yaql("sequence().len()"))
-        after = sys.gettrace()
+        assert pool.evaluate(request("1 + 1", 5)) == 2  # the worker is started
+        busy = threading.Thread(target=lambda: pytest.raises(yaql_sandbox.SandboxError, pool.evaluate, request("pow(10, 10000000)", 3)))
+        busy.start()
+        time.sleep(0.2)
+        started = time.monotonic()
+        with pytest.raises(yaql_sandbox.SandboxError, match="all 1 yaql worker processes stayed busy"):
+            pool.evaluate(request("1", 0.3))
+        assert time.monotonic() - started < 1.0
+        busy.join()
     finally:
-        sys.settrace(None)
-    assert after is tracer
+        pool.close()
+
+
+def test_yaql_sandbox_reuses_its_worker():
+    evaluate(yaql("1"))
+    pool = yaql_sandbox.pool(yaql_function.current_limits().workers, yaql_function.current_limits().worker_memory_bytes)
+    before = pool.worker_ids()
+
+    for number in range(20):
+        assert evaluate(yaql("$.data.n * 2", {"n": number})) == 2 * number
+
+    assert pool.worker_ids() == before
+
+
+def test_yaql_regex_cannot_backtrack_and_keeps_its_meaning():
+    started = time.monotonic()
+
+    assert evaluate(yaql("regex('(a+)+$').matches('" + "a" * 48 + "!')")) is False
+    assert time.monotonic() - started < 1.0
+    # the functions matching with RE2 answer as yaql's own do
+    assert evaluate(yaql("'abc' =~ 'a.c'")) is True
+    assert evaluate(yaql("regex('A', ignoreCase => true).matches('a')")) is True
+    assert evaluate(yaql("'a,b;c'.split(regex('[,;]'))")) == ["a", "b", "c"]
+    assert evaluate(yaql("'abc'.replace(regex('b'), 'X')")) == "aXc"
+    assert evaluate(yaql("regex('(b)(c)').search('abc', $2.value)")) == "b"
+    assert evaluate(yaql("escapeRegex('a.b')")) == "a\\.b"
+
+
+def test_yaql_regex_with_a_backreference_is_refused():
+    error = evaluate_error(yaql(r"regex('(a)\\1').matches('aa')"))
+
+    assert "without backreferences" in error.message
+
+
+def test_yaql_sandbox_memory_is_limited():
+    before = yaql_function.current_limits()
+    yaql_function.configure(YaqlLimits(memory_quota=10**12, limit_iterators=10**9, worker_memory_bytes=128 * 1024 * 1024))
+    try:
+        error = evaluate_error(yaql("'x' * 500000000"))
+    finally:
+        yaql_function.configure(before)
+
+    assert "bytes of memory its evaluation may take" in error.message
+
+
+def test_yaql_result_is_held_to_the_value_budget():
+    before = budget.max_value_bytes()
+    budget.configure(1000)
+    try:
+        error = evaluate_error(yaql("range(150).select(str($) + '-----')"))
+    finally:
+        budget.configure(before)
+
+    assert error.message == "The yaql expression failed: the expression made a value of more than 1000 bytes"
 
 
 def test_yaql_limits_are_configurable():

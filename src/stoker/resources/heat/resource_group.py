@@ -253,12 +253,13 @@ class ResourceGroup(StackResource):
 
     def validate_nested(self) -> None:
         # A zero count may disable a feature whose type is not even available (as in Heat).
-        if self.properties[self.COUNT]:
+        count = self.properties[self.COUNT]
+        if count:
             template = {
                 "heat_template_version": NESTED_VERSION,
                 "resources": {"0": self._member_definition("0")},
             }
-            self.nested_stacks().validate(self, template, {})
+            self.nested_stacks().validate(self, template, {}, resource_count=count)
 
     def _remember_blacklist(self) -> None:
         blacklist = self._blacklist()

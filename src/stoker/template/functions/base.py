@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from stoker.sdk.properties import UNRESOLVED
+from stoker.template import budget
 from stoker.template.errors import TemplateError, format_path
 
 
@@ -245,9 +246,13 @@ def resolve(data: Any, context: ResolutionContext) -> Any:
 
 
 def resolve_nullable(data: Any, context: ResolutionContext) -> Any:
-    """``resolve``, except that an ``OMITTED`` value at the top stays ``OMITTED``."""
+    """``resolve``, except that an ``OMITTED`` value at the top stays ``OMITTED``.
+
+    Every function's result is held to the value budget (``stoker.template.budget``);
+    the functions that can multiply their input check it while they build.
+    """
     if isinstance(data, Function):
-        return data.result(context)
+        return within_budget(data, data.result(context))
     if isinstance(data, dict):
         if not data:
             return {}
@@ -260,6 +265,21 @@ def resolve_nullable(data: Any, context: ResolutionContext) -> Any:
     if isinstance(data, list):
         return [value for value in (resolve_nullable(item, context) for item in data) if value is not OMITTED]
     return data
+
+
+def within_budget(function: Function, value: Any) -> Any:
+    """``value``, the result of ``function``, if it is within the value budget."""
+    kind = type(value)
+    limit = budget.max_value_bytes()
+    # Most results are short strings and scalars: no walk for them.
+    if (kind is str and 4 * len(value) + 2 <= limit) or kind in _SCALARS:
+        return value
+    if budget.size_of(value, limit) > limit:
+        raise budget.too_large(f'"{function.fn_name}"', format_path(function.path))
+    return value
+
+
+_SCALARS = frozenset({float, bool, type(None), _Omitted})
 
 
 def dependencies(data: Any) -> Iterator[str]:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from stoker.sdk.properties import UNRESOLVED
+from stoker.template import budget
+from stoker.template.errors import format_path
 from stoker.template.functions.base import (
     Function,
     ListArgumentsFunction,
@@ -204,11 +207,26 @@ class Repeat(Function):
             lengths.add(len(value))
         if not nested and len(lengths) > 1:
             raise self.error(f"For {self.fn_name}, the length of for_each values should be equal if no nested loop.")
+        # The copies are counted before any is made (each takes at least a byte of the
+        # result: 5 lists of 100 make 10**10), and the result's size is added up as they
+        # are made, each replacement checked before it is done.
+        copies = math.prod(len(value) for value in values) if nested else min((len(value) for value in values), default=0)
+        limit = budget.max_value_bytes()
+        if copies > limit:
+            raise self._over_budget(copies)
         template = resolve(self.args["template"], context)
         combinations = itertools.product(*values) if nested else zip(*values, strict=False)
-        return [self._replace(template, keys, combination) for combination in combinations]
+        spent = [2]  # the result's size so far, in bytes
+        result = []
+        for combination in combinations:
+            result.append(self._replace(template, keys, combination, spent, limit))
+            spent[0] += 1
+        return result
 
-    def _replace(self, template: Any, keys: list[str], values: tuple[Any, ...]) -> Any:
+    def _over_budget(self, size: int | None = None) -> Exception:
+        return budget.too_large(f'"{self.fn_name}"', format_path(self.path), size)
+
+    def _replace(self, template: Any, keys: list[str], values: tuple[Any, ...], spent: list[int], limit: int) -> Any:
         if isinstance(template, str):
             for key, value in zip(keys, values, strict=True):
                 if not isinstance(key, str) or key not in template:
@@ -218,12 +236,26 @@ class Repeat(Function):
                         f'The values of the "for_each" argument to "{self.fn_name}" must be strings '
                         f"to replace {key!r} in a string; got {_json(value)}"
                     )
+                grown = len(template) + template.count(key) * (len(value) - len(key))
+                if spent[0] + grown > limit:
+                    raise self._over_budget(spent[0] + grown)
                 template = template.replace(key, value)
+            spent[0] += len(template) + 2
+            if spent[0] > limit:
+                raise self._over_budget(spent[0])
             return template
         if isinstance(template, list):
-            return [self._replace(item, keys, values) for item in template]
+            spent[0] += 2 + len(template)
+            return [self._replace(item, keys, values, spent, limit) for item in template]
         if isinstance(template, Mapping):
-            return {self._replace(key, keys, values): self._replace(value, keys, values) for key, value in template.items()}
+            spent[0] += 2 + 2 * len(template)
+            return {
+                self._replace(key, keys, values, spent, limit): self._replace(value, keys, values, spent, limit)
+                for key, value in template.items()
+            }
+        spent[0] += budget.size_of(template, limit)
+        if spent[0] > limit:
+            raise self._over_budget(spent[0])
         return template
 
 

@@ -11,6 +11,8 @@ import json
 from typing import Any
 
 from stoker.sdk.properties import UNRESOLVED
+from stoker.template import budget
+from stoker.template.errors import format_path
 from stoker.template.functions.base import Function, ResolutionContext, contains_unresolved, resolve
 
 
@@ -85,7 +87,10 @@ class StrReplace(Function):
         texts = {str(key): value for key, value in params.items()}
         values = {key: self._text(key, texts[key]) for key in keys if key}
         found: set[str] = set()
-        text = replace(template, values, found)
+        try:
+            text = replace(template, values, found, budget.max_value_bytes())
+        except budget.OverBudgetError as error:
+            raise budget.too_large(f'"{self.fn_name}"', format_path(self.path), error.size)
         if self.strict:
             missing = [key for key in keys if key not in found]
             if missing:
@@ -96,20 +101,27 @@ class StrReplace(Function):
         return text
 
 
-def replace(template: str, values: dict[str, str], found: set[str] | None = None) -> str:
+def replace(template: str, values: dict[str, str], found: set[str] | None = None, limit: int | None = None) -> str:
     """Heat's str_replace: split on the longest key, then the pieces on the next keys.
 
     Written with an explicit stack rather than recursion, so any number of keys is fine.
     ``found`` collects the keys that split some piece (str_replace_strict's "used").
+    With ``limit`` (characters), raises ``OverBudgetError`` once the pieces add up to
+    more, before they are joined: the pieces are slices of the template and references to
+    the values, so the text itself is never made.
     """
     keys = sorted(sorted(values), key=len, reverse=True)
     pieces: list[str] = []
     # (text, index of the first key still to try) or a finished piece (str)
     todo: list[tuple[str, int] | str] = [(template, 0)]
+    length = 0
     while todo:
         item = todo.pop()
         if isinstance(item, str):
             pieces.append(item)
+            length += len(item)
+            if limit is not None and length > limit:
+                raise budget.OverBudgetError(_final_length(length, todo))
             continue
         text, first = item
         for index in range(first, len(keys)):
@@ -127,7 +139,16 @@ def replace(template: str, values: dict[str, str], found: set[str] | None = None
                 break
         else:
             pieces.append(text)
+            length += len(text)
+            if limit is not None and length > limit:
+                raise budget.OverBudgetError(_final_length(length, todo))
     return "".join(pieces)
+
+
+def _final_length(length: int, todo: list[tuple[str, int] | str]) -> int:
+    """At least the length of the text ``replace`` was building (the pieces still to
+    come counted as they are, before their own replacements)."""
+    return length + sum(len(item if isinstance(item, str) else item[0]) for item in todo)
 
 
 class ListJoin(Function):
@@ -162,18 +183,28 @@ class ListJoin(Function):
         if not isinstance(delimiter, str):
             raise self.error(f"The delimiter given to {self.fn_name} must be a string, got {type(delimiter).__name__}")
         items: list[str] = []
+        # The joined length, added up item by item: the items may be many references to
+        # one long string (YAML aliases), so it is checked before anything is joined.
+        limit = budget.max_value_bytes()
+        length = 0
         for index, entries in enumerate(lists, start=1):
             if not entries:  # None, [] (and, as in Heat, "" and {})
                 continue
             if not isinstance(entries, list):
                 raise self.error(f"Argument {index} of {self.fn_name} must be a list, got a {type(entries).__name__}")
             for entry in entries:
+                if items:
+                    length += len(delimiter)
                 if entry is None:
                     items.append("")
                 elif isinstance(entry, str):
                     items.append(entry)
+                    length += len(entry)
                 elif self.json_items and isinstance(entry, (dict, list)):
+                    if budget.size_of(entry, limit - length) > limit - length:
+                        raise budget.too_large(f'"{self.fn_name}"', format_path(self.path))
                     items.append(json.dumps(entry, sort_keys=True))
+                    length += len(items[-1])
                 elif self.json_items:
                     raise self.error(f"Items to join must be string, map or list, not {type(entry).__name__}")
                 else:
@@ -181,6 +212,8 @@ class ListJoin(Function):
                         f"Items to join must be strings in this template version, not {type(entry).__name__}",
                         hint="heat_template_version 2015-10-15 or later joins maps and lists as JSON" if self.hints_later_versions else None,
                     )
+                if length > limit:
+                    raise budget.too_large(f'"{self.fn_name}"', format_path(self.path))
         return delimiter.join(items)
 
 

@@ -1,24 +1,22 @@
 """yaql: evaluate a YAQL expression on data, within limits (from 2016-10-14).
 
-Owns the YAQL engine and its limits: ``limit_iterators`` (elements a collection may have)
-and ``memory_quota`` (bytes a value may take) are Heat's ``[yaql]`` options with Heat's
-defaults, enforced by yaql itself; ``time_limit_s`` bounds the wall time of one
-evaluation, which Heat lacks: nested loops (200 x 200 x 200 ...) or a count over an
-endless sequence stay within the other two limits and would otherwise run for ever.
-
-The time guard traces Python calls and the lines of yaql's own code in the evaluating
-thread (``sys.settrace``), so it stops any loop written in Python; work done inside one C
-call (a regular expression that backtracks for ever) cannot be interrupted this way.
-While an expression runs, a tracer already installed (a debugger, coverage) is suspended.
+Owns the YAQL limits and the ``yaql`` function. ``limit_iterators`` (elements a
+collection may have) and ``memory_quota`` (bytes a value may take) are Heat's ``[yaql]``
+options with Heat's defaults, enforced by yaql itself. The rest Heat lacks, and a user's
+expression needs: ``time_limit_s`` bounds the wall time of one evaluation and
+``worker_memory_bytes`` the memory of the process evaluating it. Both are enforced from
+outside the evaluation: expressions run in worker processes
+(``stoker.template.functions.yaql_sandbox``) that are killed when they miss the deadline,
+because one C call (a power with millions of digits, a regular expression) cannot be
+interrupted from within. Expressions are parsed here, in the caller's process (to report
+a bad one at validation), and evaluated there; the result is JSON data within the value
+budget (``stoker.template.budget``).
 """
 
 from __future__ import annotations
 
 import collections.abc  # noqa: F401 - yaql 3 uses collections.abc without importing it
-import os
-import sys
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +25,8 @@ import yaql
 from yaql.language import exceptions as yaql_errors
 
 from stoker.sdk.properties import UNRESOLVED
+from stoker.template import budget
+from stoker.template.functions import yaql_sandbox
 from stoker.template.functions.base import Function, ResolutionContext, contains_unresolved, resolve
 
 
@@ -35,6 +35,9 @@ class YaqlLimits:
     limit_iterators: int = 200  # elements in one collection (Heat's default)
     memory_quota: int = 10_000  # bytes one value may take (Heat's default)
     time_limit_s: float = 1.0  # wall time of one evaluation
+    # Address space of a worker process (bytes): the interpreter and yaql take about 30 MB.
+    worker_memory_bytes: int = 256 * 1024 * 1024
+    workers: int = 2  # worker processes evaluating at once
 
 
 DEFAULT_LIMITS = YaqlLimits()
@@ -51,17 +54,10 @@ def current_limits() -> YaqlLimits:
     return _limits
 
 
-class YaqlTimeoutError(BaseException):
-    """Raised by the tracer inside the expression's frames. A BaseException, so that no
-    ``except Exception`` in yaql can swallow it and carry on."""
-
-
-_YAQL_DIR = os.path.dirname(yaql.__file__)
 _engines: dict[tuple[int, int], Any] = {}
 _expressions: OrderedDict[tuple[tuple[int, int], str], Any] = OrderedDict()
 _EXPRESSION_CACHE_SIZE = 256
 _lock = threading.Lock()  # guards the two caches; yaql engines themselves are shared read-only
-_root_context = None
 
 
 def _engine(limits: YaqlLimits) -> Any:
@@ -72,14 +68,6 @@ def _engine(limits: YaqlLimits) -> Any:
             options = {"yaql.limitIterators": limits.limit_iterators, "yaql.memoryQuota": limits.memory_quota}
             engine = _engines[key] = yaql.YaqlFactory().create(options)
         return engine
-
-
-def _context() -> Any:
-    global _root_context
-    with _lock:
-        if _root_context is None:
-            _root_context = yaql.create_context()
-        return _root_context.create_child_context()
 
 
 def parse_expression(text: str, limits: YaqlLimits | None = None) -> Any:
@@ -105,40 +93,19 @@ def parse_expression(text: str, limits: YaqlLimits | None = None) -> Any:
 
 
 def evaluate(text: str, data: Any, limits: YaqlLimits | None = None) -> Any:
-    """Evaluate ``text`` with ``$.data`` bound to ``data``. Raises ValueError with a
-    plain message for a bad expression or a broken limit."""
+    """Evaluate ``text`` with ``$.data`` bound to ``data``, in a worker process. Raises
+    ValueError with a plain message for a bad expression or a broken limit."""
     limits = limits or _limits
-    statement = parse_expression(text, limits)
-    deadline = time.monotonic() + limits.time_limit_s
-    previous = sys.gettrace()
-
-    def local(frame: Any, event: str, arg: Any) -> Any:
-        if time.monotonic() > deadline:
-            raise YaqlTimeoutError
-        return local
-
-    def tracer(frame: Any, event: str, arg: Any) -> Any:
-        if time.monotonic() > deadline:
-            raise YaqlTimeoutError
-        # Line events only in yaql's own frames: its loops (a count over an endless
-        # sequence) call nothing, so only their lines show that time passes.
-        return local if frame.f_code.co_filename.startswith(_YAQL_DIR) else None
-
-    sys.settrace(tracer)
-    try:
-        return statement.evaluate({"data": data}, _context())
-    except YaqlTimeoutError:
-        raise ValueError(f"the expression ran longer than {limits.time_limit_s:g} s and was stopped")
-    except yaql_errors.CollectionTooLargeException:
-        raise ValueError(f"the expression built a collection of more than {limits.limit_iterators} elements")
-    except yaql_errors.MemoryQuotaExceededException:
-        raise ValueError(f"the expression used more than {limits.memory_quota} bytes of memory")
-    except RecursionError:
-        raise ValueError("the expression is nested too deeply")
-    except (yaql_errors.YaqlException, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
-        raise ValueError(f"{type(error).__name__}: {error}")
-    finally:
-        sys.settrace(previous)
+    parse_expression(text, limits)  # a bad expression is refused without a worker
+    request = yaql_sandbox.Request(
+        expression=text,
+        data=data,
+        limit_iterators=limits.limit_iterators,
+        memory_quota=limits.memory_quota,
+        time_limit_s=limits.time_limit_s,
+        max_result_bytes=budget.max_value_bytes(),
+    )
+    return yaql_sandbox.pool(limits.workers, limits.worker_memory_bytes).evaluate(request)
 
 
 _EXAMPLE = "{yaql: {expression: $.data.var1.sum(), data: {var1: [3, 2, 1]}}}"

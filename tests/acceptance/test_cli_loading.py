@@ -1,0 +1,157 @@
+"""The ``stoker`` command reading hostile template files: each is refused fast, in one
+line, with a bounded peak memory (measured on the real subprocess with ``os.wait4``),
+because the CLI checks the size before reading and parses once with the engine's
+limits. And ``template validate`` refuses what a create would refuse (resource limit)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+STOKER = str(Path(sys.executable).with_name("stoker"))
+PEAK_RSS_LIMIT_BYTES = 300 * 1024 * 1024
+DEADLINE_S = 30
+
+
+def run_bounded(tmp_path: Path, *args: str, environment: dict[str, str] | None = None) -> tuple[int, str, int]:
+    """Run ``stoker args`` to its end or the deadline; (exit status, stderr, peak RSS in
+    bytes). Past the deadline the process is killed and the test fails."""
+    env = {**os.environ, "STOKER_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite'}", **(environment or {})}
+    env.pop("STOKER_DEBUG", None)
+    stderr_path = tmp_path / "stderr.txt"
+    with open(stderr_path, "w") as stderr, open(os.devnull, "w") as stdout:
+        process = subprocess.Popen([STOKER, *args], stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    started = time.monotonic()
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() - started > DEADLINE_S:
+            process.send_signal(signal.SIGKILL)
+            os.wait4(process.pid, 0)
+            pytest.fail(f"stoker {' '.join(args)} still running after {DEADLINE_S} s")
+        time.sleep(0.05)
+    process.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen quiet
+    return process.returncode, stderr_path.read_text(), usage.ru_maxrss * 1024  # Linux: KiB
+
+
+def billion_laughs() -> str:
+    lines = ["heat_template_version: 2021-04-16", "parameters:", "  p:", "    type: json", '    default: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    body = [f"l{level}: &a{level} [{', '.join([f'*a{level - 1}'] * 9)}]" for level in range(1, 10)]
+    return "\n".join(lines) + "\noutputs:\n  o:\n    value: {" + ", ".join(body) + "}\n"
+
+
+def deeply_nested(depth: int = 100_000) -> str:
+    return "heat_template_version: 2021-04-16\nresources: {}\noutputs:\n  o:\n    value: " + "[" * depth + "]" * depth + "\n"
+
+
+def write_big(path: Path, size: int = 50 * 1024 * 1024) -> None:
+    resource = "  r{}:\n    type: OS::Heat::None\n    properties: {{a: " + '"' + "x" * 200 + '"' + "}}\n"
+    with path.open("w") as stream:
+        stream.write("heat_template_version: 2021-04-16\nresources:\n")
+        index = 0
+        while stream.tell() < size:
+            stream.write(resource.format(index))
+            index += 1
+
+
+def assert_refused(result: tuple[int, str, int], expected: str) -> None:
+    status, stderr, peak = result
+    assert status == 1, stderr
+    assert "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("ERROR: ") and expected in lines[0], stderr
+    assert peak < PEAK_RSS_LIMIT_BYTES, f"peak RSS {peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize("command", [("template", "validate"), ("stack", "create", "bomb")])
+def test_cli_loading_billion_laughs_is_refused_fast(tmp_path, command):
+    (tmp_path / "laughs.yaml").write_text(billion_laughs())
+    result = run_bounded(tmp_path, *command, "-t", str(tmp_path / "laughs.yaml"))
+    assert_refused(result, "laughs.yaml:")
+    assert "expands to more than" in result[1]
+
+
+@pytest.mark.parametrize("command", [("template", "validate"), ("stack", "create", "deep")])
+def test_cli_loading_deep_nesting_is_refused_with_its_place(tmp_path, command):
+    (tmp_path / "deep.yaml").write_text(deeply_nested())
+    result = run_bounded(tmp_path, *command, "-t", str(tmp_path / "deep.yaml"))
+    assert_refused(result, "deep.yaml:5:")
+    assert "nested more than 200 levels deep" in result[1]
+
+
+@pytest.mark.parametrize("command", [("template", "validate"), ("stack", "create", "big")])
+def test_cli_loading_an_oversized_file_is_refused_before_it_is_read(tmp_path, command):
+    write_big(tmp_path / "big.yaml")
+    started = time.monotonic()
+    result = run_bounded(tmp_path, *command, "-t", str(tmp_path / "big.yaml"))
+    assert_refused(result, "exceeds maximum allowed size (524288 bytes)")
+    # Nothing of the 50 MB was read: the peak is that of a command that did nothing.
+    assert result[2] < 120 * 1024 * 1024, f"peak RSS {result[2] / 2**20:.0f} MiB"
+    assert time.monotonic() - started < 15
+
+
+def test_cli_loading_a_bomb_in_a_nested_template_is_refused(tmp_path):
+    (tmp_path / "laughs.yaml").write_text(billion_laughs())
+    (tmp_path / "deep.yaml").write_text(deeply_nested())
+    (tmp_path / "parent.yaml").write_text(
+        "heat_template_version: 2021-04-16\nresources:\n  a: {type: laughs.yaml}\n  b: {type: deep.yaml}\n"
+    )
+    status, stderr, peak = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "parent.yaml"))
+    assert status == 1, stderr
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    assert peak < PEAK_RSS_LIMIT_BYTES
+
+
+def test_cli_loading_an_oversized_get_file_target_is_refused(tmp_path):
+    write_big(tmp_path / "big.txt", 2 * 1024 * 1024)
+    (tmp_path / "t.yaml").write_text(
+        "heat_template_version: 2021-04-16\nresources:\n  r:\n    type: OS::Heat::Value\n    properties: {value: {get_file: big.txt}}\n"
+    )
+    result = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "t.yaml"))
+    assert_refused(result, "get_file big.txt: size (2097")
+
+
+THREE = "heat_template_version: 2021-04-16\nresources:\n  a: {type: OS::Heat::None}\n  b: {type: OS::Heat::None}\n  c: {type: OS::Heat::None}\n"
+
+
+def test_cli_template_validate_refuses_a_template_over_the_resource_limit(tmp_path):
+    (tmp_path / "three.yaml").write_text(THREE)
+    (tmp_path / "parent.yaml").write_text("heat_template_version: 2021-04-16\nresources:\n  child: {type: three.yaml}\n")
+    limit = {"STOKER_MAX_RESOURCES_PER_STACK": "2"}
+    status, stderr, _ = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "three.yaml"), environment=limit)
+    assert status == 1, stderr
+    assert stderr.strip() == (
+        "ERROR: resources: The template has 3 resources; a stack may have at most 2 "
+        "(raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack)"
+    )
+    # A nested stack over the limit would fail the create half-way: validate says so first.
+    status, stderr, _ = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "parent.yaml"), environment=limit)
+    assert status == 1, stderr
+    assert stderr.startswith("ERROR: resources.child.resources: The template has 3 resources"), stderr
+    status, stderr, _ = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "three.yaml"), environment={"STOKER_MAX_RESOURCES_PER_STACK": "3"})
+    assert status == 0, stderr
+    # A group validates one member, but its nested stack will have ``count``.
+    (tmp_path / "group.yaml").write_text(
+        "heat_template_version: 2021-04-16\nresources:\n  group:\n    type: OS::Heat::ResourceGroup\n"
+        "    properties: {count: 3, resource_def: {type: OS::Heat::None}}\n"
+    )
+    status, stderr, _ = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "group.yaml"), environment=limit)
+    assert status == 1, stderr
+    assert stderr.startswith("ERROR: resources.group.resources: The nested stack would have 3 resources"), stderr
+    status, stderr, _ = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "group.yaml"), environment={"STOKER_MAX_RESOURCES_PER_STACK": "3"})
+    assert status == 0, stderr
+
+
+def test_cli_loading_adopt_data_nested_too_deeply_is_refused(tmp_path):
+    (tmp_path / "adopt.json").write_text('{"template": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    result = run_bounded(tmp_path, "stack", "adopt", "x", "--adopt-file", str(tmp_path / "adopt.json"), environment={"STOKER_ENABLE_STACK_ADOPT": "true"})
+    assert_refused(result, "adopt.json:1:")
+    assert "nested more than" in result[1]

@@ -1,0 +1,59 @@
+"""Stored templates live as long as a stack refers to them: updates, rollbacks, nested
+stacks and refused requests leave no template behind that nothing refers to."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from stoker.engine.errors import ActionInProgressError
+from stoker.store import tables
+from stoker.store.locks import Fence
+from tests.support.stacks import template
+
+BODY = """
+heat_template_version: 2021-04-16
+parameters:
+  n: {type: number, default: 0}
+resources:
+  value:
+    type: OS::Heat::Value
+    properties: {value: {get_param: n}}
+  nested:
+    type: OS::Heat::Stack
+    properties:
+      template: {get_file: child.yaml}
+      parameters: {n: {get_param: n}}
+"""
+CHILD = "heat_template_version: 2021-04-16\nparameters:\n  n: {type: number}\nresources:\n  v: {type: OS::Heat::Value, properties: {value: {get_param: n}}}\n"
+
+
+def unreferenced_templates(service) -> int:
+    templates, stacks = tables.raw_templates, tables.stacks
+    referenced = sa.select(stacks.c.id).where(sa.or_(stacks.c.raw_template_id == templates.c.id, stacks.c.prev_raw_template_id == templates.c.id))
+    with service.store.engine.connect() as connection:
+        return connection.execute(sa.select(sa.func.count()).select_from(templates).where(~referenced.exists())).scalar()
+
+
+def test_template_pruning_updates_leave_no_unreferenced_template(make_service, database_url):
+    service = make_service(database_url)
+    files = {"child.yaml": CHILD}
+    service.create_stack("pruned", template(BODY), files=files)
+    for n in range(1, 12):
+        assert service.update_stack("pruned", template(BODY), parameters={"n": n}, files=files).state == "UPDATE_COMPLETE"
+    assert unreferenced_templates(service) == 0
+    with service.store.engine.connect() as connection:
+        # Two stacks (the parent and its child), each with its template and the previous one.
+        assert connection.execute(sa.select(sa.func.count()).select_from(tables.raw_templates)).scalar() <= 4
+
+
+def test_template_pruning_a_refused_update_leaves_no_template(make_service, database_url):
+    service = make_service(database_url)
+    service.engine.settings.lock_finish_wait_s = 0.1
+    stack = service.create_stack("busy", template(BODY), files={"child.yaml": CHILD})
+    held = Fence(stack.id, "another-job")
+    assert service.store.acquire_lock(stack.id, held.token, "another-engine", 30) is None
+    with pytest.raises(ActionInProgressError):
+        service.update_stack("busy", template(BODY), parameters={"n": 5}, files={"child.yaml": CHILD})
+    service.store.release_lock(held)
+    assert unreferenced_templates(service) == 0

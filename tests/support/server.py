@@ -1,0 +1,90 @@
+"""A real ``stoker serve`` process on 127.0.0.1 for tests, over any database URL, and
+plain HTTP requests against it (no client library: status and body as sent)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+STOKER = str(Path(sys.executable).with_name("stoker"))
+TENANT = "demo"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """``stoker serve`` on a free port; its output goes to ``log_path``."""
+
+    def __init__(self, database_url: str, log_path: Path, **environment: str):
+        self.database_url = database_url
+        self.log_path = log_path
+        self.environment = environment
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.endpoint = f"{self.url}/v1/{TENANT}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> Server:
+        env = {**os.environ, "STOKER_DATABASE_URL": self.database_url, **self.environment}
+        self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen([STOKER, "serve", "--port", str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(self.url + "/", timeout=1)
+            except urllib.error.HTTPError:
+                return self  # 300 Multiple Choices: it answers
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise AssertionError("stoker serve did not start: " + self.log_path.read_text())
+                time.sleep(0.1)
+
+    def stop(self) -> str:
+        """Stop the server; returns its log."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+        return self.log_path.read_text()
+
+    def request(self, method: str, path: str, body: Any = None, timeout: float = 60) -> tuple[int, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.endpoint + path, data=data, method=method, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            text = error.read()
+            try:
+                return error.code, json.loads(text or b"null")
+            except ValueError:
+                return error.code, text.decode(errors="replace")
+
+    def wait_for(self, stack: str, done=lambda status: not status.endswith("IN_PROGRESS"), timeout: float = 60) -> dict:
+        """Poll a stack (deleted ones too) until ``done(stack_status)``; returns it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            status, body = self.request("GET", f"/stacks?id={stack}&show_deleted=true")
+            assert status == 200, body
+            found = body["stacks"][0] if body["stacks"] else None
+            if found is not None and done(found["stack_status"]):
+                return found
+            assert time.monotonic() < deadline, f"{stack}: {found and found['stack_status']}"
+            time.sleep(0.1)
