@@ -22,8 +22,7 @@ from typing import Any
 
 from stoker.engine.engine import Engine, Job
 from stoker.engine.errors import ActionInProgressError, StackNotFoundError
-from stoker.engine.events import Recorder
-from stoker.engine.states import STACK_TYPE, Action, Status
+from stoker.engine.states import STACK_TYPE
 from stoker.sdk.exceptions import ValidationError
 from stoker.store import EventRecord, StackRecord, Store
 
@@ -96,12 +95,8 @@ class BackgroundJobs:
             return await self.engine.run(job)
         except (ActionInProgressError, StackNotFoundError, ValidationError):
             raise  # refused before it started: the request answers it
-        except Exception as error:  # noqa: BLE001 - no request waits on it: the store must show the end
+        except Exception:  # noqa: BLE001 - the job recorded its end under its lock (Engine.run)
             LOG.exception("stack %s: %s failed", job.stack_id, job.action)
-            stack = self.store.get_stack(job.stack_id)
-            if stack is not None and stack.status == Status.IN_PROGRESS:
-                reason = f"Engine error during {stack.action}: {type(error).__name__}: {error}"
-                await Recorder(self.store, stack).stack_state(Action(stack.action), Status.FAILED, reason)
             raise
 
     def recover(self, stacks: list[StackRecord]) -> list[StackRecord]:

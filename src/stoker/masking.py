@@ -27,13 +27,14 @@ MIN_MASKED_LENGTH = 4
 ENVIRONMENT_VALUE_SECTIONS = ("parameters", "parameter_defaults")
 
 
-def _texts(value: Any) -> Iterable[str]:
-    """The ways a parameter value can appear in text: itself, its items, its JSON."""
+def _texts(value: Any, items: bool = False) -> Iterable[str]:
+    """The ways a parameter value can appear in text: itself, its items, its JSON.
+    ``items``: a string is a comma_delimited_list given as one string."""
     if value is None:
         return
     if isinstance(value, str):
         yield value
-        if "," in value:  # a comma_delimited_list given as one string
+        if items and "," in value:
             yield from (item.strip() for item in value.split(","))
         return
     if isinstance(value, bool):
@@ -67,12 +68,13 @@ class HiddenValues:
         that give values by name (user parameters, resolved values, an environment's
         ``parameters`` or ``parameter_defaults``)."""
         names = frozenset(name for name, schema in schemas.items() if getattr(schema, "hidden", False))
+        lists = {name for name in names if getattr(schemas[name], "type", None) == "comma_delimited_list"}
         texts: set[str] = set()
         for source in sources:
             if not isinstance(source, Mapping):
                 continue
             for name in names & set(source):
-                texts.update(text for text in _texts(source[name]) if text)
+                texts.update(text for text in _texts(source[name], items=name in lists) if text)
         return cls(names, tuple(sorted(texts, key=len, reverse=True)))
 
     def __bool__(self) -> bool:

@@ -158,3 +158,29 @@ def test_hidden_parameters_cli_snapshot_show_and_validate(tmp_path):
     for result in (created, shown, validated, dry_run, wrong):
         assert not [secret for secret in SECRETS if secret in result.stdout + result.stderr], result.args
     assert json.loads(shown.stdout)["data"]["parameters"]["password"] == "******"
+
+
+def test_hidden_parameters_runtime_errors_that_quote_a_value_are_masked(service):
+    # The value reaches the integer property only at run time, through an attribute:
+    # validation cannot see it, the plugin's error quotes it.
+    from tests.support.stacks import template
+
+    body = """
+    heat_template_version: 2021-04-16
+    parameters:
+      pw: {type: string, hidden: true}
+    resources:
+      v:
+        type: OS::Heat::Value
+        properties: {value: {get_param: pw}}
+      r:
+        type: OS::Heat::RandomString
+        properties: {length: {get_attr: [v, value]}}
+    """
+    stack = service.create_stack("leaky", template(body), parameters={"pw": "S3cr3tZebra42"})
+    assert stack.state == "CREATE_FAILED"
+    shown = [stack.status_reason, service.get_stack("leaky").status_reason]
+    shown += [record.status_reason for record in service.list_resources("leaky")]
+    shown += [event.resource_status_reason for event in service.list_events("leaky")]
+    assert any("is not an integer" in text for text in shown), shown
+    assert not any("S3cr3tZebra42" in text for text in shown), shown

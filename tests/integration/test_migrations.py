@@ -205,3 +205,33 @@ def fresh_postgres_url(request: pytest.FixtureRequest) -> str:
     request.addfinalizer(drop)
     separator = "&" if "?" in server else "?"
     return f"{server}{separator}options=-csearch_path%3D{schema}"
+
+
+def test_migration_0006_keeps_data_renames_duplicate_names_and_never_reuses_ids(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        with store.engine.begin() as connection:
+            migrations.upgrade(connection, "0005")
+            templates = [connection.execute(tables.raw_templates.insert().values(template={}, files={}, environment={}, created_at=datetime(2024, 1, 1))).inserted_primary_key[0] for _ in range(3)]
+            # Two live stacks with one name: the race 0006 closes had made them.
+            for number, name in enumerate(["twin", "twin", "single"]):
+                connection.execute(
+                    sa.text(
+                        "INSERT INTO stacks (id, name, action, status, status_reason, raw_template_id, parameters, disable_rollback, tags, project_id, created_at, nested_depth)"
+                        " VALUES (:id, :name, 'CREATE', 'COMPLETE', '', :template, '{}', true, '[]', '', :created, 0)"
+                    ),
+                    {"id": f"stack-{number}", "name": name, "template": templates[number], "created": datetime(2024, 1, 1 + number)},
+                )
+        store.migrate()
+        with store.engine.connect() as connection:
+            assert database_revision(connection) == HEAD_REVISION
+            names = dict(connection.execute(sa.text("SELECT id, name FROM stacks")).all())
+        assert names == {"stack-0": "twin", "stack-1": "twin-stack-1", "stack-2": "single"}
+        assert [store.get_template(template_id).id for template_id in templates] == templates
+        # The last template's id is not handed out again once its row is gone.
+        with store.engine.begin() as connection:
+            connection.execute(tables.stacks.delete().where(tables.stacks.c.id == "stack-2"))
+            connection.execute(tables.raw_templates.delete().where(tables.raw_templates.c.id == templates[-1]))
+        assert store.store_template({}, {}, {}) > templates[-1]
+    finally:
+        store.close()

@@ -57,3 +57,29 @@ def test_template_pruning_a_refused_update_leaves_no_template(make_service, data
         service.update_stack("busy", template(BODY), parameters={"n": 5}, files={"child.yaml": CHILD})
     service.store.release_lock(held)
     assert unreferenced_templates(service) == 0
+
+
+FAILING = """
+heat_template_version: 2021-04-16
+resources:
+  value:
+    type: OS::Heat::TestResource
+    properties: {fail: true}
+"""
+
+
+def test_template_pruning_keeps_what_rollback_and_restore_need(make_service, database_url):
+    service = make_service(database_url)
+    files = {"child.yaml": CHILD}
+    stack = service.create_stack("kept", template(BODY), files=files, parameters={"n": 1}, disable_rollback=False)
+    snapshot = service.create_snapshot("kept", "first")
+    assert service.update_stack("kept", template(BODY), parameters={"n": 2}, files=files).state == "UPDATE_COMPLETE"
+    # A failed update rolls back to the template before it: that one must still be there.
+    rolled = service.update_stack("kept", template(FAILING))
+    assert rolled.state == "ROLLBACK_COMPLETE", rolled.status_reason
+    assert service.store.get_template(service.get_stack("kept").raw_template_id).template["resources"].keys() == {"value", "nested"}
+    assert service.restore_snapshot("kept", snapshot.id).state == "RESTORE_COMPLETE"
+    assert service.update_stack("kept", template(BODY), parameters={"n": 3}, files=files).state == "UPDATE_COMPLETE"
+    assert {output["output_key"] for output in service.outputs("kept")} == set()
+    assert unreferenced_templates(service) == 0
+    assert service.get_stack(stack.id).parameters == {"n": 3}

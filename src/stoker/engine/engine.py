@@ -32,6 +32,7 @@ from stoker.engine.stack import StackRuntime, parameter_values
 from stoker.engine.states import Action, Status
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
+from stoker.masking import HiddenValues
 from stoker.store import StackRecord, Store
 from stoker.store.locks import Fence, LockLostError, current_fence
 from stoker.store.records import TemplateRecord
@@ -181,14 +182,9 @@ class Engine:
             await self.run(job)
         except ActionInProgressError:
             pass  # another engine runs it; the parent's poll follows its state
-        except Exception as error:  # noqa: BLE001 - the parent must see an end, not wait forever
+        except Exception:  # noqa: BLE001 - run() recorded the end under the lock; a child
+            # whose job never started stays IN_PROGRESS and the parent's poll restarts it.
             LOG.exception("nested stack %s: %s failed", job.stack_id, job.action)
-            stack = self.store.get_stack(job.stack_id)
-            if stack is not None and stack.status == Status.IN_PROGRESS:
-                reason = f"Engine error during {stack.action}: {type(error).__name__}: {error}"
-                await Recorder(self.store, stack).stack_state(
-                    Action(stack.action), Status.FAILED, reason
-                )
         finally:
             self._children.pop(job.stack_id, None)
             with self._submit_lock:
@@ -281,9 +277,15 @@ class Engine:
                 await self._wait_children(stack.id)
         except LockLostError:
             _settle(lost, ("Lock lost", False))
+        except Exception as error:
+            # The store must show the end, written while the lock is still held (after
+            # the release another job may already own the stack).
+            if not lost.done():
+                await self._record_engine_error(stack.id, error)
+            raise
         finally:
             heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await heartbeat
             self.store.release_lock(fence)
             current_fence.reset(previous_fence)
@@ -309,7 +311,7 @@ class Engine:
         lease = self.settings.lock_lease_s
         deleting = job.action == Action.DELETE and not job.resume
         started = time.monotonic()
-        asked_to_stop = False
+        asked_to_stop: set[str] = set()
         while True:
             holder = self.store.acquire_lock(job.stack_id, fence.token, self.engine_id, lease, admit)
             if holder is None:
@@ -317,9 +319,11 @@ class Engine:
             stack = admitted[0]
             waited = time.monotonic() - started
             if deleting:
-                if not asked_to_stop:
+                # Every holder is asked, once: a job that took the lock while the one
+                # asked first was stopping is stopped too.
+                if holder.token not in asked_to_stop:
                     self._ask_to_stop(stack.id, "delete")
-                    asked_to_stop = True
+                    asked_to_stop.add(holder.token)
                 if waited > self.settings.delete_stop_wait_s:
                     raise ActionInProgressError(stack.name, f"{stack.state}: the action in progress did not stop within {self.settings.delete_stop_wait_s:g} s for the delete (pid {holder.pid} on {holder.host} holds its lock)")
             elif stack.status == Status.IN_PROGRESS or waited > self.settings.lock_finish_wait_s:
@@ -436,7 +440,7 @@ class Engine:
         def admit(stack: StackRecord | None) -> None:
             admission.admit_idle(stack, stack_id)
             assert stack is not None
-            admitted.append(stack)
+            admitted[:] = [stack]
 
         holder = self.store.acquire_lock(stack_id, fence.token, self.engine_id, self.settings.lock_lease_s, admit)
         if holder is not None:
@@ -466,12 +470,34 @@ class Engine:
 
     async def _heartbeat(self, fence: Fence, lease_s: float, lost: asyncio.Future[tuple[str, bool | None]]) -> None:
         # Renew at a third of the lease so two missed beats still leave it held. A lock
-        # that is gone (taken over, released by a delete) stops the job.
+        # that is gone (taken over, released by a delete) stops the job; so does a lease
+        # that could not be renewed before it ran out (the database unreachable).
+        renewed = time.monotonic()
         while True:
             await asyncio.sleep(lease_s / 3)
-            if not await self.store.renew_lock_async(fence, lease_s):
+            try:
+                held = await self.store.renew_lock_async(fence, lease_s)
+            except Exception:  # noqa: BLE001 - retried at the next beat
+                LOG.warning("stack %s: could not renew the lock's lease; retrying", fence.stack_id, exc_info=True)
+                if time.monotonic() - renewed >= lease_s:
+                    _settle(lost, ("Lock lost", False))
+                    return
+                continue
+            if not held:
                 _settle(lost, ("Lock lost", False))
                 return
+            renewed = time.monotonic()
+
+    async def _record_engine_error(self, stack_id: str, error: Exception) -> None:
+        """An unexpected error ended the job: the stack leaves IN_PROGRESS, FAILED with
+        the error (fenced like every write of the job)."""
+        LOG.error("stack %s: the job failed", stack_id, exc_info=error)
+        stack = self.store.get_stack(stack_id)
+        if stack is None or stack.status != Status.IN_PROGRESS:
+            return
+        reason = f"Engine error during {stack.action}: {type(error).__name__}: {error}"
+        with contextlib.suppress(Exception):  # the original error is what the caller must see
+            await Recorder(self.store, stack).stack_state(Action(stack.action), Status.FAILED, reason)
 
     async def _dispatch(self, job: Job, stack: StackRecord, stop: Stop) -> None:
         limit = self.settings.max_in_flight
@@ -576,7 +602,9 @@ class Engine:
         return utcnow()
 
     def _context(self, runtime: StackRuntime, stop: Stop) -> ActionContext:
-        recorder = Recorder(self.store, runtime.stack, list(self.listeners))
+        environment = runtime.environment
+        hidden = HiddenValues.of(runtime.template.parameters, runtime.stack.parameters, runtime.params, environment.parameters, environment.parameter_defaults)
+        recorder = Recorder(self.store, runtime.stack, list(self.listeners), hidden)
         return ActionContext(runtime, recorder, self.runner, self.store, stop)
 
 

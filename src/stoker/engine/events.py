@@ -13,6 +13,7 @@ from typing import Any
 
 from stoker.engine.states import STACK_TYPE, Action, Status
 from stoker.identifiers import new_id
+from stoker.masking import HiddenValues
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
 
 LOG = logging.getLogger(__name__)
@@ -51,10 +52,14 @@ def stack_event(stack: StackRecord, action: str, status: str, reason: str) -> Ev
 
 
 class Recorder:
-    def __init__(self, store: Store, stack: StackRecord, listeners: list[Listener] | None = None):
+    """Records one stack's state changes. ``hidden``: the stack's hidden parameter
+    values, masked in every reason recorded (a plugin's error may quote a value)."""
+
+    def __init__(self, store: Store, stack: StackRecord, listeners: list[Listener] | None = None, hidden: HiddenValues | None = None):
         self.store = store
         self.stack = stack
         self.listeners = listeners or []
+        self.hidden = hidden or HiddenValues()
 
     def _announce(self, event: EventRecord) -> None:
         for listener in self.listeners:
@@ -64,6 +69,7 @@ class Recorder:
                 LOG.exception("event listener failed")
 
     async def resource_state(self, record: ResourceRecord, action: Action, status: Status, reason: str = "state changed", **fields: Any) -> None:
+        reason = self.hidden.text(reason)
         event = resource_event(record, action, status, reason, fields.get("physical_resource_id"))
         await self.store.update_resource_async(record, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
         record.action, record.status, record.status_reason = str(action), str(status), reason
@@ -72,7 +78,7 @@ class Recorder:
         self._announce(event)
 
     def _stack_event(self, action: Action, status: Status, reason: str) -> EventRecord:
-        return stack_event(self.stack, action, status, reason)
+        return stack_event(self.stack, action, status, self.hidden.text(reason))
 
     async def stack_event(self, action: Action, status: Status, reason: str) -> None:
         """An event about the stack that does not change its state (e.g. a warning)."""
@@ -83,6 +89,7 @@ class Recorder:
     async def stack_state(self, action: Action, status: Status, reason: str, **fields: Any) -> None:
         stack = self.stack
         event = self._stack_event(action, status, reason)
+        reason = event.resource_status_reason
         await self.store.update_stack_async(stack.id, event=event, action=str(action), status=str(status), status_reason=reason, **fields)
         stack.action, stack.status, stack.status_reason = str(action), str(status), reason
         for key, value in fields.items():

@@ -158,8 +158,9 @@ class AllowedPattern(Constraint):
 
     def __init__(self, pattern: str, description: str | None = None):
         super().__init__(description)
-        # Matched by RE2, in time linear in the value: the pattern and the value may both
-        # come from a user, and a backtracking pattern would hold the process for ever.
+        # Matched by RE2, in time linear in the value, or under a time limit (sdk/patterns):
+        # the pattern and the value may both come from a user, and a backtracking match
+        # would otherwise hold the process for ever.
         try:
             self.match = patterns.compile(pattern).fullmatch
         except patterns.PatternError as error:
@@ -167,7 +168,10 @@ class AllowedPattern(Constraint):
         self.pattern = pattern
 
     def _is_valid(self, value: Any, context: Any) -> bool:
-        return isinstance(value, str) and self.match(value) is not None
+        try:
+            return isinstance(value, str) and self.match(value) is not None
+        except patterns.PatternTimeoutError:
+            return False  # a value whose match runs out of time is not accepted
 
     def _explain(self, value: Any) -> str:
         return f'"{value}" does not match pattern "{self.pattern}"'

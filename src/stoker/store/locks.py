@@ -147,9 +147,16 @@ _HELD_TOKENS = (
 
 
 def request_cancel(connection: Connection, stack_id: str, mode: str) -> bool:
-    """Ask the lock holder to cancel its action; False when nothing holds the stack."""
+    """Ask the lock holder to cancel its action; False when nothing holds the stack. A
+    delete's request to stop is never replaced by a user's cancel (which would roll back
+    instead of stopping for the delete)."""
     table = tables.stack_locks
-    return connection.execute(table.update().where(table.c.stack_id == stack_id).values(cancel=mode)).rowcount == 1
+    query = table.update().where(table.c.stack_id == stack_id)
+    if mode != "delete":
+        query = query.where(sa.or_(table.c.cancel.is_(None), table.c.cancel != "delete"))
+    if connection.execute(query.values(cancel=mode)).rowcount == 1:
+        return True
+    return holder(connection, stack_id) is not None
 
 
 def cancel_requested(connection: Connection, fence: Fence) -> str | None:

@@ -31,7 +31,7 @@ from stoker.store.records import (
     StackRecord,
     TemplateRecord,
 )
-from stoker.store.writer import Statements, WriteQueue, run_statements
+from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
 HEAD_REVISION = "0006"
 
@@ -133,6 +133,15 @@ class StackNameTakenError(Exception):
     """Another live stack of the project has the name (the database refused the row)."""
 
 
+class _Refused:
+    """A write's refusal, returned from the writer thread and raised by the caller."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+
 class Store:
     def __init__(self, url: str):
         self.url = url
@@ -214,22 +223,25 @@ class Store:
         values = {name: getattr(record, name) for name in _STACK_FIELDS}
         values["created_at"] = values["created_at"] or utcnow()
 
-        def write(connection: Connection) -> None:
+        def write(connection: Connection) -> _Refused | None:
+            # A refusal is an answer, not an error: the writes batched with this one
+            # commit; a savepoint undoes the loser's row of a race the index decided.
             if record.owner_id is None and self._name_taken(connection, record):
-                raise StackNameTakenError(record.name)
+                return _Refused(StackNameTakenError(record.name))
             try:
-                # A savepoint: the loser of a race (the index refuses its row) fails
-                # alone, not the writes batched with it.
                 with connection.begin_nested():
                     connection.execute(tables.stacks.insert(), values)
             except sa.exc.IntegrityError:
                 if record.owner_id is None and self._name_taken(connection, record):
-                    raise StackNameTakenError(record.name)
+                    return _Refused(StackNameTakenError(record.name))
                 raise
             if event is not None:
                 self._insert_event(connection, event)
+            return None
 
-        self.writes.run(write)
+        result = self.writes.run(write)
+        if isinstance(result, _Refused):
+            raise result.error
 
     @staticmethod
     def _name_taken(connection: Connection, record: StackRecord) -> bool:
@@ -465,20 +477,34 @@ class Store:
         takes the lock, so nothing can change the row between the decision and the
         lock, and when it raises, no lock is taken."""
 
-        def write(connection: Connection) -> LockHolder | None:
-            if admit is not None:
-                stacks = tables.stacks
-                row = connection.execute(sa.select(stacks).where(stacks.c.id == stack_id).with_for_update()).first()
-                admit(self._stack(row) if row is not None else None)
-            return locks.acquire(connection, stack_id, token, engine_id, utcnow(), timedelta(seconds=lease_s))
+        def write(connection: Connection) -> LockHolder | _Refused | None:
+            # A savepoint: a refusal undoes this write alone, not the batch around it.
+            savepoint = connection.begin_nested()
+            try:
+                # The lock row first, then the stack's: the order in which fenced writes
+                # take them (PostgreSQL would otherwise deadlock the two).
+                holder = locks.acquire(connection, stack_id, token, engine_id, utcnow(), timedelta(seconds=lease_s))
+                if admit is not None:
+                    stacks = tables.stacks
+                    query = sa.select(stacks).where(stacks.c.id == stack_id)
+                    row = connection.execute(query.with_for_update() if holder is None else query).first()
+                    admit(self._stack(row) if row is not None else None)
+            except Exception as refusal:  # noqa: BLE001 - handed back to the caller to raise
+                savepoint.rollback()
+                return _Refused(refusal)
+            savepoint.commit()
+            return holder
 
-        return self.writes.run(write, fence=None)
+        result = self.writes.run(Alone(write), fence=None)
+        if isinstance(result, _Refused):
+            raise result.error
+        return result
 
     async def renew_lock_async(self, fence: Fence, lease_s: float) -> bool:
         return await self.writes.submit_async(lambda connection: locks.renew(connection, fence, utcnow(), timedelta(seconds=lease_s)), fence=None)
 
     def release_lock(self, fence: Fence) -> None:
-        self.writes.run(lambda connection: locks.release(connection, fence), fence=None)
+        self.writes.run(Alone(lambda connection: locks.release(connection, fence)), fence=None)
 
     def request_cancel(self, stack_id: str, mode: str) -> bool:
         return self.writes.run(lambda connection: locks.request_cancel(connection, stack_id, mode), fence=None)

@@ -15,6 +15,9 @@ token; by default the one of the submitting context). Each transaction first rea
 tokens the lock rows hold now, in the same transaction as the writes; a write whose job
 no longer holds its lock is not run: its caller gets ``LockLostError`` and the fence's
 ``lost`` callback stops the job. So no write of a job lands after its lock is gone.
+Writes that change whose lock is whose (taking, releasing: ``Alone``) are committed in a
+transaction of their own, so the tokens read at the start of a transaction hold for all
+of it.
 """
 
 from __future__ import annotations
@@ -60,6 +63,19 @@ class Statements:
     def __init__(self, ops: list[tuple[Any, ...]], ordered: bool = False):
         self.ops = ops
         self.ordered = ordered
+
+
+class Alone:
+    """A write committed in a transaction of its own (in submission order): one that
+    changes lock rows, which the fence check at the start of a batch must not miss."""
+
+    __slots__ = ("write",)
+
+    def __init__(self, write: Write):
+        self.write = write
+
+    def __call__(self, connection: Connection) -> Any:
+        return self.write(connection)
 
 
 class _Direct:
@@ -307,19 +323,23 @@ class WriteQueue:
                 connection.close()
 
     def _serve(self) -> None:
+        held_back = None  # an Alone write met while filling a batch: the next batch
         while True:
-            item = self._queue.get()
+            item, held_back = (held_back, None) if held_back is not None else (self._queue.get(), None)
             if item is _STOP:
                 return
             batch = [item]
             stop = False
-            while len(batch) < self.max_batch:
+            while len(batch) < self.max_batch and not isinstance(item[0], Alone):
                 try:
                     item = self._queue.get_nowait()
                 except queue.Empty:
                     break
                 if item is _STOP:
                     stop = True
+                    break
+                if isinstance(item[0], Alone):
+                    held_back = item
                     break
                 batch.append(item)
             try:

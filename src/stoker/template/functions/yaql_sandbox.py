@@ -174,13 +174,18 @@ class WorkerPool:
         self._idle: list[_Worker] = []
         self._started = 0
         self._closed = False
+        self._waiting = 0  # callers in _borrow, for the bound on their wait
         self._condition = threading.Condition()
 
     def evaluate(self, request: Request) -> Any:
         """The value of the expression; raises SandboxError with a plain message."""
-        # Waiting for a worker is bounded too: the caller may be the engine's event loop,
-        # which must not wait behind other callers' expressions for longer than one.
-        wait_until = time.monotonic() + request.time_limit_s
+        # Waiting for a worker is bounded too (the caller may be the engine's event loop),
+        # by the turns of the callers already waiting: each takes a worker for at most its
+        # time limit, so an expression is never failed because others were slow.
+        with self._condition:
+            ahead = self._waiting
+        turns = 2 + (ahead + self.size) // self.size  # one to spare for a worker's restart
+        wait_until = time.monotonic() + request.time_limit_s * turns
         for attempt in range(2):
             worker = self._borrow(wait_until)
             healthy = False
@@ -222,7 +227,11 @@ class WorkerPool:
                         f"all {self.size} yaql worker processes stayed busy with other expressions; "
                         "try again, or raise STOKER_YAQL_WORKERS"
                     )
-                self._condition.wait(remaining)
+                self._waiting += 1
+                try:
+                    self._condition.wait(remaining)
+                finally:
+                    self._waiting -= 1
         try:
             return _Worker(self.memory_bytes)
         except BaseException:

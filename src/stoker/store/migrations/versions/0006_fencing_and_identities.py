@@ -4,7 +4,9 @@ name.
 - ``stack_locks.token``: new at every acquisition; a job's writes carry it.
 - SQLite: ``raw_templates``, ``resources`` and ``events`` are rebuilt with AUTOINCREMENT,
   so the id of a deleted row is never handed out again (PostgreSQL's sequences already
-  never go back).
+  never go back). Rebuilding ``raw_templates`` drops a table ``stacks`` refers to: run
+  it through ``Store.migrate``, which turns SQLite's foreign keys off for the migration
+  and checks them all before it commits.
 - ``uq_stacks_live_name``: a partial unique index over the live top-level stacks of a
   project. Duplicates made before it existed (a race the index now prevents) keep the
   oldest stack's name; the others are renamed ``<name>-<first 8 characters of the id>``.
@@ -49,11 +51,11 @@ def _rename_duplicates() -> None:
         seen.add(key)
 
 
-def _rebuild(autoincrement: bool) -> None:
+def _rebuild_with_autoincrement() -> None:
     if op.get_bind().dialect.name != "sqlite":
         return
     for name in _REBUILT:
-        with op.batch_alter_table(name, recreate="always", table_kwargs={"sqlite_autoincrement": autoincrement}):
+        with op.batch_alter_table(name, recreate="always", table_kwargs={"sqlite_autoincrement": True}):
             pass
 
 
@@ -64,7 +66,7 @@ def upgrade() -> None:
         batch.add_column(sa.Column("token", sa.String(36), nullable=False, server_default=""))
     with op.batch_alter_table("stack_locks") as batch:
         batch.alter_column("token", server_default=None, existing_type=sa.String(36), existing_nullable=False)
-    _rebuild(autoincrement=True)
+    _rebuild_with_autoincrement()
     _rename_duplicates()
     op.create_index(
         "uq_stacks_live_name",
@@ -77,7 +79,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    # The tables keep AUTOINCREMENT: harmless to the older code, and rebuilding a table
+    # that others refer to needs foreign keys off, which only Store.migrate arranges.
     op.drop_index("uq_stacks_live_name", "stacks")
-    _rebuild(autoincrement=False)
     with op.batch_alter_table("stack_locks") as batch:
         batch.drop_column("token")
