@@ -19,6 +19,9 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+# The session's test cloud of real OpenStack services, for any test under tests/.
+from tests.cloud.fixture import mark_cloud_tests, openstack_cloud  # noqa: F401
+
 POSTGRES_URL = os.environ.get("STOKER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
@@ -107,3 +110,7 @@ def make_service(sqlite_url: str):
 @pytest.fixture
 def service(make_service):
     return make_service()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_cloud_tests(items)

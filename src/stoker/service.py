@@ -33,7 +33,7 @@ from stoker.environment.registry import ResourceRegistry
 from stoker.identifiers import new_id
 from stoker.masking import MASK, HiddenValues
 from stoker.reads import StackReads
-from stoker.resources import builtin_mapping
+from stoker.resources import builtin_client_mapping, builtin_constraint_mapping, builtin_mapping
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.settings import Settings
 from stoker.store import SnapshotRecord, StackRecord, Store
@@ -101,6 +101,8 @@ def _nested_parameters(result: ValidationResult) -> dict[str, Any]:
 def build_registry(settings: Settings) -> ResourceRegistry:
     registry = ResourceRegistry()
     registry.register_mapping(builtin_mapping(), "stoker.resources")
+    registry.clients.register_mapping(builtin_client_mapping(), "stoker.resources")
+    registry.constraints.update(builtin_constraint_mapping())
     load_plugin_dirs(registry, settings.plugin_dirs)
     return registry
 

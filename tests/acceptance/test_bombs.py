@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.acceptance.test_api import Server, raw
+from tests.support import measured
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
 # Generous: the CLI itself takes about 70 MB.
@@ -83,27 +83,7 @@ def run_measured(tmp_path: Path, *args: str, timeout_s: float = 120) -> tuple[in
     """Run the CLI; its exit status, its stderr, and its peak RSS in bytes."""
     env = {**os.environ, "STOKER_DATABASE_URL": f"sqlite:///{tmp_path / 'bombs.sqlite'}"}
     env.pop("STOKER_DEBUG", None)
-    errors = tmp_path / "stderr.txt"
-
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_BYTES, ADDRESS_SPACE_BYTES))
-
-    with open(errors, "w") as stderr:
-        process = subprocess.Popen(
-            [STOKER, *args], stdout=subprocess.DEVNULL, stderr=stderr, stdin=subprocess.DEVNULL, env=env, cwd=tmp_path, preexec_fn=cap
-        )
-        deadline = time.monotonic() + timeout_s
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                process.kill()
-                _, status, usage = os.wait4(process.pid, 0)
-                break
-            time.sleep(0.05)
-    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-    return process.returncode, errors.read_text(), usage.ru_maxrss * 1024
+    return measured.run_measured([STOKER, *args], env=env, cwd=tmp_path, timeout_s=timeout_s, address_space_bytes=ADDRESS_SPACE_BYTES)
 
 
 def test_bomb_repeat_over_aliased_lists_is_refused_in_little_memory(tmp_path):

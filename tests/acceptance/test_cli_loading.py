@@ -6,13 +6,13 @@ limits. And ``template validate`` refuses what a create would refuse (resource l
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.support import measured
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
 PEAK_RSS_LIMIT_BYTES = 300 * 1024 * 1024
@@ -24,21 +24,10 @@ def run_bounded(tmp_path: Path, *args: str, environment: dict[str, str] | None =
     bytes). Past the deadline the process is killed and the test fails."""
     env = {**os.environ, "STOKER_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite'}", **(environment or {})}
     env.pop("STOKER_DEBUG", None)
-    stderr_path = tmp_path / "stderr.txt"
-    with open(stderr_path, "w") as stderr, open(os.devnull, "w") as stdout:
-        process = subprocess.Popen([STOKER, *args], stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env, cwd=tmp_path)
-    started = time.monotonic()
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() - started > DEADLINE_S:
-            process.send_signal(signal.SIGKILL)
-            os.wait4(process.pid, 0)
-            pytest.fail(f"stoker {' '.join(args)} still running after {DEADLINE_S} s")
-        time.sleep(0.05)
-    process.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen quiet
-    return process.returncode, stderr_path.read_text(), usage.ru_maxrss * 1024  # Linux: KiB
+    status, stderr, peak = measured.run_measured([STOKER, *args], env=env, cwd=tmp_path, timeout_s=DEADLINE_S)
+    if status == -9:
+        pytest.fail(f"stoker {' '.join(args)} still running after {DEADLINE_S} s")
+    return status, stderr, peak
 
 
 def billion_laughs() -> str:

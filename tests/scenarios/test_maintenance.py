@@ -84,3 +84,13 @@ def test_failed_check_leads_to_replacement_on_update(make_service, tmp_path):
     new = {r.name: r.physical_resource_id for r in service.list_resources("c")}
     assert new["p"] != old["p"] and new["q"] == old["q"]
     assert event_states(service, "c", "q")[-2:] == ["CHECK_IN_PROGRESS", "CHECK_COMPLETE"]
+
+
+def test_a_second_check_visits_every_resource_again(make_service, tmp_path):
+    (tmp_path / "probe.py").write_text(CHECKED)
+    service = make_service(plugin_dirs=[str(tmp_path)])
+    body = "heat_template_version: 2021-04-16\nresources:\n  q:\n    type: Demo::Probe\n"
+    service.create_stack("twice", template(body))
+    assert service.stack_action("twice", Action.CHECK).state == "CHECK_COMPLETE"
+    assert service.stack_action("twice", Action.CHECK).state == "CHECK_COMPLETE"
+    assert event_states(service, "twice", "q")[-4:] == ["CHECK_IN_PROGRESS", "CHECK_COMPLETE", "CHECK_IN_PROGRESS", "CHECK_COMPLETE"]

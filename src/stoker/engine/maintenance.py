@@ -21,9 +21,9 @@ from stoker.sdk.exceptions import ResourceFailure
 from stoker.store import ResourceRecord
 
 
-async def visit_resource(context: ActionContext, record: ResourceRecord, action: Action) -> None:
+async def visit_resource(context: ActionContext, record: ResourceRecord, action: Action, resume: bool = False) -> None:
     recorder = context.recorder
-    if record.action == action and record.status == Status.COMPLETE:
+    if resume and record.action == action and record.status == Status.COMPLETE:
         return  # done before an engine restart
     if record.action == "INIT" or (record.action == Action.DELETE and record.status == Status.COMPLETE):
         return
@@ -63,7 +63,7 @@ async def run(context: ActionContext, action: Action, limit: int, resume: bool =
     async def visit(name: str) -> None:
         record = runtime.current.get(name)
         if record is not None:
-            await visit_resource(context, record, action)
+            await visit_resource(context, record, action, resume)
 
     # A check looks at everything; a suspend or resume stops at the first failure.
     outcome = await walk(graph, visit, limit=limit, stop_on_failure=action != Action.CHECK)

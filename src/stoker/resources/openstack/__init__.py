@@ -1,0 +1,66 @@
+"""OpenStack resource types, laid out as in Heat: one package per service under
+``resources/openstack/<service>/`` holding the service's client plugin
+(``client_plugin.py``) beside one module per resource type.
+
+Owns: the lists of what this package registers (``resource_mapping``,
+``client_mapping``, ``constraint_mapping``). Importing it imports no openstacksdk: that
+happens when a stack first asks a cloud for something (``cloud.connection_for``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stoker.sdk.clients import ClientPlugin
+from stoker.sdk.resource import Resource
+
+__all__ = ["client_mapping", "client_plugin_class", "constraint_mapping", "resource_mapping"]
+
+
+def _service_modules() -> list[Any]:
+    from stoker.resources.openstack.cinder import client_plugin as cinder
+    from stoker.resources.openstack.glance import client_plugin as glance
+    from stoker.resources.openstack.keystone import client_plugin as keystone
+    from stoker.resources.openstack.neutron import client_plugin as neutron
+    from stoker.resources.openstack.nova import client_plugin as nova
+    from stoker.resources.openstack.placement import client_plugin as placement
+
+    return [cinder, glance, keystone, neutron, nova, placement]
+
+
+def resource_mapping() -> dict[str, type[Resource]]:
+    from stoker.resources.openstack.neutron import (
+        floatingip,
+        net,
+        port,
+        router,
+        security_group,
+        security_group_rule,
+        subnet,
+    )
+
+    mapping: dict[str, type[Resource]] = {}
+    for module in (floatingip, net, port, router, security_group, security_group_rule, subnet):
+        mapping.update(module.resource_mapping())
+    return mapping
+
+
+def client_mapping() -> dict[str, type[ClientPlugin]]:
+    mapping: dict[str, type[ClientPlugin]] = {}
+    for module in _service_modules():
+        mapping.update(module.client_mapping())
+    return mapping
+
+
+def constraint_mapping() -> dict[str, Any]:
+    from stoker.resources.openstack import addresses
+
+    mapping: dict[str, Any] = dict(addresses.constraint_mapping())
+    for module in _service_modules():
+        mapping.update(module.constraint_mapping())
+    return mapping
+
+
+def client_plugin_class(name: str) -> type[ClientPlugin]:
+    """The built-in client plugin class registered as ``name``."""
+    return client_mapping()[name]

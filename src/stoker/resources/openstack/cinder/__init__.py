@@ -1,0 +1,1 @@
+"""Cinder: its client plugin and resource types."""

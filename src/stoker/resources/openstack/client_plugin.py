@@ -1,0 +1,221 @@
+"""The base of the OpenStack client plugins: a ``ClientPlugin`` whose client is an
+openstacksdk proxy (``connection.network``, ``connection.compute``...).
+
+Owns: classifying openstacksdk's exceptions (``is_not_found``, ``is_conflict``,
+``is_over_limit``), the name-or-id finders with their "none" and "several" errors, the
+service's microversion range as openstacksdk discovers it, and the raw REST path with an
+explicit microversion per call (seed 004).
+
+Seed 004, as applied here: resource plugins call the proxy's methods, where openstacksdk
+picks the newest microversion it knows that the cloud offers, call by call; they never
+choose one. Only ``rest()`` takes a microversion, and without one it uses the default the
+user set (``{service_type}_default_microversion`` in clouds.yaml or the settings,
+``OS_{SERVICE_TYPE}_DEFAULT_MICROVERSION``). A feature newer than the cloud's maximum fails
+with the seed's message (``require_version``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from stoker.resources.openstack.cloud import connection_for
+from stoker.resources.openstack.constraints import CACHE
+from stoker.sdk.clients import LATEST, ClientPlugin
+from stoker.sdk.exceptions import ClientPluginError, EntityNotFound, MicroversionUnavailableError
+
+__all__ = ["AmbiguousNameError", "OpenStackClientPlugin", "http_status"]
+
+# Status codes that mean "the cloud refuses for now: too much" (request too large, rate limit).
+OVER_LIMIT_STATUSES = (413, 429)
+
+
+class AmbiguousNameError(ClientPluginError):
+    """A name matched several objects; an id is needed (Heat's PhysicalResourceNameAmbiguity)."""
+
+    def __init__(self, entity: str, name: str):
+        super().__init__(
+            f"Multiple physical resources were found with name ({name}).",
+            hint=f"several {entity}s have this name; give the {entity}'s id instead",
+        )
+        self.entity = entity
+        self.name = name
+
+
+def http_status(error: BaseException) -> int | None:
+    """The HTTP status of an openstacksdk or keystoneauth error, if it has one."""
+    for attribute in ("status_code", "http_status"):
+        value = getattr(error, attribute, None)
+        if isinstance(value, int):
+            return value
+    response = getattr(error, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) else None
+
+
+def _is_sdk_error(error: BaseException, name: str) -> bool:
+    # Checked by class name in openstacksdk's own module, so classifying an error never
+    # imports openstacksdk (an error from it means it is loaded already).
+    return any(
+        cls.__name__ == name and cls.__module__.startswith("openstack.")
+        for cls in type(error).__mro__
+    )
+
+
+class OpenStackClientPlugin(ClientPlugin):
+    """A client plugin whose client is the openstacksdk proxy ``proxy_name`` of the
+    context's connection (``cloud.connection_for``)."""
+
+    # The attribute of openstack.connection.Connection: "network", "compute"...
+    proxy_name: ClassVar[str] = ""
+    # Whether the service has microversions (and the plugin asks for its range).
+    microversioned: ClassVar[bool] = False
+
+    # -- the client ----------------------------------------------------------------
+
+    @property
+    def connection(self) -> Any:
+        return connection_for(self.context)
+
+    def create_client(self, version: str | None) -> Any:
+        return getattr(self.connection, self.proxy_name)
+
+    def client(self, version: str | None = None) -> Any:
+        # openstacksdk negotiates per call (seed 004): the proxy is the one client, and a
+        # version is only asked for by rest().
+        with self._lock:
+            if None not in self._clients:
+                self._clients[None] = self.create_client(None)
+            return self._clients[None]
+
+    # -- errors -----------------------------------------------------------------------
+
+    def is_not_found(self, error: BaseException) -> bool:
+        return (
+            isinstance(error, EntityNotFound)
+            or _is_sdk_error(error, "NotFoundException")
+            or http_status(error) == 404
+        )
+
+    def is_conflict(self, error: BaseException) -> bool:
+        return _is_sdk_error(error, "ConflictException") or http_status(error) == 409
+
+    def is_over_limit(self, error: BaseException) -> bool:
+        return http_status(error) in OVER_LIMIT_STATUSES
+
+    # -- finders -----------------------------------------------------------------------
+
+    def find(self, entity: str, name_or_id: str, find: Callable[..., Any] | None = None) -> Any:
+        """The object ``name_or_id`` names, through the proxy's ``find_<entity>``
+        (openstacksdk tries the id, then the name). None and several matches are errors
+        that say what to give instead. Found objects are remembered for the context (one
+        validation or stack action): 500 uses of one name cost one lookup."""
+        return CACHE.answer(
+            self.context, (self.name, "find", entity, name_or_id), lambda: self._find(entity, name_or_id, find)
+        )
+
+    def _find(self, entity: str, name_or_id: str, find: Callable[..., Any] | None) -> Any:
+        finder = find or getattr(self.client(), f"find_{entity}")
+        try:
+            return finder(name_or_id, ignore_missing=False)
+        except Exception as error:  # noqa: BLE001 - openstacksdk's types, classified below
+            if _is_sdk_error(error, "DuplicateResource"):
+                raise AmbiguousNameError(entity, name_or_id)
+            if self.is_not_found(error):
+                raise EntityNotFound(entity, name_or_id)
+            raise
+
+    def find_id(self, entity: str, name_or_id: str) -> str:
+        return str(self.find(entity, name_or_id).id)
+
+    # -- microversions (seed 004) ---------------------------------------------------------
+
+    def _endpoint_data(self) -> Any:
+        return self.client().get_endpoint_data()
+
+    def get_max_microversion(self) -> str | None:
+        if not self.microversioned:
+            return None
+        data = self._endpoint_data()
+        version = getattr(data, "max_microversion", None)
+        return None if version is None else _version_text(version)
+
+    def get_min_microversion(self) -> str | None:
+        if not self.microversioned:
+            return None
+        data = self._endpoint_data()
+        version = getattr(data, "min_microversion", None)
+        return None if version is None else _version_text(version)
+
+    def negotiated_version(self) -> str | None:
+        """The newest microversion the cloud offers, which openstacksdk may use call by
+        call; None for a service without microversions. The user's default microversion
+        does not change it: that default is for the raw REST path only (seed 004)."""
+        if not self.microversioned:
+            return None
+        with self._lock:
+            if not self._negotiation_done:
+                _, self._negotiated = self._get_service_range()
+                self._negotiation_done = True
+            return None if self._negotiated is None else str(self._negotiated)
+
+    def require_version(self, version: str, feature: str = "this feature") -> None:
+        """Raise the seed's error, verbatim, unless the cloud offers microversion
+        ``version`` of this service; ``feature`` names what needed it (in the hint)."""
+        if self.is_version_supported(version):
+            return
+        available = self.negotiated_version() or "none"
+        error = MicroversionUnavailableError(
+            f"This cloud supports a maximum microversion of {available} for service "
+            f"{self.service_name} and this feature only exists on clouds with microversion "
+            f"{version}. Please contact your cloud provider for information about when this "
+            "feature might be available",
+            service=self.service_name,
+            required=version,
+            available=available,
+        )
+        error.hint = f"{feature} needs microversion {version}"
+        raise error
+
+    @classmethod
+    def knows_version(cls, version: Any) -> bool:
+        # openstacksdk speaks every microversion of the service's current major version.
+        return cls.microversioned or super().knows_version(version)
+
+    @classmethod
+    def declares_versions(cls) -> bool:
+        return cls.microversioned
+
+    def default_microversion(self) -> tuple[str | None, str]:
+        """The user's default for the raw REST path: the settings, the environment, then
+        clouds.yaml (``{service_type}_default_microversion``)."""
+        value, source = super().default_microversion()
+        if value is not None:
+            return value, source
+        try:
+            region = self.connection.config
+        except ClientPluginError:
+            return None, ""
+        configured = region.get_default_microversion(self.service_name)
+        if configured:
+            setting, _ = self._setting_names()
+            return str(configured), f"{setting} in clouds.yaml"
+        return None, ""
+
+    def rest(self, method: str, url: str, *, microversion: str | None = None, **arguments: Any) -> Any:
+        """A raw REST call (a ``requests.Response``) on this service's endpoint, with an
+        explicit microversion or the user's default. The one place a microversion is chosen
+        by a caller rather than by openstacksdk."""
+        if microversion is None and self.microversioned:
+            microversion, _ = self.default_microversion()
+        if microversion is not None and microversion.strip().lower() == LATEST:
+            microversion = None
+        if microversion is not None:
+            arguments["microversion"] = microversion
+        return self.client().request(url, method.upper(), **arguments)
+
+
+def _version_text(version: Any) -> str:
+    if isinstance(version, tuple):
+        return ".".join(str(part) for part in version[:2])
+    return str(version)

@@ -1,0 +1,145 @@
+"""Where the OpenStack resource types get their cloud: one ``openstack.connection.Connection``
+per stack context, made from a pluggable ``CloudSource``.
+
+Owns:
+  ``CloudSource``             the protocol: a context in, an ``openstack.config`` cloud region out.
+  ``EnvironmentCloudSource``  embedded mode: ``OS_CLOUD`` (a cloud in clouds.yaml) or the
+                              ``OS_*`` variables, read from the process environment.
+  ``connection_for``          the connection of a context (a stack action, a validation),
+                              made on first use and shared by every client plugin of it.
+  ``set_cloud_source``        how serve mode (or a test) installs another source.
+
+Must not: log, store or repeat credentials. Errors name the setting to fix, never the
+values of the auth section. ``openstack`` is imported here on first use only, so the CLI
+and stacks without OpenStack resources never pay for it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from stoker.sdk.exceptions import ClientPluginError
+
+__all__ = [
+    "CloudConfigurationError",
+    "CloudSource",
+    "EnvironmentCloudSource",
+    "cloud_source",
+    "connection_for",
+    "set_cloud_source",
+]
+
+
+class CloudConfigurationError(ClientPluginError):
+    """No usable cloud configuration: the message says which setting to fix."""
+
+
+class CloudSource(Protocol):
+    """Makes the cloud region (openstack.config.cloud_region.CloudRegion) a context acts in."""
+
+    def cloud_region(self, context: Any) -> Any: ...
+
+
+class EnvironmentCloudSource:
+    """Embedded mode: the cloud named by ``OS_CLOUD`` in clouds.yaml, else the ``OS_*``
+    variables (``OS_AUTH_URL``, ``OS_USERNAME``...), as the ``openstack`` command reads them."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None):
+        self.environ = os.environ if environ is None else environ
+
+    def cloud_region(self, context: Any) -> Any:
+        from keystoneauth1 import exceptions as keystoneauth_exceptions
+        from openstack import config as openstack_config
+        from openstack import exceptions as openstack_exceptions
+
+        cloud = self.environ.get("OS_CLOUD") or None
+        files = [self.environ["OS_CLIENT_CONFIG_FILE"]] if self.environ.get("OS_CLIENT_CONFIG_FILE") else []
+        # openstacksdk reads os.environ itself; another mapping (serve mode, tests) is
+        # given to it as the same settings it would have read from OS_* variables.
+        own_environment = self.environ is os.environ
+        settings = {} if own_environment or cloud else _settings_from_variables(self.environ)
+        try:
+            loader = openstack_config.OpenStackConfig(
+                config_files=files + list(openstack_config.loader.CONFIG_FILES),
+                load_envvars=own_environment,
+            )
+            region = loader.get_one(cloud=cloud, **settings)
+        except (openstack_exceptions.ConfigException, keystoneauth_exceptions.ClientException) as error:
+            if cloud is None and isinstance(error, keystoneauth_exceptions.MissingRequiredOptions):
+                raise CloudConfigurationError(
+                    "No OpenStack cloud is configured for resource types that need one",
+                    hint="set OS_CLOUD to a cloud in clouds.yaml, or OS_AUTH_URL and the other OS_* variables",
+                )
+            where = f"cloud {cloud!r} of clouds.yaml (OS_CLOUD)" if cloud else "the OS_* variables"
+            raise CloudConfigurationError(
+                f"Cannot configure OpenStack from {where}: {_first_line(error)}",
+                hint="set OS_CLOUD to a cloud in clouds.yaml, or OS_AUTH_URL and the other OS_* variables",
+            )
+        return region
+
+
+def _settings_from_variables(environ: Mapping[str, str]) -> dict[str, str]:
+    """``OS_AUTH_URL`` -> ``auth_url``..., as openstacksdk maps its own environment."""
+    skip = {"OS_CLOUD", "OS_CLIENT_CONFIG_FILE", "OS_CLIENT_SECURE_FILE"}
+    return {
+        name[3:].lower(): value
+        for name, value in environ.items()
+        if name.startswith("OS_") and name not in skip and value
+    }
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+_source_lock = threading.Lock()
+_source: CloudSource | None = None
+# context -> its connection. Weak: a stack action's connection goes with the action.
+_connections: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def set_cloud_source(source: CloudSource | None) -> None:
+    """Install the source of cloud regions (None: back to the environment)."""
+    global _source
+    with _source_lock:
+        _source = source
+        _connections.clear()
+
+
+def cloud_source() -> CloudSource:
+    with _source_lock:
+        return _source if _source is not None else EnvironmentCloudSource()
+
+
+def connection_for(context: Any) -> Any:
+    """The one connection of ``context``, made on first use. Client plugins of several
+    services share it, so authentication and the catalog are fetched once per context."""
+    # Handlers of one stack run in several threads: one connection per context.
+    with _source_lock:
+        found = _lookup(context)
+        if found is not None:
+            return found
+        source = _source if _source is not None else EnvironmentCloudSource()
+        connection = _connect(source.cloud_region(context))
+        try:
+            _connections[context] = connection
+        except TypeError:
+            pass  # a context that cannot be weakly referenced gets a connection per call
+        return connection
+
+
+def _lookup(context: Any) -> Any:
+    try:
+        return _connections.get(context)
+    except TypeError:
+        return None
+
+
+def _connect(region: Any) -> Any:
+    from openstack import connection as openstack_connection
+
+    return openstack_connection.Connection(config=region)

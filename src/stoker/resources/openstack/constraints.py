@@ -1,0 +1,99 @@
+"""Custom constraints that look a value up in the cloud (``neutron.network``,
+``nova.flavor``...), answered once per context and value.
+
+Owns: ``LookupConstraint`` (the base a service's constraints extend) and ``CACHE``, which
+the client plugins' finders share. A context is one validation or one stack action, so a
+template with 500 servers naming one flavor asks the cloud once, for the constraint and the
+name-to-id translation together; the cache goes with the context (weakly held), so a later
+validation sees the cloud as it is then.
+
+Must not: hold a client itself (the client plugin of the context does), or swallow a
+lookup failure that is not the user's (a cloud that cannot be reached is reported as such).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from stoker.sdk.exceptions import StokerError
+
+__all__ = ["LookupCache", "LookupConstraint"]
+
+
+class LookupCache:
+    """Results of lookups per context: a key (what was asked, and the value) -> the answer.
+    An ``ask`` that raises is not remembered: a finder's failure is asked again."""
+
+    def __init__(self) -> None:
+        # Properties of several resources are validated from several handler threads.
+        self._lock = threading.Lock()
+        self._by_context: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], Any]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def answer(self, context: Any, key: tuple[str, ...], ask: Callable[[], Any]) -> Any:
+        """The cached answer for ``key`` in ``context``, asking (once) when there is none.
+        A context that cannot be weakly referenced is not cached."""
+        with self._lock:
+            try:
+                answers = self._by_context.setdefault(context, {})
+            except TypeError:
+                answers = None
+            if answers is not None and key in answers:
+                return answers[key]
+        # Asked outside the lock: a slow cloud must not hold up other contexts. Two
+        # threads asking the same new value at once may both ask; both get one answer.
+        found = ask()
+        if answers is not None:
+            with self._lock:
+                found = answers.setdefault(key, found)
+        return found
+
+
+CACHE = LookupCache()
+
+
+class LookupConstraint:
+    """A value must name one existing object: ``finder`` of the client plugin
+    ``client_plugin_name`` finds it by name or id. Subclasses set the three names."""
+
+    name: ClassVar[str] = ""
+    client_plugin_name: ClassVar[str] = ""
+    # The plugin's finder method, called as finder(entity, value) or finder(value).
+    finder: ClassVar[str] = "find"
+    entity: ClassVar[str | None] = None
+
+    def __init__(self) -> None:
+        self._error_message: str | None = None
+
+    def error(self, value: Any) -> str:
+        return self._error_message or f'"{value}" does not validate {self.name}'
+
+    def validate(self, value: Any, context: Any, template: Any = None) -> bool:
+        if not isinstance(value, str) or not value:
+            self._error_message = f'"{value}" does not validate {self.name}: a name or id is needed'
+            return False
+        key = (self.name, value)
+        try:
+            self._error_message = CACHE.answer(context, key, lambda: self._ask(value, context))
+        except Exception as error:  # noqa: BLE001 - the cloud's own errors, reported in words
+            # Not remembered: a cloud that failed to answer may answer the next ask.
+            self._error_message = f"could not look up {value!r} in the cloud to check {self.name}: {error}"
+        return self._error_message is None
+
+    def _ask(self, value: str, context: Any) -> str | None:
+        from stoker.resources.openstack import client_plugin_class
+
+        plugin = client_plugin_class(self.client_plugin_name)(context, name=self.client_plugin_name)
+        method = getattr(plugin, self.finder)
+        try:
+            if self.entity is not None:
+                method(self.entity, value)
+            else:
+                method(value)
+        except StokerError as error:  # an answer (none or several found): remembered
+            return error.message if not error.hint else f"{error.message} ({error.hint})"
+        return None

@@ -1,0 +1,1 @@
+"""Glance: its client plugin and resource types."""

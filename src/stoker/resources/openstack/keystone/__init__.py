@@ -1,0 +1,1 @@
+"""Keystone: its client plugin and resource types."""

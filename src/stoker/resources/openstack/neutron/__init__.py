@@ -1,0 +1,1 @@
+"""Neutron: its client plugin and resource types."""

@@ -1,0 +1,173 @@
+"""The ``neutron`` client plugin (openstacksdk's network proxy) and the custom
+constraints Heat registers for Neutron.
+
+Owns: Heat's finder names (``find_resourceid_by_name_or_id(entity, value)``,
+``get_qos_policy_id``), Neutron's extension check, and the object of an entity read as a
+plain dict with Neutron's own field names (openstacksdk's data model: every field, None
+where the cloud returned none). Neutron has no microversions.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from stoker.resources.openstack.client_plugin import AmbiguousNameError, OpenStackClientPlugin
+from stoker.resources.openstack.constraints import LookupConstraint
+from stoker.sdk.exceptions import EntityNotFound
+
+__all__ = ["NeutronClientPlugin", "client_mapping", "constraint_mapping"]
+
+
+class NeutronClientPlugin(OpenStackClientPlugin):
+    """Neutron through openstacksdk's ``connection.network``."""
+
+    name = "neutron"
+    service_type = "network"
+    proxy_name = "network"
+
+    RES_TYPES = (
+        RES_TYPE_NETWORK, RES_TYPE_SUBNET, RES_TYPE_ROUTER, RES_TYPE_PORT,
+        RES_TYPE_SECURITY_GROUP, RES_TYPE_SUBNET_POOL, RES_TYPE_QOS_POLICY,
+        RES_TYPE_FLOATINGIP,
+    ) = (
+        "network", "subnet", "router", "port",
+        "security_group", "subnetpool", "policy",
+        "floatingip",
+    )
+
+    # Heat's entity names -> openstacksdk's proxy method suffixes.
+    _SDK_NAMES = {
+        "subnetpool": "subnet_pool",
+        "policy": "qos_policy",
+        "floatingip": "ip",
+        "qos_policy": "qos_policy",
+    }
+
+    def sdk_name(self, entity: str) -> str:
+        return self._SDK_NAMES.get(entity, entity)
+
+    def find_resourceid_by_name_or_id(self, entity: str, name_or_id: str) -> str:
+        """Heat's finder: the id of the ``entity`` named ``name_or_id``."""
+        finder = getattr(self.client(), f"find_{self.sdk_name(entity)}")
+        return str(self.find(entity, name_or_id, finder).id)
+
+    def get_qos_policy_id(self, name_or_id: str) -> str:
+        return self.find_resourceid_by_name_or_id(self.RES_TYPE_QOS_POLICY, name_or_id)
+
+    def get_secgroup_uuids(self, security_groups: list[str]) -> list[str]:
+        """Ids of security groups given by name or id. Names are looked up among the
+        groups of the token's project only: an admin sees every project's "default"."""
+        ids: list[str] = []
+        groups_of_project: list[Any] | None = None
+        for group in security_groups:
+            if _is_uuid(group):
+                ids.append(group)
+                continue
+            if groups_of_project is None:
+                groups_of_project = list(
+                    self.client().security_groups(project_id=self.connection.current_project_id)
+                )
+            matches = [found.id for found in groups_of_project if found.name == group]
+            if not matches:
+                raise EntityNotFound("security group", group)
+            if len(matches) > 1:
+                raise AmbiguousNameError("security group", group)
+            ids.append(matches[0])
+        return ids
+
+    def has_extension(self, alias: str) -> bool:
+        """Whether Neutron offers the API extension ``alias`` (asked once per plugin)."""
+        with self._lock:
+            known = getattr(self, "_extensions", None)
+            if known is None:
+                known = self._extensions = {extension.alias for extension in self.client().extensions()}
+        return alias in known
+
+    def show(self, entity: str, resource_id: str) -> dict[str, Any]:
+        """The live object as a dict of Neutron's field names (``tenant_id`` included, as
+        Heat's attributes name it). Raises the proxy's not-found error when it is gone."""
+        found = getattr(self.client(), f"get_{self.sdk_name(entity)}")(resource_id)
+        return as_dict(found)
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def as_dict(found: Any) -> dict[str, Any]:
+    """An openstacksdk object as a dict with the service's own field names: every field
+    of openstacksdk's data model (None where the cloud gave none), and what the cloud sent
+    beyond it (extensions)."""
+    if not hasattr(found, "to_dict"):  # an openstacksdk object is a dict too: test for it first
+        return dict(found)
+    from openstack import fields
+
+    body = found.to_dict(original_names=True, headers=False, computed=False)
+    # to_dict(original_names=True) can miss a field whose server name differs from its
+    # attribute name (Network.subnet_ids is "subnets": it gave None for []): read each
+    # field through its attribute.
+    cls = type(found)
+    for attribute in dir(cls):
+        component = getattr(cls, attribute, None)
+        if isinstance(component, fields.Body):
+            body[component.name] = getattr(found, attribute)
+    body.pop("location", None)
+    if body.get("tenant_id") is None:
+        body["tenant_id"] = body.get("project_id")
+    return body
+
+
+class _NeutronConstraint(LookupConstraint):
+    client_plugin_name = "neutron"
+    finder = "find_resourceid_by_name_or_id"
+
+
+class NetworkConstraint(_NeutronConstraint):
+    name, entity = "neutron.network", NeutronClientPlugin.RES_TYPE_NETWORK
+
+
+class SubnetConstraint(_NeutronConstraint):
+    name, entity = "neutron.subnet", NeutronClientPlugin.RES_TYPE_SUBNET
+
+
+class PortConstraint(_NeutronConstraint):
+    name, entity = "neutron.port", NeutronClientPlugin.RES_TYPE_PORT
+
+
+class RouterConstraint(_NeutronConstraint):
+    name, entity = "neutron.router", NeutronClientPlugin.RES_TYPE_ROUTER
+
+
+class SecurityGroupConstraint(_NeutronConstraint):
+    name, entity = "neutron.security_group", NeutronClientPlugin.RES_TYPE_SECURITY_GROUP
+
+
+class SubnetPoolConstraint(_NeutronConstraint):
+    name, entity = "neutron.subnetpool", NeutronClientPlugin.RES_TYPE_SUBNET_POOL
+
+
+class QosPolicyConstraint(_NeutronConstraint):
+    name, entity = "neutron.qos_policy", NeutronClientPlugin.RES_TYPE_QOS_POLICY
+
+
+class SegmentConstraint(_NeutronConstraint):
+    name, entity = "neutron.segment", "segment"
+
+
+def client_mapping() -> dict[str, type[OpenStackClientPlugin]]:
+    return {"neutron": NeutronClientPlugin}
+
+
+def constraint_mapping() -> dict[str, type[LookupConstraint]]:
+    return {
+        constraint.name: constraint
+        for constraint in (
+            NetworkConstraint, SubnetConstraint, PortConstraint, RouterConstraint,
+            SecurityGroupConstraint, SubnetPoolConstraint, QosPolicyConstraint, SegmentConstraint,
+        )
+    }

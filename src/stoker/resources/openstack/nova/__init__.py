@@ -1,0 +1,1 @@
+"""Nova: its client plugin and resource types."""

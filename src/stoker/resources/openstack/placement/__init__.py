@@ -1,0 +1,1 @@
+"""Placement: its client plugin and resource types."""

@@ -1,0 +1,71 @@
+"""Custom constraints without a cloud: the per-context lookup cache, and the address and
+DNS name constraints Heat registers."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from stoker.resources.openstack import addresses, constraint_mapping
+from stoker.resources.openstack.constraints import LookupCache
+
+
+class _Context:
+    """One validation (or one stack action)."""
+
+
+def test_lookup_cache_asks_once_per_context_and_value():
+    cache, asked = LookupCache(), []
+
+    def ask(value):
+        def lookup():
+            asked.append(value)
+            return None if value == "private" else f"The network ({value}) could not be found."
+
+        return lookup
+
+    validation = _Context()
+    answers = [cache.answer(validation, ("neutron.network", value), ask(value)) for value in ["private"] * 500 + ["nowhere"] * 3]
+
+    assert asked == ["private", "nowhere"]
+    assert answers[0] is None and answers[-1] == "The network (nowhere) could not be found."
+
+
+def test_lookup_cache_forgets_a_finished_context():
+    cache, asked = LookupCache(), []
+    first = _Context()
+    cache.answer(first, ("nova.flavor", "m1.small"), lambda: asked.append(1))
+    del first
+    gc.collect()
+
+    cache.answer(_Context(), ("nova.flavor", "m1.small"), lambda: asked.append(2))
+
+    assert asked == [1, 2]
+    assert len(cache._by_context) == 0
+
+
+def test_constraint_mapping_has_heat_names():
+    assert {
+        "neutron.network", "neutron.subnet", "neutron.port", "neutron.router", "neutron.security_group",
+        "nova.flavor", "nova.keypair", "nova.server", "glance.image", "cinder.volume", "cinder.vtype",
+        "ip_addr", "net_cidr", "mac_addr",
+    } <= set(constraint_mapping())
+
+
+@pytest.mark.parametrize(
+    ("name", "good", "bad"),
+    [
+        ("ip_addr", ["10.0.0.1", "fe80::1"], ["10.0.0.256", "10.0.0.0/24", ""]),
+        ("net_cidr", ["10.0.0.0/24", "2001:db8::/64"], ["10.0.0.1", "10.0.0.0/33"]),
+        ("ip_or_cidr", ["10.0.0.1", "10.0.0.0/24"], ["ten"]),
+        ("mac_addr", ["fa:16:3e:00:00:01"], ["fa:16:3e:00:00", "zz:16:3e:00:00:01"]),
+        ("dns_name", ["web.example.org", "web.example.org."], ["-web", "a..b"]),
+        ("rel_dns_name", ["web"], ["web."]),
+    ],
+)
+def test_address_constraint_accepts_and_refuses(name, good, bad):
+    constraint = addresses.constraint_mapping()[name]()
+
+    assert all(constraint.validate(value) for value in good)
+    assert not any(constraint.validate(value) for value in bad)
