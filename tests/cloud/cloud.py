@@ -310,6 +310,16 @@ class DevCloud:
                 "cinder-volume",
             ),
         )
+        # Up is not enough: the scheduler must have had cinder-volume's first report of
+        # its pools, or the first volume fails "No valid backend was found".
+        self._wait(
+            "cinder-scheduler",
+            lambda: self._listed(
+                keystone,
+                f"{self.endpoints['volumev3']}/{self.project_id}/scheduler-stats/get_pools",
+                "pools",
+            ),
+        )
         self._wait(
             "nova-compute",
             lambda: self._service_up(
