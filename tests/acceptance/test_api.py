@@ -6,9 +6,6 @@ with a deadline, as a client does."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +18,8 @@ import pytest
 import yaml
 from heatclient import client as heat_client
 from heatclient import exc as heat_exc
+
+from tests.support import server as server_process
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
 OPENSTACK = str(Path(sys.executable).with_name("openstack"))
@@ -53,46 +52,18 @@ outputs:
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+class Server(server_process.Server):
+    """``stoker serve`` over a SQLite file, with abandon enabled; a clean stop leaves no
+    traceback in its log."""
 
-
-class Server:
     def __init__(self, database: Path):
+        super().__init__(f"sqlite:///{database}", database.with_suffix(f".{time.monotonic_ns()}.log"), STOKER_ENABLE_STACK_ABANDON="true")
         self.database = database
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.endpoint = f"{self.url}/v1/{TENANT}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> Server:
-        env = {**os.environ, "STOKER_DATABASE_URL": f"sqlite:///{self.database}", "STOKER_ENABLE_STACK_ABANDON": "true"}
-        self.log = open(self.database.with_suffix(f".{self.port}.log"), "w")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen([STOKER, "serve", "--port", str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                urllib.request.urlopen(self.url + "/", timeout=1)
-            except urllib.error.HTTPError:
-                return self  # 300 Multiple Choices: it answers
-            except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise AssertionError("stoker serve did not start: " + self.database.with_suffix(f".{self.port}.log").read_text())
-                time.sleep(0.1)
 
     def stop(self, kill: bool = False) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL if kill else signal.SIGINT)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
+        log = super().stop(kill=kill)
         if not kill:
-            assert "Traceback" not in self.database.with_suffix(f".{self.port}.log").read_text()
+            assert "Traceback" not in log
 
     def client(self):
         return heat_client.Client("1", endpoint=self.endpoint, token="any-token")

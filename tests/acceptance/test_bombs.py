@@ -272,14 +272,14 @@ def test_bomb_yaql_outputs_are_answered_while_the_server_serves_others(server):
 
     assert status == 200, body
     assert body["output"]["output_value"] is False
-    assert backtracking_s < 3
+    assert backtracking_s < 6  # "a few seconds": the old server never answered
     assert power_status == 200, power
     assert power["output"]["output_error"] == (
         "outputs.power.value: The yaql expression failed: the expression ran longer than 1 s and was stopped"
     )
-    assert power_s < 3
+    assert power_s < 6  # the old server took 12-15 s
     assert watcher.answers > 0 and not watcher.failures, watcher.failures
-    assert watcher.slowest < 3
+    assert watcher.slowest < 6
 
 
 def test_bomb_yaql_property_does_not_hold_the_server(server):
@@ -290,7 +290,7 @@ def test_bomb_yaql_property_does_not_hold_the_server(server):
 
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
     assert watcher.answers > 0 and not watcher.failures, watcher.failures
-    assert watcher.slowest < 3
+    assert watcher.slowest < 6
     status, body = raw(server, "GET", f"{path}/resources/held")
     assert status == 200, body
     assert body["resource"]["attributes"]["value"] == "false"

@@ -52,10 +52,10 @@ class Server:
                     raise AssertionError("stoker serve did not start: " + self.log_path.read_text())
                 time.sleep(0.1)
 
-    def stop(self) -> str:
-        """Stop the server; returns its log."""
+    def stop(self, kill: bool = False) -> str:
+        """Stop the server (``kill``: as a crash would, SIGKILL); returns its log."""
         assert self.process is not None
-        self.process.send_signal(signal.SIGINT)
+        self.process.send_signal(signal.SIGKILL if kill else signal.SIGINT)
         try:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:

@@ -232,6 +232,7 @@ def _run(connection: Connection, writes: list[Any], direct: dict[int, Any]) -> l
     grouped.flush(connection)
     return results
 
+
 def run_statements(connection: Connection, statements: Statements) -> None:
     """Run a ``Statements`` write inside a write given as code."""
     _run(connection, [statements], {})

@@ -41,7 +41,7 @@ def test_budget_size_of_stops_at_the_limit():
 
     started = time.monotonic()
     assert budget.size_of(huge, 5000) > 5000
-    assert time.monotonic() - started < 0.1
+    assert time.monotonic() - started < 2  # not the minutes 10 GB would take
 
 
 def test_budget_str_replace_that_doubles_is_refused_before_it_is_built():
@@ -83,7 +83,7 @@ def test_budget_repeat_over_many_combinations_is_refused_at_once():
     error = evaluate_error(data)
 
     assert error.message.startswith('"repeat" makes a value of at least 100000000 bytes')
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 5  # refused before it is built
     within = {"repeat": {"template": "%a%%b%", "for_each": {"%a%": ["1", "2"], "%b%": ["x", "y"]}}}
     assert evaluate(within) == ["1x", "1y", "2x", "2y"]
 
@@ -96,7 +96,7 @@ def test_budget_repeat_stops_when_its_copies_pass_the_budget():
     error = evaluate_error(data)  # 10**6 copies of about 40 bytes
 
     assert error.message.startswith('"repeat" makes a value of at least')
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 5  # refused before it is built
 
 
 def test_budget_repeat_replacement_that_grows_a_string_is_checked_before_it_is_made():
@@ -150,7 +150,7 @@ def test_budget_allowed_pattern_cannot_backtrack():
 
     started = time.monotonic()
     assert constraint.validate("a" * 30 + "!") is not None  # 2 ** 30 steps for a backtracking matcher
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 5
 
 
 def test_budget_allowed_pattern_that_needs_backtracking_is_matched_under_a_time_limit():
@@ -167,5 +167,6 @@ def test_budget_allowed_pattern_that_needs_backtracking_is_matched_under_a_time_
     ticking.start()
     assert AllowedPattern(r"(?=a)(a|aa)+$").validate("a" * 80 + "!") is not None
     ticking.join()
-    assert time.monotonic() - started < 3
+    # Given up after its 1 s (10 s: room for a busy machine; without the limit, forever).
+    assert time.monotonic() - started < 10
     assert len(ticks) == 10

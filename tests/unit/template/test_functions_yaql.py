@@ -154,7 +154,7 @@ def test_yaql_sandbox_stops_work_done_in_one_call_at_the_time_limit(quick_limits
     error = evaluate_error(yaql("pow(10, 10000000)"))  # one C call of many seconds: no tracer stops it
 
     assert error.message == "The yaql expression failed: the expression ran longer than 0.3 s and was stopped"
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 6  # not the 12-15 s the call takes
 
 
 def test_yaql_sandbox_kills_the_worker_that_missed_the_deadline_and_starts_another(quick_limits):
@@ -178,13 +178,13 @@ def test_yaql_sandbox_caller_waits_for_a_busy_worker_a_bounded_time():
 
     try:
         assert pool.evaluate(request("1 + 1", 5)) == 2  # the worker is started
-        busy = threading.Thread(target=lambda: pytest.raises(yaql_sandbox.SandboxError, pool.evaluate, request("pow(10, 10000000)", 3)))
+        busy = threading.Thread(target=lambda: pytest.raises(yaql_sandbox.SandboxError, pool.evaluate, request("pow(10, 100000000)", 8)))
         busy.start()
         time.sleep(0.2)
         started = time.monotonic()
         with pytest.raises(yaql_sandbox.SandboxError, match="all 1 yaql worker processes stayed busy"):
             pool.evaluate(request("1", 0.3))
-        assert time.monotonic() - started < 1.5  # three turns of 0.3 s, not the 3 s expression
+        assert time.monotonic() - started < 5  # three turns of 0.3 s, not the 8 s expression
         busy.join()
     finally:
         pool.close()
@@ -237,7 +237,7 @@ def test_yaql_regex_cannot_backtrack_and_keeps_its_meaning():
     started = time.monotonic()
 
     assert evaluate(yaql("regex('(a+)+$').matches('" + "a" * 48 + "!')")) is False
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 5  # a backtracking matcher would never end
     # the functions matching with RE2 answer as yaql's own do
     assert evaluate(yaql("'abc' =~ 'a.c'")) is True
     assert evaluate(yaql("regex('A', ignoreCase => true).matches('a')")) is True
@@ -252,7 +252,7 @@ def test_yaql_regex_with_a_backreference_is_matched_under_the_time_limit():
 
     started = time.monotonic()
     error = evaluate_error(yaql(r"regex('(?=a)(a|aa)+$').matches('" + "a" * 80 + "!')"))
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # given up after 1 s; room for a busy machine
     assert "longer than 1 s" in error.message  # the worker or the matcher gave up
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from stoker.resources.openstack import cloud
 from stoker.resources.openstack.cloud import connection_for
 from stoker.resources.openstack.constraints import CACHE
 from stoker.sdk.clients import LATEST, ClientPlugin
@@ -82,7 +83,10 @@ class OpenStackClientPlugin(ClientPlugin):
 
     def client(self, version: str | None = None) -> Any:
         # openstacksdk negotiates per call (seed 004): the proxy is the one client, and a
-        # version is only asked for by rest().
+        # version is only chosen by rest(). A plugin that asks for a microversion gets
+        # the seed's error when the cloud does not offer it, not a silent downgrade.
+        if version is not None and self.microversioned:
+            self.require_version(str(version))
         with self._lock:
             if None not in self._clients:
                 self._clients[None] = self.create_client(None)
@@ -193,7 +197,7 @@ class OpenStackClientPlugin(ClientPlugin):
         if value is not None:
             return value, source
         try:
-            region = self.connection.config
+            region = cloud.rest_region(self.connection)
         except ClientPluginError:
             return None, ""
         configured = region.get_default_microversion(self.service_name)

@@ -140,6 +140,29 @@ def _lookup(context: Any) -> Any:
 
 
 def _connect(region: Any) -> Any:
+    """A connection whose proxies negotiate their microversion call by call. A user's
+    ``{service_type}_default_microversion`` (clouds.yaml or ``OS_*``) is for the raw REST
+    layer only (seed 004): openstacksdk would otherwise pin every proxy call to it, below
+    what the cloud offers and what the plugins' checks assumed. The region as configured,
+    default included, stays at hand for ``rest_region``."""
+    import copy
+
     from openstack import connection as openstack_connection
 
-    return openstack_connection.Connection(config=region)
+    negotiating = copy.copy(region)
+    negotiating.config = {key: value for key, value in region.config.items() if not key.endswith("_default_microversion")}
+    connection = openstack_connection.Connection(config=negotiating)
+    _rest_regions[connection] = region
+    return connection
+
+
+# connection -> the region as configured (with the user's default microversions).
+_rest_regions: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def rest_region(connection: Any) -> Any:
+    """The cloud region as the user configured it, for the raw REST layer's defaults."""
+    try:
+        return _rest_regions.get(connection) or connection.config
+    except TypeError:
+        return connection.config
