@@ -11,7 +11,6 @@ import sys
 import textwrap
 import time
 import uuid
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -31,14 +30,6 @@ STOKER_TABLES = set(tables.metadata.tables)
 # server and engine workers brought up together). Each round uses a fresh database.
 MIGRATING_PROCESSES = 6
 MIGRATION_ROUNDS = 5
-
-
-@pytest.fixture
-def store(database_url: str) -> Iterator[Store]:
-    store = Store(database_url)
-    store.migrate()
-    yield store
-    store.close()
 
 
 def schema_differences(connection: sa.Connection) -> list:

@@ -12,10 +12,18 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from stoker.resources.openstack.neutron.client_plugin import NeutronClientPlugin, as_dict
+from stoker.sdk import constraints, properties
 from stoker.sdk.exceptions import ResourceFailure, ValidationError
 from stoker.sdk.resource import Resource
 
-__all__ = ["ALLOWED_SECURITY_GROUP_PROTOCOLS", "NeutronResource", "SECURITY_GROUP_PROTOCOL_DESCRIPTION"]
+__all__ = [
+    "ALLOWED_SECURITY_GROUP_PROTOCOLS",
+    "NeutronResource",
+    "RULE_DIRECTION_SCHEMA",
+    "RULE_ETHERTYPE_SCHEMA",
+    "RULE_PORT_RANGE_MIN_SCHEMA",
+    "SECURITY_GROUP_PROTOCOL_DESCRIPTION",
+]
 
 _PROTOCOL_NAMES = [
     "ah", "dccp", "egp", "esp", "gre", "icmp", "icmpv6", "igmp",
@@ -28,6 +36,31 @@ SECURITY_GROUP_PROTOCOL_DESCRIPTION = (
     "The protocol that is matched by the security group rule. Allowed values are "
     + ", ".join(_PROTOCOL_NAMES)
     + " and integer representations [0-255]."
+)
+
+# Fields a rule has alike in OS::Neutron::SecurityGroup's ``rules`` and in
+# OS::Neutron::SecurityGroupRule (schemas are declarations, never changed: shared).
+RULE_DIRECTION_SCHEMA = properties.Schema(
+    properties.Schema.STRING,
+    "The direction in which the security group rule is applied. For a compute "
+    "instance, an ingress security group rule matches traffic that is incoming "
+    "(ingress) for that instance. An egress rule is applied to traffic leaving the instance.",
+    default="ingress",
+    constraints=[constraints.AllowedValues(["ingress", "egress"])],
+)
+RULE_ETHERTYPE_SCHEMA = properties.Schema(
+    properties.Schema.STRING,
+    "Ethertype of the traffic.",
+    default="IPv4",
+    constraints=[constraints.AllowedValues(["IPv4", "IPv6"])],
+)
+RULE_PORT_RANGE_MIN_SCHEMA = properties.Schema(
+    properties.Schema.INTEGER,
+    "The minimum port number in the range that is matched by the security group "
+    "rule. If the protocol is TCP or UDP, this value must be less than or equal to "
+    "the value of the port_range_max attribute. If the protocol is ICMP, this value "
+    "must be an ICMP type.",
+    constraints=[constraints.Range(0, 65535)],
 )
 
 

@@ -7,6 +7,9 @@ from typing import Any
 
 from stoker.resources.openstack.neutron.neutron import (
     ALLOWED_SECURITY_GROUP_PROTOCOLS,
+    RULE_DIRECTION_SCHEMA,
+    RULE_ETHERTYPE_SCHEMA,
+    RULE_PORT_RANGE_MIN_SCHEMA,
     SECURITY_GROUP_PROTOCOL_DESCRIPTION,
     NeutronResource,
 )
@@ -36,28 +39,9 @@ class SecurityGroup(NeutronResource):
     )
 
     _rule_schema = {
-        RULE_DIRECTION: properties.Schema(
-            properties.Schema.STRING,
-            "The direction in which the security group rule is applied. For a compute "
-            "instance, an ingress security group rule matches traffic that is incoming "
-            "(ingress) for that instance. An egress rule is applied to traffic leaving the instance.",
-            default="ingress",
-            constraints=[constraints.AllowedValues(["ingress", "egress"])],
-        ),
-        RULE_ETHERTYPE: properties.Schema(
-            properties.Schema.STRING,
-            "Ethertype of the traffic.",
-            default="IPv4",
-            constraints=[constraints.AllowedValues(["IPv4", "IPv6"])],
-        ),
-        RULE_PORT_RANGE_MIN: properties.Schema(
-            properties.Schema.INTEGER,
-            "The minimum port number in the range that is matched by the security group "
-            "rule. If the protocol is TCP or UDP, this value must be less than or equal to "
-            "the value of the port_range_max attribute. If the protocol is ICMP, this value "
-            "must be an ICMP type.",
-            constraints=[constraints.Range(0, 65535)],
-        ),
+        RULE_DIRECTION: RULE_DIRECTION_SCHEMA,
+        RULE_ETHERTYPE: RULE_ETHERTYPE_SCHEMA,
+        RULE_PORT_RANGE_MIN: RULE_PORT_RANGE_MIN_SCHEMA,
         RULE_PORT_RANGE_MAX: properties.Schema(
             properties.Schema.INTEGER,
             "The maximum port number in the range that is matched by the security group "
