@@ -27,6 +27,16 @@ def _state_file() -> Path:
     return cache_directory() / "dev" / "state.json"
 
 
+def attach_dev() -> DevCloud | None:
+    """The dev cloud, if ``start`` left one running (for STOKER_TEST_CLOUD=dev)."""
+    if not _state_file().exists():
+        return None
+    state = json.loads(_state_file().read_text())
+    if "cloud" not in state:
+        return None
+    return DevCloud.attach(cache_directory() / "dev", state["cloud"])
+
+
 def start() -> int:
     missing = missing_prerequisites()
     if missing:
@@ -52,6 +62,7 @@ def start() -> int:
                 ],
                 "databases": cloud.database_names,
                 "vhost": cloud.vhost,
+                "cloud": cloud.description(),
             }
         )
     )

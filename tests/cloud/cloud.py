@@ -116,6 +116,30 @@ class DevCloud:
         self.image_name = IMAGE_NAME
         self.record: SessionRecord | None = None
 
+    # -- a cloud another process started ----------------------------------------------------
+
+    def description(self) -> dict[str, Any]:
+        """What a test session needs to use this running cloud (see ``attach``)."""
+        return {
+            "ports": self.ports,
+            "project_id": self.project_id,
+            "flavors": self.flavors,
+            "image_id": self.image_id,
+        }
+
+    @classmethod
+    def attach(cls, directory: Path, description: dict[str, Any]) -> DevCloud:
+        """The running cloud in ``directory`` (started by ``python -m tests.cloud start``),
+        for use only: this object neither starts nor stops it."""
+        cloud = cls(directory, session="dev", die_with_parent=False)
+        cloud.ports = dict(description["ports"])
+        cloud.api_urls = {api: f"http://127.0.0.1:{port}" for api, port in cloud.ports.items()}
+        cloud.keystone_url = cloud.api_urls["keystone"] + "/v3"
+        cloud.project_id = description["project_id"]
+        cloud.flavors = dict(description["flavors"])
+        cloud.image_id = description["image_id"]
+        return cloud
+
     # -- what tests use ---------------------------------------------------------------------
 
     @property

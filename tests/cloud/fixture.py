@@ -7,6 +7,7 @@ failure to start is an ERROR carrying the failing service's log tail.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -22,7 +23,21 @@ CLOUD_TEST_TIMEOUT_S = 1500
 
 @pytest.fixture(scope="session")
 def openstack_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevCloud]:
-    """Keystone, Placement, Neutron, Glance, Cinder and Nova on loopback, for this session."""
+    """Keystone, Placement, Neutron, Glance, Cinder and Nova on loopback, for this session.
+
+    With STOKER_TEST_CLOUD=dev, the tests use the dev cloud ``python -m tests.cloud start``
+    left running instead (quicker while developing; several test runs can share it)."""
+    if os.environ.get("STOKER_TEST_CLOUD") == "dev":
+        from tests.cloud.__main__ import attach_dev
+
+        attached = attach_dev()
+        if attached is None:
+            pytest.fail(
+                "STOKER_TEST_CLOUD=dev but no dev cloud runs: `python -m tests.cloud start` first",
+                pytrace=False,
+            )
+        yield attached
+        return
     missing = missing_prerequisites()
     if missing:
         pytest.skip("the test cloud needs MariaDB and RabbitMQ: " + "; ".join(missing))

@@ -30,6 +30,9 @@ def admin_cloud(openstack_cloud):
 def neutron_stack(
     suffix: str, rule_port: int = 22, sg_rules: list | None = None, net_name: str | None = None
 ) -> dict:
+    """No depends_on anywhere: the router waits for the public subnet, the port for the
+    private subnet and the floating IP for the router and its interface through Heat's
+    implicit dependencies (Neutron refuses them in any other order)."""
     return {
         "heat_template_version": "2021-04-16",
         "resources": {
@@ -62,7 +65,6 @@ def neutron_stack(
             },
             "router": {
                 "type": "OS::Neutron::Router",
-                "depends_on": ["public_subnet"],
                 "properties": {"external_gateway_info": {"network": {"get_resource": "public"}}},
             },
             "router_interface": {
@@ -100,7 +102,6 @@ def neutron_stack(
             },
             "port": {
                 "type": "OS::Neutron::Port",
-                "depends_on": ["private_subnet"],
                 "properties": {
                     "network": {"get_resource": "private"},
                     "fixed_ips": [{"subnet": {"get_resource": "private_subnet"}}],
@@ -109,7 +110,6 @@ def neutron_stack(
             },
             "floating_ip": {
                 "type": "OS::Neutron::FloatingIP",
-                "depends_on": ["router_interface", "router"],
                 "properties": {"floating_network": {"get_resource": "public"}},
             },
             "association": {

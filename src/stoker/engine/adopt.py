@@ -15,7 +15,6 @@ from typing import Any
 from stoker.engine import actions
 from stoker.engine.handlers import handler_pair
 from stoker.engine.lifecycle import ActionContext, aborted, failure_reason, jsonable
-from stoker.engine.stack import dependency_graph
 from stoker.engine.states import Action, Status
 from stoker.graph import walk
 from stoker.sdk.exceptions import ResourceFailure, StokerError
@@ -74,5 +73,5 @@ async def adopt(context: ActionContext, adopt_data: Mapping[str, Any], limit: in
             definition=definitions[name].render(),
         )
 
-    outcome = await walk(dependency_graph(definitions), visit, limit=limit)
+    outcome = await walk(context.runtime.graph(definitions), visit, limit=limit)
     return await actions.stack_finished(context, Action.ADOPT, outcome)

@@ -7,7 +7,6 @@ from __future__ import annotations
 from stoker.engine import actions
 from stoker.engine.delete import delete_all
 from stoker.engine.lifecycle import ActionContext, create_resource
-from stoker.engine.stack import dependency_graph
 from stoker.engine.states import Action, Status
 from stoker.graph import walk
 from stoker.sdk.exceptions import ResourceFailure
@@ -36,7 +35,7 @@ async def create(context: ActionContext, limit: int, resume: bool = False) -> bo
         finally:
             runtime.release(record)
 
-    outcome = await walk(dependency_graph(definitions), visit, limit=limit)
+    outcome = await walk(runtime.graph(definitions), visit, limit=limit)
     ok = await actions.stack_finished(context, Action.CREATE, outcome)
     if not ok and not runtime.stack.disable_rollback:
         await rollback_create(context, limit)

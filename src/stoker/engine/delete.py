@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from stoker.engine import actions
 from stoker.engine.lifecycle import ActionContext, delete_resource
-from stoker.engine.stack import dependency_graph
 from stoker.engine.states import Action
 from stoker.graph import Graph, WalkOutcome, walk
 from stoker.store import ResourceRecord
@@ -49,7 +48,7 @@ async def delete_all(
     records = list(runtime.records if records is None else records)
     by_id = {record.id: record for record in records}
     if requirements is None:
-        requirements = dependency_graph(runtime.template.resources)
+        requirements = runtime.graph()
     graph = teardown_graph(records, requirements)
 
     async def visit(record_id: int) -> None:

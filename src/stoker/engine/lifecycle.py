@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +46,8 @@ class ActionContext:
     # Seconds between looks for a cleared hook.
     hook_poll_s: float = 0.2
 
+
+LOG = logging.getLogger(__name__)
 
 def failure_reason(name: str, error: BaseException) -> str:
     """Heat's form: ``ValueError: resources.<name>: <message>``."""
@@ -91,7 +94,10 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
     token = record.handler_token
     if token is None:
         reason = f"Engine restarted during {action}: the progress of {record.name} is unknown"
-        await recorder.resource_state(record, action, Status.FAILED, reason)
+        fields = await _found_created(context, record, definition) if action == Action.CREATE else {}
+        if fields:
+            reason += f"; {fields['physical_resource_id']} found by its name belongs to the stack (an update replaces it, a delete deletes it)"
+        await recorder.resource_state(record, action, Status.FAILED, reason, **fields)
         raise ResourceFailure(reason)
     instance = runtime.instance(record, definition if definition is not None else _stored_definition(record), fresh=True)
     instance.action, instance.status = action, Status.IN_PROGRESS
@@ -112,6 +118,22 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
     if action != Action.DELETE:
         fields.update(properties=jsonable(properties), attributes=jsonable(attributes), data=jsonable(instance.data()))
     await recorder.resource_state(record, action, Status.COMPLETE, "state changed (resumed after an engine restart)", **fields)
+
+
+async def _found_created(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition | None) -> dict[str, Any]:
+    """For a create an engine death interrupted before the physical id was recorded: the
+    plugin's ``find_created`` (the object found by the name only this resource uses), as
+    fields to record. Nothing when the id is known, nothing is found, or the search fails
+    (the failure is logged: the resource is FAILED either way)."""
+    if record.physical_resource_id is not None:
+        return {}
+    try:
+        instance = context.runtime.instance(record, definition, fresh=True)
+        found = await context.runner.call(instance.find_created)
+    except Exception:  # noqa: BLE001 - a best effort on top of a failure
+        LOG.warning("looking for what the interrupted create of %s made failed", record.name, exc_info=True)
+        return {}
+    return {"physical_resource_id": str(found)} if found else {}
 
 
 async def create_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, reason: str = "state changed") -> None:

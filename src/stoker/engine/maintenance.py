@@ -14,7 +14,6 @@ import asyncio
 from stoker.engine import actions
 from stoker.engine.handlers import handler_pair
 from stoker.engine.lifecycle import ActionContext, aborted, failure_reason, interrupted, jsonable
-from stoker.engine.stack import dependency_graph
 from stoker.engine.states import Action, Status
 from stoker.graph import walk
 from stoker.sdk.exceptions import ResourceFailure
@@ -56,7 +55,7 @@ async def run(context: ActionContext, action: Action, limit: int, resume: bool =
     runtime = context.runtime
     if not resume:
         await actions.stack_started(context, action)
-    graph = dependency_graph(runtime.template.resources)
+    graph = runtime.graph()
     if action == Action.SUSPEND:
         graph = graph.reversed()
 

@@ -12,6 +12,8 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from stoker.engine.events import resource_event
+from stoker.engine.implicit import implicit_dependencies
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
 from stoker.graph import Graph
@@ -30,14 +32,34 @@ from stoker.template.functions.base import resolve
 from stoker.template.hot import Template
 
 
-def dependency_graph(definitions: Mapping[str, ResourceDefinition]) -> Graph[str]:
+def dependency_graph(definitions: Mapping[str, ResourceDefinition], implicit: Mapping[str, set[str]] | None = None) -> Graph[str]:
+    """The resources' graph: references and depends_on, then the ``implicit`` edges
+    (``engine.implicit``). An implicit edge that would close a cycle is left out: it is
+    the engine's inference, and the template the user wrote has no cycle."""
     graph: Graph[str] = Graph()
     for name, definition in definitions.items():
         graph.add_node(name)
         for need in definition.required_resource_names():
             if need in definitions:
                 graph.add_edge(name, need)
+    for name, needs in (implicit or {}).items():
+        for need in sorted(needs):
+            if need not in graph.requires(name) and not _reaches(graph, need, name):
+                graph.add_edge(name, need)
     return graph
+
+
+def _reaches(graph: Graph[str], start: str, goal: str) -> bool:
+    """Whether ``start`` requires ``goal``, directly or not."""
+    seen, pending = {start}, [start]
+    while pending:
+        for need in graph.requires(pending.pop()):
+            if need == goal:
+                return True
+            if need not in seen:
+                seen.add(need)
+                pending.append(need)
+    return False
 
 
 def referenced_attributes(template: Template) -> dict[str, set[str | None]]:
@@ -128,6 +150,10 @@ class _Hooks:
     def client_plugin(self, resource: Resource, name: str | None) -> Any:
         return self.clients.client_plugin(name)
 
+    def warn(self, resource: Resource, message: str) -> None:
+        action = resource.action if resource.action != Resource.INIT else self.record.action
+        self.store.add_event(resource_event(self.record, action, "IN_PROGRESS", f"Warning: {message}"))
+
     def now(self) -> float:
         return self.clock.now()
 
@@ -198,6 +224,12 @@ class StackRuntime:
 
     def resolve(self, value: Any) -> Any:
         return resolve(value, self)
+
+    def graph(self, definitions: Mapping[str, ResourceDefinition] | None = None) -> Graph[str]:
+        """The dependency graph of ``definitions`` (default: this template's), implicit
+        dependencies included."""
+        definitions = self.template.resources if definitions is None else definitions
+        return dependency_graph(definitions, implicit_dependencies(definitions, self.plugin_class, self.parameter))
 
     def instance(self, record: ResourceRecord, definition: ResourceDefinition | None = None, fresh: bool = False) -> Resource:
         """The plugin object for a record (one per record and action)."""

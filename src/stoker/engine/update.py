@@ -8,7 +8,6 @@ from __future__ import annotations
 from stoker.engine import actions
 from stoker.engine.delete import delete_all
 from stoker.engine.lifecycle import ActionContext, create_resource, update_resource
-from stoker.engine.stack import dependency_graph
 from stoker.engine.states import Action, Status
 from stoker.graph import Graph, walk
 from stoker.template.hot import Template
@@ -40,14 +39,14 @@ async def update(context: ActionContext, old_template: Template, limit: int, act
             if replacement is not None and replacement is not record:
                 runtime.release(replacement)
 
-    outcome = await walk(dependency_graph(definitions), visit, limit=limit)
+    outcome = await walk(runtime.graph(definitions), visit, limit=limit)
     if not outcome.ok:
         return await actions.stack_finished(context, action, outcome)
 
     leftovers = [r for r in runtime.records if not r.current or r.name not in definitions]
     if leftovers:
         # Old names in the old order; replacements are placed by teardown_graph.
-        requirements: Graph[str] = dependency_graph(old_template.resources)
+        requirements: Graph[str] = runtime.graph(old_template.resources)
         cleanup = await delete_all(context, limit, leftovers, requirements)
         deleted = [r for r in leftovers if r.action == Action.DELETE and r.status == Status.COMPLETE or r.action == "INIT"]
         context.store.delete_resources(context.runtime.id, (r.id for r in deleted))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any
 
+from stoker.engine.implicit import implicit_dependencies
 from stoker.engine.stack import dependency_graph, parameter_values
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry, UnknownResourceTypeError
@@ -298,7 +299,11 @@ def validate(
         except StokerError as error:
             errors.append(TemplateError(error.message, path=error.path or f"resources.{name}", hint=error.hint))
     try:
-        dependency_graph(template.resources).check_acyclic()
+        def plugin_class(type_name: str) -> type[Resource]:
+            return registry.get_class(type_name, aliases, template.files)
+
+        implicit = implicit_dependencies(template.resources, plugin_class, params.__getitem__)
+        dependency_graph(template.resources, implicit).check_acyclic()
     except CycleError as error:
         errors.append(TemplateError(str(error), path=f"resources.{error.cycle[0]}", hint="remove one of these dependencies"))
     if errors:

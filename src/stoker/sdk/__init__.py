@@ -12,6 +12,7 @@ like ``from heat.engine import properties``):
     translation       TranslationRule (property translation, seed 000)
     properties_group  AND, OR, XOR, API_VERSIONS (seed 002)
     clients           ClientPlugin, microversions (seed 004)
+    dependencies      views of the stack for implicit dependency rules
     stack_resource    StackResource: a resource made of a nested stack (Heat's StackResource)
     exceptions        the errors a plugin raises or sees
     testing           PluginHarness: a plugin's lifecycle in a unit test, on a fake clock
@@ -23,6 +24,7 @@ from stoker.sdk import (
     attributes,
     clients,
     constraints,
+    dependencies,
     exceptions,
     properties,
     properties_group,
@@ -36,6 +38,7 @@ __all__ = [
     "attributes",
     "clients",
     "constraints",
+    "dependencies",
     "exceptions",
     "properties",
     "properties_group",

@@ -15,11 +15,12 @@ from __future__ import annotations
 import base64
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from stoker.sdk import attributes as attributes_module
 from stoker.sdk import properties_group
+from stoker.sdk.dependencies import ResourceView, StackView
 from stoker.sdk.exceptions import (
     InvalidTemplateAttribute,
     UpdateReplace,
@@ -164,6 +165,16 @@ class Resource:
         self._hooks.data_changed(self)
         return True
 
+    def warn(self, message: str) -> None:
+        """Tell the user something went another way than asked (an emulation on an older
+        cloud, say): a resource event ``Warning: <message>`` in the current action, written
+        before this returns. Outside an engine it is logged."""
+        warn = getattr(self._hooks, "warn", None)
+        if warn is None:
+            LOG.warning("%s: %s", self.name, message)
+        else:
+            warn(self, message)
+
     def physical_resource_name(self) -> str:
         """A name unique to this resource, ``<stack>-<resource>-<short id>``, as Heat makes it."""
         return physical_resource_name(self.stack.name, self.name, self.uuid)
@@ -226,6 +237,21 @@ class Resource:
 
     def translation_rules(self, properties: Properties) -> list[Any]:
         return []
+
+    @classmethod
+    def implicit_dependencies(cls, me: ResourceView, stack: StackView) -> Iterable[str]:
+        """The names of resources this one must follow although the template does not
+        reference them (Heat's ``add_dependencies`` rules, as a question: see
+        ``stoker.sdk.dependencies``). Default: none."""
+        return ()
+
+    def find_created(self) -> str | None:
+        """The physical id of an object an interrupted create made before its id was
+        recorded (the engine died between the cloud's answer and the write), found by
+        the name only this resource uses (``physical_resource_name()``); None if there is
+        none or it cannot be found. The engine asks when it resumes such a create, so the
+        object is owned by the stack (and deleted or replaced by it), not orphaned."""
+        return None
 
     # -- lifecycle handlers (defaults documented in seed 001) -------------------
 

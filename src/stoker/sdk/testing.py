@@ -46,6 +46,9 @@ class _Hooks:
     def data_changed(self, resource: Resource) -> None:
         self.harness.data = resource.data()
 
+    def warn(self, resource: Resource, message: str) -> None:
+        self.harness.warnings.append(message)
+
     def client_plugin(self, resource: Resource, name: str | None) -> Any:
         """The harness's ``clients`` map names to ClientPlugin instances or classes."""
         clients = self.harness.clients
@@ -81,6 +84,7 @@ class PluginHarness:
         self.clients = dict(clients or {})
         self.constraints = dict(constraints or {})
         self.physical_ids: list[str | None] = []
+        self.warnings: list[str] = []
         self.data: dict[str, Any] = {}
         self._resolver = resolver or (lambda value: value)
         self.stack = _Stack(stack_name, str(uuid.uuid4()))

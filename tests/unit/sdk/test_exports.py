@@ -10,6 +10,7 @@ SURFACE = {
     "attributes": ["SHOW", "Schema", "select_path"],
     "clients": ["LATEST", "ClientPlugin", "ClientRegistry", "Clients", "ExceptionFilter", "Version", "check_client_plugin"],
     "constraints": ["AllowedPattern", "AllowedValues", "BaseCustomConstraint", "Constraint", "CustomConstraint", "Length", "Modulo", "Range"],
+    "dependencies": ["Reference", "ResourceView", "StackView", "UNKNOWN", "known"],
     "exceptions": [
         "ClientPluginError",
         "EntityNotFound",
@@ -39,10 +40,10 @@ RESOURCE_MEMBERS = [
     "ROLLBACK", "SNAPSHOT", "STATUSES", "SUSPEND", "UPDATE",
     "_resolve_attribute", "_show_resource",
     "accepts_any_property", "all_attributes_schema", "attributes_schema", "client", "client_plugin",
-    "data", "data_delete", "data_set", "default_client_name", "entity", "get_attribute", "get_reference_id",
-    "handle_create", "handle_delete", "handle_update", "metadata_get", "needs_replace", "needs_replace_failed", "needs_replace_with_prop_diff", "needs_replace_with_tmpl_diff",
+    "data", "data_delete", "data_set", "default_client_name", "entity", "find_created", "get_attribute", "get_reference_id",
+    "handle_create", "handle_delete", "handle_update", "implicit_dependencies", "metadata_get", "needs_replace", "needs_replace_failed", "needs_replace_with_prop_diff", "needs_replace_with_tmpl_diff",
     "physical_resource_name", "properties_groups_schema", "properties_schema", "resource_id_set",
-    "support_status", "translation_rules", "type", "validate",
+    "support_status", "translation_rules", "type", "validate", "warn",
 ]  # fmt: skip
 
 

@@ -9,6 +9,8 @@ happens when a stack first asks a cloud for something (``cloud.connection_for``)
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any
 
 from stoker.sdk.clients import ClientPlugin
@@ -29,20 +31,25 @@ def _service_modules() -> list[Any]:
 
 
 def resource_mapping() -> dict[str, type[Resource]]:
-    from stoker.resources.openstack.neutron import (
-        floatingip,
-        net,
-        port,
-        router,
-        security_group,
-        security_group_rule,
-        subnet,
-    )
-
+    """Every type a module of a service package registers (``resource_mapping()`` in
+    ``<service>/<type>.py``), found by scanning the packages as Heat's plugin loader does:
+    a new type is a new module, with no list to edit."""
     mapping: dict[str, type[Resource]] = {}
-    for module in (floatingip, net, port, router, security_group, security_group_rule, subnet):
-        mapping.update(module.resource_mapping())
+    for package in _service_packages():
+        for module_info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+            if module_info.name == "client_plugin":
+                continue
+            module = importlib.import_module(f"{package.__name__}.{module_info.name}")
+            register = getattr(module, "resource_mapping", None)
+            if register is not None:
+                mapping.update(register())
     return mapping
+
+
+def _service_packages() -> list[Any]:
+    from stoker.resources.openstack import cinder, glance, keystone, neutron, nova, placement
+
+    return [cinder, glance, keystone, neutron, nova, placement]
 
 
 def client_mapping() -> dict[str, type[ClientPlugin]]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from stoker.resources.openstack.neutron import dependencies
 from stoker.resources.openstack.neutron.neutron import NeutronResource
 from stoker.sdk import attributes, constraints, properties, support, translation
+from stoker.sdk.dependencies import ResourceView, StackView
 from stoker.sdk.exceptions import ResourceFailure, ValidationError
 
 
@@ -123,6 +125,10 @@ class FloatingIP(NeutronResource):
         ),
     }
 
+    @classmethod
+    def implicit_dependencies(cls, me: ResourceView, stack: StackView) -> list[str]:
+        return dependencies.floating_ip_dependencies(me, stack)
+
     def translation_rules(self, props: properties.Properties) -> list[translation.TranslationRule]:
         return [
             translation.TranslationRule(
@@ -194,6 +200,10 @@ class FloatingIPAssociation(NeutronResource):
             constraints=[constraints.CustomConstraint("ip_addr")],
         ),
     }
+
+    @classmethod
+    def implicit_dependencies(cls, me: ResourceView, stack: StackView) -> list[str]:
+        return dependencies.router_interfaces_of_ports(me, stack)
 
     def _association_id(self) -> str:
         # Heat records the resource's own id; the stack-unique uuid serves the same end.

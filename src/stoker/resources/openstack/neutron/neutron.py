@@ -195,6 +195,18 @@ class NeutronResource(Resource):
         attributes = self._show_resource() or {}
         self.is_built(attributes)
 
+    def find_created(self) -> str | None:
+        """The object an interrupted create made, by the physical resource name it was
+        given (only when the template gave no name: a user's name need not be unique).
+        Several matches (cannot happen with a unique name) find none."""
+        if not self.entity or "name" not in self.properties_schema or self.given("name") is not None:
+            return None
+        lister = getattr(self.client(), f"{self.client_plugin().sdk_name(self.entity)}s", None)
+        if lister is None:
+            return None
+        found = [item for item in lister(name=self.physical_resource_name()) if item.name == self.physical_resource_name()]
+        return str(found[0].id) if len(found) == 1 else None
+
     def created(self, found: Any) -> dict[str, Any]:
         """Record the physical id of a just-created object first (so a crash right after
         leaves it known to the stack), then give its fields."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from stoker.resources.openstack.neutron import dependencies
 from stoker.resources.openstack.neutron.neutron import NeutronResource
 from stoker.sdk import attributes, constraints, properties, support, translation
+from stoker.sdk.dependencies import ResourceView, StackView
 from stoker.sdk.exceptions import ValidationError
 
 
@@ -276,6 +278,10 @@ class Port(NeutronResource):
             type=attributes.Schema.BOOLEAN,
         ),
     }
+
+    @classmethod
+    def implicit_dependencies(cls, me: ResourceView, stack: StackView) -> list[str]:
+        return dependencies.port_dependencies(me, stack)
 
     def translation_rules(self, props: properties.Properties) -> list[translation.TranslationRule]:
         return [

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from stoker.resources.openstack.neutron import dependencies
 from stoker.resources.openstack.neutron.neutron import NeutronResource
 from stoker.sdk import attributes, constraints, properties, support, translation
+from stoker.sdk.dependencies import ResourceView, StackView
 from stoker.sdk.exceptions import ValidationError
 
 
@@ -154,6 +156,10 @@ class Router(NeutronResource):
         ADMIN_STATE_UP_ATTR: attributes.Schema("Administrative state of the router.", type=attributes.Schema.STRING),
         TENANT_ID_ATTR: attributes.Schema("Tenant owning the router.", type=attributes.Schema.STRING),
     }
+
+    @classmethod
+    def implicit_dependencies(cls, me: ResourceView, stack: StackView) -> list[str]:
+        return dependencies.router_dependencies(me, stack)
 
     def translation_rules(self, props: properties.Properties) -> list[translation.TranslationRule]:
         rules = [
