@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -131,10 +132,21 @@ class Service(StackReads):
         )
         # Serve mode (serve_on): jobs run in the background on the server's loop.
         self.jobs: Any = None
+        self._cloud_source = None
+        if self.settings.os_cloud:
+            from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+
+            self._cloud_source = EnvironmentCloudSource({**os.environ, "OS_CLOUD": self.settings.os_cloud})
+            set_cloud_source(self._cloud_source)
 
     def close(self) -> None:
         self.engine.close()
         self.store.close()
+        if self._cloud_source is not None:
+            from stoker.resources.openstack.cloud import cloud_source, set_cloud_source
+
+            if cloud_source() is self._cloud_source:
+                set_cloud_source(None)
 
     # -- serve mode (the API) -------------------------------------------------
 

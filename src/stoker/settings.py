@@ -47,6 +47,14 @@ class Settings:
     # abandon and adopt, off by default as in Heat (enable_stack_abandon/adopt).
     enable_stack_abandon: bool = False
     enable_stack_adopt: bool = False
+    # OS::Glance::Image / WebImage may have Glance fetch image data from an http(s) URL
+    # (web-download import). Off by default: Glance then fetches whatever address a
+    # template names, from inside the cloud (STOKER_ALLOW_IMAGE_URLS).
+    allow_image_urls: bool = False
+    # The cloud of clouds.yaml the OpenStack resource types act in (``--os-cloud``,
+    # STOKER_OS_CLOUD); without it, OS_CLOUD or the OS_* variables, as the openstack
+    # command reads them. In serve mode: the cloud the server acts in for every request.
+    os_cloud: str | None = None
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -54,6 +62,8 @@ class Settings:
         settings = cls()
         if env.get("STOKER_DATABASE_URL"):
             settings.database_url = env["STOKER_DATABASE_URL"]
+        if env.get("STOKER_OS_CLOUD"):
+            settings.os_cloud = env["STOKER_OS_CLOUD"]
         if env.get("STOKER_PLUGIN_DIRS"):
             settings.plugin_dirs = [d for d in env["STOKER_PLUGIN_DIRS"].split(os.pathsep) if d]
         for name, variable in (
@@ -80,7 +90,7 @@ class Settings:
                 settings.yaql_time_limit_s = float(env["STOKER_YAQL_TIME_LIMIT_S"])
             except ValueError:
                 raise ValueError(f"STOKER_YAQL_TIME_LIMIT_S must be a number of seconds, got {env['STOKER_YAQL_TIME_LIMIT_S']!r}")
-        for name, variable in (("enable_stack_abandon", "STOKER_ENABLE_STACK_ABANDON"), ("enable_stack_adopt", "STOKER_ENABLE_STACK_ADOPT")):
+        for name, variable in (("enable_stack_abandon", "STOKER_ENABLE_STACK_ABANDON"), ("enable_stack_adopt", "STOKER_ENABLE_STACK_ADOPT"), ("allow_image_urls", "STOKER_ALLOW_IMAGE_URLS")):
             if env.get(variable):
                 setattr(settings, name, env[variable].lower() in ("1", "true", "yes", "on"))
         for key, value in overrides.items():

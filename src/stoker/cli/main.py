@@ -24,13 +24,18 @@ class Failure(Exception):
     """The action ran and ended FAILED: print the reason, exit 1."""
 
 
+def _settings(obj: dict[str, Any]):
+    from stoker.settings import Settings
+
+    return Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or []), os_cloud=obj.get("os_cloud"))
+
+
 def _service(ctx: click.Context):
     from stoker.service import Service
-    from stoker.settings import Settings
 
     obj = ctx.find_root().obj
     if "service" not in obj:
-        settings = Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or []))
+        settings = _settings(obj)
         service = obj["service"] = Service(settings)
         ctx.find_root().call_on_close(service.close)
         # An engine that stopped mid-action left stacks IN_PROGRESS: finish them first.
@@ -114,11 +119,12 @@ class StokerGroup(click.Group):
 @click.group(cls=StokerGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--database-url", envvar="STOKER_DATABASE_URL", help="SQLAlchemy URL of the store (default: SQLite file in ~/.local/share/stoker).")
 @click.option("--plugin-dir", "plugin_dirs", multiple=True, help="Directory of resource plugins (repeatable).")
+@click.option("--os-cloud", "os_cloud", metavar="NAME", help="The cloud of clouds.yaml that OpenStack resources are made in (default: OS_CLOUD, or the OS_* variables).")
 @click.version_option(package_name="stoker")
 @click.pass_context
-def main(ctx: click.Context, database_url: str | None, plugin_dirs: tuple[str, ...]) -> None:
+def main(ctx: click.Context, database_url: str | None, plugin_dirs: tuple[str, ...], os_cloud: str | None) -> None:
     """stoker: orchestration of stacks from HOT templates."""
-    ctx.obj = {"database_url": database_url, "plugin_dirs": plugin_dirs}
+    ctx.obj = {"database_url": database_url, "plugin_dirs": plugin_dirs, "os_cloud": os_cloud}
 
 
 @main.group()
@@ -467,10 +473,9 @@ def serve(ctx, host, port):
     python-heatclient and 'openstack stack ...' work against it; actions run as
     background jobs of this process, on the same store as the stoker command."""
     from stoker.api import serve as run_server
-    from stoker.settings import Settings
 
     obj = ctx.find_root().obj
-    run_server(host, port, Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or [])))
+    run_server(host, port, _settings(obj))
 
 
 # The other commands live beside this module; importing them registers them.
