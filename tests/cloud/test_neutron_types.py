@@ -149,7 +149,10 @@ def test_neutron_types_create_update_check_delete(admin_cloud, make_service):
     suffix = secrets.token_hex(3)
     template = neutron_stack(suffix)
     used_types = {resource["type"] for resource in template["resources"].values()}
-    assert used_types == {name for name in builtin_mapping() if name.startswith("OS::Neutron::")}
+    # ProviderNet (admins' networks) has its own test below.
+    assert used_types == {
+        name for name in builtin_mapping() if name.startswith("OS::Neutron::")
+    } - {"OS::Neutron::ProviderNet"}
     service = make_service()
     connection = admin_cloud.connect("admin")
 
@@ -389,3 +392,44 @@ def test_nova_rest_path_takes_an_explicit_or_default_microversion(openstack_clou
         assert Version.parse("2.53") < Version.parse(flavor.microversion) <= Version.parse(from_clouds_yaml.negotiated_version())
     finally:
         set_cloud_source(None)
+
+
+def test_provider_net_creates_updates_and_refuses_what_its_type_forbids(admin_cloud, make_service):
+    suffix = secrets.token_hex(3)
+    service = make_service()
+    connection = admin_cloud.connect("admin")
+    segment = 500 + secrets.randbelow(500)
+
+    def provider(router_external: bool, **extra) -> dict:
+        return {
+            "heat_template_version": "2021-04-16",
+            "resources": {
+                "provider": {
+                    "type": "OS::Neutron::ProviderNet",
+                    "properties": {
+                        "name": f"provider-{suffix}",
+                        "network_type": "vxlan",
+                        "segmentation_id": str(segment),
+                        "router_external": router_external,
+                        **extra,
+                    },
+                }
+            },
+        }
+
+    flat = provider(False)
+    flat["resources"]["provider"]["properties"]["network_type"] = "flat"
+    assert "segmentation_id not allowed for network types: local, flat" in _validate(service, flat)
+    assert "physical_network not allowed" in _validate(service, provider(False, physical_network="public"))
+
+    stack = service.create_stack(f"provider-{suffix}", from_data(provider(True)))
+
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    network = connection.network.get_network(physical_ids(service, stack.name)["provider"])
+    assert (network.provider_network_type, network.provider_segmentation_id) == ("vxlan", segment)
+    assert network.is_router_external and network.is_shared
+    updated = service.update_stack(stack.name, from_data(provider(False)))
+    assert updated.state == "UPDATE_COMPLETE", updated.status_reason
+    assert connection.network.get_network(network.id).is_router_external is False
+    assert service.delete_stack(stack.name).state == "DELETE_COMPLETE"
+    assert connection.network.find_network(network.id) is None
