@@ -249,7 +249,7 @@ class Service(StackReads):
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
         self._check_limits(parsed)
-        result = self._validate(parsed, environment, parameters or {})
+        result = self._validate(parsed, environment, parameters or {}, strict=False)
         check_resource_limits(result, self.settings.max_resources_per_stack)
         hidden = HiddenValues.of(parsed.parameters, parameters, result.params, environment.parameters, environment.parameter_defaults)
         body = {
@@ -620,8 +620,8 @@ class Service(StackReads):
     def _check_limits(self, template: Template) -> None:
         check_resource_limit(template, self.settings.max_resources_per_stack)
 
-    def _validate(self, template: Template, environment: Environment, user: Mapping[str, Any], stack: StackRecord | None = None) -> ValidationResult:
-        return validate(template, environment, user, self.registry, stack, max_depth=self.settings.max_nested_depth)
+    def _validate(self, template: Template, environment: Environment, user: Mapping[str, Any], stack: StackRecord | None = None, strict: bool = True) -> ValidationResult:
+        return validate(template, environment, user, self.registry, stack, max_depth=self.settings.max_nested_depth, strict=strict)
 
     def _check_top_level(self, stack: StackRecord) -> None:
         """A nested stack changes only through its parent's resource (which would

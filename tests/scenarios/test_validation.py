@@ -122,3 +122,30 @@ def test_hostile_yaml_refused(service):
     assert "expands to more than" in found[0]
     found = problems(service, "heat_template_version: 2021-04-16\nresources: !!python/object/apply:os.system ['true']\n")
     assert "Unsupported YAML tag" in found[0]
+
+
+def test_template_validate_needs_no_parameter_values_as_in_heat(service):
+    """Heat's template-validate checks a template without its parameters' values (a
+    user validates before choosing them); create still needs them."""
+    body = """
+    heat_template_version: 2021-04-16
+    parameters:
+      size: {type: number, constraints: [{range: {min: 1, max: 9}}]}
+      name: {type: string}
+    resources:
+      value:
+        type: OS::Heat::Value
+        properties: {value: {get_param: name}}
+      existing:
+        type: OS::Heat::RandomString
+        external_id: abc
+        properties: {length: many}
+    """
+
+    result, _ = service.validate_template(template(body))
+
+    assert set(result["Parameters"]) == {"size", "name"}
+    # A value given is still checked.
+    with pytest.raises(TemplateErrors, match="size"):
+        service.validate_template(template(body), parameters={"size": 99})
+    assert problems(service, body)[0].endswith("parameters.size: The Parameter (size) was not provided. (pass --parameter size=VALUE or set it in an environment file)")

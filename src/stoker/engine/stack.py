@@ -82,6 +82,7 @@ def parameter_values(
     stack_id: str,
     project_id: str = "",
     registry: ResourceRegistry | None = None,
+    require_values: bool = True,
 ) -> dict[str, Any]:
     pseudo = {
         parameters_module.STACK_NAME: stack_name,
@@ -90,7 +91,7 @@ def parameter_values(
     }
     context = _ConstraintLookup(registry) if registry is not None else None
     values, errors = parameters_module.resolve_values(
-        template.parameters, {**environment.parameters, **user}, environment.parameter_defaults, pseudo, context
+        template.parameters, {**environment.parameters, **user}, environment.parameter_defaults, pseudo, context, require_values
     )
     if errors:
         for error in errors:

@@ -231,18 +231,21 @@ def validate(
     depth: int = 0,
     max_depth: int = 5,
     chain: tuple[str, ...] = (),
+    strict: bool = True,
 ) -> ValidationResult:
     """Validate a stack definition; raise TemplateErrors listing every problem
-    (including those the template reader collected)."""
+    (including those the template reader collected). Not ``strict`` (Heat's
+    template-validate): parameters without a value are not errors, and what uses them
+    is checked as far as it can be without them."""
     errors: list[TemplateError] = list(template.problems)
     stack_name = stack.name if stack else "stack"
     stack_id = stack.id if stack else "None"
     try:
-        params = parameter_values(template, environment, user_params, stack_name, stack_id, registry=registry)
+        params = parameter_values(template, environment, user_params, stack_name, stack_id, registry=registry, require_values=strict)
     except TemplateErrors as problems:
         errors.extend(problems.errors)
         params = {}
-    if params:
+    if params and all(name in params for name in template.parameters):
         # Validate what would run: inactive resources dropped, each `if` decided.
         try:
             template = template.with_conditions(params)
@@ -281,6 +284,8 @@ def validate(
 
     for name, cls in classes.items():
         definition = template.resources[name]
+        if definition.external_id is not None:
+            continue  # an existing physical resource: its properties are not applied (Heat)
         try:
             instance = cls(name, definition.bind(resolver), stack or _Placeholder(stack_name, stack_id), context=context, hooks=hooks)
             problems = instance.properties.errors()

@@ -274,8 +274,11 @@ def resolve_values(
     defaults: Mapping[str, Any],
     pseudo: Mapping[str, Any],
     context: Any = None,
+    require_values: bool = True,
 ) -> tuple[dict[str, Any], list[TemplateError]]:
     """Compute every parameter's value. Returns (values, errors): errors list every problem.
+    Without ``require_values`` (Heat's template-validate), a parameter with no value is
+    left out of the values instead of being an error.
 
     ``user_values`` come from the request and the environment's ``parameters``;
     ``defaults`` from ``parameter_defaults`` (they override template defaults and may name
@@ -299,6 +302,8 @@ def resolve_values(
             raw = defaults[name]
         elif schema.default is not None:
             raw = schema.default
+        elif not require_values:
+            continue
         else:
             errors.append(
                 TemplateError(

@@ -1,0 +1,345 @@
+"""The public heat-templates sweep: every HOT template of openstack/heat-templates (``hot/``)
+read as a user would give it to stoker.
+
+For each template (nested templates and ``get_file`` files read beside it, as the CLI
+reads them), it prints whether every resource type it names, nested templates included,
+is one stoker has; for those, whether stoker validates it; and with ``--cloud``, whether
+a stack of it creates against the test cloud and deletes again, with parameters filled in
+the way a user of that cloud would fill them (a key pair, the m1.tiny/m1.small flavors,
+the stoker-tiny image, a private network and subnet, a public network), and the time
+each took. Images and flavors a template names by default or allows by ``allowed_values``
+are registered first (a 64 KiB image, a small flavor) so its own constraints are met.
+
+    git clone https://opendev.org/openstack/heat-templates /tmp/heat-templates
+    .venv/bin/python bench/heat_templates.py /tmp/heat-templates/hot            # types and validation
+    .venv/bin/python bench/heat_templates.py /tmp/heat-templates/hot --cloud    # and create/delete
+
+The cloud: the dev cloud ``python -m tests.cloud start`` left running, else one started
+for the run. Nothing is asserted; it prints a line per template and a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import secrets
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+TIMEOUT_MINS = 10
+
+
+@dataclass
+class Outcome:
+    template: str
+    missing: set[str] = field(default_factory=set)
+    validation: str = ""
+    create: str = ""
+    create_s: float = 0.0
+    delete: str = ""
+    delete_s: float = 0.0
+
+
+def _load(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text())
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return None
+
+
+def hot_templates(hot: Path) -> list[Path]:
+    found = []
+    for path in sorted(hot.rglob("*")):
+        if path.suffix in (".yaml", ".yml", ".template") and path.is_file():
+            data = _load(path)
+            if isinstance(data, dict) and "heat_template_version" in data:
+                found.append(path)
+    return found
+
+
+def resource_types(path: Path, seen: set[Path] | None = None) -> set[str]:
+    """The types a template names, with those of the local templates it uses as types."""
+    seen = set() if seen is None else seen
+    if path in seen:
+        return set()
+    seen.add(path)
+    data = _load(path)
+    types: set[str] = set()
+    resources = data.get("resources") if isinstance(data, dict) else None
+    for definition in (resources or {}).values() if isinstance(resources, dict) else ():
+        if not isinstance(definition, dict):
+            continue
+        kind = definition.get("type")
+        if isinstance(kind, str):
+            if kind.endswith((".yaml", ".yml", ".template")) and "://" not in kind:
+                types |= resource_types((path.parent / kind).resolve(), seen)
+            else:
+                types.add(kind)
+        properties = definition.get("properties")
+        if kind == "OS::Heat::ResourceGroup" and isinstance(properties, dict):
+            inner = (properties.get("resource_def") or {}).get("type") if isinstance(properties.get("resource_def"), dict) else None
+            if isinstance(inner, str):
+                if inner.endswith((".yaml", ".yml")):
+                    types |= resource_types((path.parent / inner).resolve(), seen)
+                else:
+                    types.add(inner)
+    return types
+
+
+# -- the cloud side --------------------------------------------------------------------
+
+
+class Fixtures:
+    """What a user of the test cloud has before creating a stack from a public template."""
+
+    def __init__(self, cloud: Any):
+        self.cloud = cloud
+        # A project member, as most users are: the stacks run as demo, in demo's project,
+        # where its private network is the one network Nova may pick by itself. Images,
+        # flavors and the external network are the admin's, as on any cloud.
+        self.admin = cloud.connect("admin")
+        self.connection = cloud.connect("demo")
+        suffix = secrets.token_hex(3)
+        compute, network = self.connection.compute, self.connection.network
+        self.made: list[tuple[str, Any]] = []
+        self.key_name = f"sweep-{suffix}"
+        self.made.append(("keypair", compute.create_keypair(name=self.key_name)))
+        self.public = self.admin.network.create_network(name=f"sweep-public-{suffix}", is_router_external=True)
+        self.made.append(("public network", self.public))
+        self.public_subnet = self.admin.network.create_subnet(network_id=self.public.id, cidr="172.26.0.0/24", ip_version=4, enable_dhcp=False)
+        self.private = network.create_network(name=f"sweep-private-{suffix}")
+        self.made.append(("network", self.private))
+        self.private_subnet = network.create_subnet(network_id=self.private.id, cidr="10.78.0.0/24", ip_version=4)
+        self.router = network.create_router(name=f"sweep-{suffix}", external_gateway_info={"network_id": self.public.id})
+        network.add_interface_to_router(self.router, subnet_id=self.private_subnet.id)
+        self.made.append(("router", self.router))
+        self.images: dict[str, str] = {cloud.image_name: cloud.image_id}
+        self.flavors: dict[str, str] = dict(cloud.flavors)
+        self.server_id: str | None = None
+
+    def image(self, name: str) -> str:
+        if name not in self.images:
+            found = self.admin.image.find_image(name)
+            if found is None:
+                found = self.admin.image.create_image(name=name, disk_format="raw", container_format="bare", visibility="public", data=bytes(64 * 1024))
+                self.made.append(("image", found))
+            self.images[name] = found.id
+        return name
+
+    def flavor(self, name: str) -> str:
+        if name not in self.flavors:
+            found = self.admin.compute.find_flavor(name)
+            if found is None:
+                found = self.admin.compute.create_flavor(name=name, ram=256, vcpus=1, disk=1)
+                self.made.append(("flavor", found))
+            self.flavors[name] = found.id
+        return name
+
+    def server(self) -> str:
+        if self.server_id is None:
+            server = self.connection.compute.create_server(
+                name=f"sweep-existing-{secrets.token_hex(3)}", flavor_id=self.flavors["m1.tiny"], image_id=self.cloud.image_id, networks=[{"uuid": self.private.id}]
+            )
+            self.connection.compute.wait_for_server(server, wait=300)
+            self.made.append(("server", server))
+            self.server_id = server.id
+        return self.server_id
+
+    def close(self) -> None:
+        compute, network, image = self.connection.compute, self.connection.network, self.admin.image
+        for kind, item in reversed(self.made):
+            try:
+                if kind == "keypair":
+                    compute.delete_keypair(item, ignore_missing=True)
+                elif kind == "server":
+                    compute.delete_server(item, ignore_missing=True)
+                    compute.wait_for_delete(item, wait=120)
+                elif kind == "router":
+                    network.remove_interface_from_router(item, subnet_id=self.private_subnet.id)
+                    network.delete_router(item, ignore_missing=True)
+                elif kind in ("network", "public network"):
+                    owner = self.admin.network if kind == "public network" else network
+                    for port in owner.ports(network_id=item.id):
+                        owner.delete_port(port, ignore_missing=True)
+                    owner.delete_network(item, ignore_missing=True)
+                elif kind == "image":
+                    image.delete_image(item, ignore_missing=True)
+                elif kind == "flavor":
+                    self.admin.compute.delete_flavor(item, ignore_missing=True)
+            except Exception as error:  # noqa: BLE001 - clean up what can be
+                print(f"  (clean-up of {kind} failed: {error})", file=sys.stderr)
+
+    # -- filling a template's parameters, as a user of this cloud would --------------
+
+    def value(self, name: str, schema: dict[str, Any]) -> Any:
+        lowered = name.lower()
+        default = schema.get("default")
+        allowed = [value for constraint in schema.get("constraints") or [] if isinstance(constraint, dict) for value in constraint.get("allowed_values") or []]
+        custom = {constraint.get("custom_constraint") for constraint in schema.get("constraints") or [] if isinstance(constraint, dict)}
+        if "glance.image" in custom or "image" in lowered:
+            return self.image(str(allowed[0] if allowed and default is None else default or self.cloud.image_name))
+        if "nova.flavor" in custom or "flavor" in lowered or "instance_type" in lowered:
+            return self.flavor(str(default or (allowed[0] if allowed else "m1.tiny")))
+        if "nova.keypair" in custom or re.search(r"(^|_)key(_name)?$", lowered):
+            return self.key_name
+        if re.search(r"(server|instance)_id$", lowered):
+            return self.server()
+        if re.search(r"public|external|floating", lowered):
+            return self.public.id if lowered.endswith("_id") else self.public.name
+        if "subnet" in lowered:
+            return self.private_subnet.id
+        if lowered.endswith(("net_name", "network_name")):
+            return f"sweep-net-{secrets.token_hex(2)}"
+        if lowered.endswith("cidr"):
+            return "10.79.0.0/24"
+        if lowered.endswith("gateway"):
+            return "10.79.0.1"
+        if lowered.endswith("pool_start"):
+            return "10.79.0.10"
+        if lowered.endswith("pool_end"):
+            return "10.79.0.100"
+        if "net" in lowered:
+            return self.private.id if lowered.endswith("_id") else self.private.name
+        if lowered == "availability_zone":
+            return "nova"
+        if default is not None:
+            return default
+        if allowed:
+            return allowed[0]
+        kind = schema.get("type")
+        if kind == "number":
+            return 1
+        if kind == "comma_delimited_list":
+            return "8,12"
+        if kind == "json":
+            return {}
+        if kind == "boolean":
+            return False
+        return _string_for(schema)
+
+    def parameters(self, path: Path) -> dict[str, Any]:
+        data = _load(path) or {}
+        return {name: self.value(name, schema if isinstance(schema, dict) else {}) for name, schema in (data.get("parameters") or {}).items()}
+
+
+def _string_for(schema: dict[str, Any]) -> str:
+    """A string that meets the parameter's length and pattern constraints (a password)."""
+    low, high, patterns = 1, 64, []
+    for constraint in schema.get("constraints") or []:
+        if isinstance(constraint, dict) and isinstance(constraint.get("length"), dict):
+            low = constraint["length"].get("min", low)
+            high = constraint["length"].get("max", high)
+        if isinstance(constraint, dict) and constraint.get("allowed_pattern"):
+            patterns.append(constraint["allowed_pattern"])
+    for seed in ("Sweep1secret", "sweep1secret", "Sweep", "sweep", "Sw1"):
+        text = (seed * 8)[: max(low, min(len(seed) + 6, high))]
+        if all(re.fullmatch(pattern, text) for pattern in patterns):
+            return text
+    return ("Sweep1" * 8)[:low]
+
+
+def _attach_cloud() -> tuple[Any, bool]:
+    from tests.cloud.__main__ import attach_dev
+
+    attached = attach_dev()
+    if attached is not None:
+        return attached, False
+    from tests.cloud.cloud import DevCloud
+
+    directory = Path(tempfile.mkdtemp(prefix="stoker-sweep-"))
+    return DevCloud(directory).start(), True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("hot", type=Path, help="the hot/ directory of a heat-templates checkout")
+    parser.add_argument("--cloud", action="store_true", help="also create and delete each supported template on the test cloud")
+    parser.add_argument("--only", nargs="*", default=[], help="templates (paths under hot/) to take, default all")
+    arguments = parser.parse_args(argv)
+
+    from stoker.cli.files import files_for
+    from stoker.service import Service, Source
+    from stoker.settings import Settings
+
+    work = Path(tempfile.mkdtemp(prefix="stoker-sweep-"))
+    service = Service(Settings(database_url=f"sqlite:///{work / 'sweep.sqlite'}"))
+    known = set(service.registry.known_types())
+    outcomes: list[Outcome] = []
+    unknown: Counter[str] = Counter()
+    cloud = fixtures = None
+    started = False
+    if arguments.cloud:
+        from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+
+        cloud, started = _attach_cloud()
+        set_cloud_source(EnvironmentCloudSource(cloud.cloud_environ("demo")))
+        fixtures = Fixtures(cloud)
+    try:
+        for path in hot_templates(arguments.hot):
+            relative = str(path.relative_to(arguments.hot))
+            if arguments.only and relative not in arguments.only:
+                continue
+            outcome = Outcome(relative, missing={t for t in resource_types(path) if t not in known})
+            outcomes.append(outcome)
+            unknown.update(outcome.missing)
+            if outcome.missing:
+                print(f"{relative:70} types missing: {', '.join(sorted(outcome.missing))}")
+                continue
+            source = Source(path.read_text(), str(path))
+            parameters: dict[str, Any] = {}
+            try:
+                files = files_for(source, (), service.limits())
+                parameters = fixtures.parameters(path) if fixtures is not None else {}
+                service.validate_template(source, files=files, parameters=parameters)
+                outcome.validation = "ok"
+            except Exception as error:  # noqa: BLE001 - reported, the sweep goes on
+                outcome.validation = _first_line(error)
+            line = f"{relative:70} validate: {outcome.validation}"
+            if fixtures is not None and outcome.validation == "ok":
+                name = f"sweep-{secrets.token_hex(3)}"
+                try:
+                    began = time.monotonic()
+                    stack = service.create_stack(name, source, parameters=parameters, files=files, timeout_mins=TIMEOUT_MINS)
+                    outcome.create_s = time.monotonic() - began
+                    outcome.create = stack.state if stack.state == "CREATE_COMPLETE" else f"{stack.state}: {stack.status_reason}"
+                    began = time.monotonic()
+                    deleted = service.delete_stack(name)
+                    outcome.delete_s = time.monotonic() - began
+                    outcome.delete = deleted.state if deleted.state == "DELETE_COMPLETE" else f"{deleted.state}: {deleted.status_reason}"
+                except Exception as error:  # noqa: BLE001
+                    outcome.create = outcome.create or _first_line(error)
+                line += f" | create: {outcome.create} ({outcome.create_s:.1f} s) | delete: {outcome.delete} ({outcome.delete_s:.1f} s)"
+            print(line, flush=True)
+    finally:
+        if fixtures is not None:
+            fixtures.close()
+        if started and cloud is not None:
+            cloud.stop()
+        service.close()
+    supported = [o for o in outcomes if not o.missing]
+    print()
+    print(f"{len(outcomes)} HOT templates; {len(supported)} name only types stoker has; {sum(o.validation == 'ok' for o in supported)} of those validate")
+    if arguments.cloud:
+        print(f"created: {sum(o.create == 'CREATE_COMPLETE' for o in supported)}; deleted: {sum(o.delete == 'DELETE_COMPLETE' for o in supported)}")
+    print("types missing, by templates naming them: " + ", ".join(f"{t} ({n})" for t, n in unknown.most_common()))
+    return 0
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return " / ".join(line.strip() for line in text.splitlines()[:3])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
