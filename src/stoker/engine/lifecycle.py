@@ -16,7 +16,7 @@ from typing import Any
 
 from stoker.engine import hooks
 from stoker.engine.events import Recorder
-from stoker.engine.handlers import SNAPSHOT_DELETE, HandlerRunner
+from stoker.engine.handlers import SNAPSHOT_DELETE, HandlerRunner, handler_pair
 from stoker.engine.stack import StackRuntime
 from stoker.engine.states import Action, Status
 from stoker.sdk.exceptions import ResourceFailure, StokerError, UpdateReplace
@@ -96,7 +96,9 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
         reason = f"Engine restarted during {action}: the progress of {record.name} is unknown"
         fields = await _found_created(context, record, definition) if action == Action.CREATE else {}
         if fields:
-            reason += f"; {fields['physical_resource_id']} found by its name belongs to the stack (an update replaces it, a delete deletes it)"
+            reason += f"; {fields['physical_resource_id']} found by its name belongs to the stack (an update checks or replaces it, a delete deletes it)"
+        if action == Action.CREATE and definition is not None:
+            fields.update(_given_properties(runtime, record, definition))
         await recorder.resource_state(record, action, Status.FAILED, reason, **fields)
         raise ResourceFailure(reason)
     instance = runtime.instance(record, definition if definition is not None else _stored_definition(record), fresh=True)
@@ -118,6 +120,16 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
     if action != Action.DELETE:
         fields.update(properties=jsonable(properties), attributes=jsonable(attributes), data=jsonable(instance.data()))
     await recorder.resource_state(record, action, Status.COMPLETE, "state changed (resumed after an engine restart)", **fields)
+
+
+def _given_properties(runtime: StackRuntime, record: ResourceRecord, definition: ResourceDefinition) -> dict[str, Any]:
+    """The properties a create that did not finish was given, to record with its failure:
+    the next update compares the template with them, as with any resource, instead of
+    replacing a resource whose create may well have worked."""
+    try:
+        return {"properties": jsonable(runtime.instance(record, definition, fresh=True).properties.resolved())}
+    except Exception:  # noqa: BLE001 - what cannot be resolved is not recorded
+        return {}
 
 
 async def _found_created(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition | None) -> dict[str, Any]:
@@ -164,6 +176,7 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
     except Exception as error:  # noqa: BLE001 - any plugin failure becomes CREATE_FAILED
         reason = failure_reason(record.name, error)
         kept = {"data": jsonable(record.data)} if record.data is not None else {}
+        kept.update(_given_properties(runtime, record, definition))
         await recorder.resource_state(record, Action.CREATE, Status.FAILED, reason, handler_token=None, **kept)
         raise ResourceFailure(reason, cause=error)
     await recorder.resource_state(
@@ -279,7 +292,7 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
 class UpdatePlan:
     """What an update of one resource must do, and why."""
 
-    kind: str  # "none", "metadata", "update", "replace"
+    kind: str  # "none", "metadata", "update", "replace", "complete" (a failed one, checked)
     reason: str = ""
     prop_diff: Mapping[str, Any] | None = None
     tmpl_diff: Mapping[str, Any] | None = None
@@ -328,6 +341,10 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
     child_changed = isinstance(instance, StackResource) and (
         record.status == Status.FAILED or instance.child_digest() != (record.data or {}).get(StackResource.DIGEST_KEY)
     )
+    if unfinished and not prop_diff and not child_changed:
+        # Heat marks such a resource COMPLETE ("neither update nor replace"); here its
+        # live object is checked first, and a failed check replaces it.
+        return UpdatePlan("complete", f"resource is {record.action}_{record.status}", {}, tmpl_diff, new_properties)
     if not tmpl_diff and not child_changed:
         return UpdatePlan("none")
     schema = type(instance).properties_schema
@@ -381,6 +398,11 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
         reason = f"ResourceActionRestricted: resources.{record.name}: {forbidden} is restricted for resource {record.name} (restricted_actions in the environment)"
         await recorder.resource_state(record, Action.UPDATE, Status.FAILED, reason)
         raise ResourceFailure(reason)
+    if plan.kind == "complete":
+        failure = await _check_unfinished(context, record, definition, plan)
+        if failure is None:
+            return record
+        plan = UpdatePlan("replace", failure)
     if plan.kind == "metadata":
         await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS)
         await recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, "metadata updated", definition=definition.render())
@@ -395,6 +417,41 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
             # replacement is created now and it is deleted in the cleanup phase.
             await recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, f"Replacement required: {replace.message}")
     return await replace_resource(context, record, definition, plan.reason)
+
+
+async def _check_unfinished(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, plan: UpdatePlan) -> str | None:
+    """A resource whose create (or update) did not finish, unchanged in the template and
+    not needing replacement by its plugin's say: its live object is checked (the plugin's
+    ``handle_check``), then it is COMPLETE. Returns why it must be replaced instead."""
+    runtime, recorder = context.runtime, context.recorder
+    await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS, f"Checking {record.name}: {plan.reason}")
+    instance = runtime.instance(record, definition, fresh=True)
+    instance.action, instance.status = Action.CHECK, Status.IN_PROGRESS
+    if handler_pair(instance, Action.CHECK)[0] is not None:
+        try:
+            await context.runner.run(instance, Action.CHECK)
+        except asyncio.CancelledError:
+            await aborted(context, record, Action.UPDATE)
+            raise
+        except Exception as error:  # noqa: BLE001 - a failed check means: replace it
+            reason = f"{plan.reason} and its check failed: {failure_reason(record.name, error)}"
+            await recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, f"Replacement required: {reason}")
+            return reason
+    try:
+        attributes = await context.runner.call(lambda: budget.check_each(runtime.attributes_to_store(record), "attribute", f"resources.{record.name}.attributes"))
+    except Exception:  # noqa: BLE001 - attributes are read again on demand
+        attributes = {}
+    await recorder.resource_state(
+        record,
+        Action.UPDATE,
+        Status.COMPLETE,
+        "Update status to COMPLETE for FAILED resource neither update nor replace (its live object checked)",
+        properties=jsonable(plan.new_properties),
+        attributes=jsonable(attributes),
+        data=jsonable(instance.data()),
+        definition=definition.render(),
+    )
+    return None
 
 
 async def _update_in_place(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, plan: UpdatePlan) -> None:
@@ -446,6 +503,14 @@ async def _update_in_place(context: ActionContext, record: ResourceRecord, defin
 async def replace_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, why: str) -> ResourceRecord:
     """Create the replacement first; the old resource is deleted in the cleanup phase."""
     runtime, store = context.runtime, context.store
+    if record.physical_resource_id is not None and record.action != Action.DELETE:
+        old = runtime.instance(record, None, fresh=True)
+        try:
+            await context.runner.call(old.prepare_for_replace)
+        except Exception as error:  # noqa: BLE001 - the update of this resource fails
+            reason = failure_reason(record.name, error)
+            await context.recorder.resource_state(record, Action.UPDATE, Status.FAILED, f"Preparing the replacement failed: {reason}")
+            raise ResourceFailure(reason, cause=error)
     replacement = runtime.new_record(definition, replaces=record.id)
     await store.insert_replacement_async(replacement, record)
     record.current, record.replaced_by = False, replacement.id

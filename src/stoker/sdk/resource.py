@@ -273,6 +273,10 @@ class Resource:
             return None
         return self.resource_id
 
+    def prepare_for_replace(self) -> None:
+        """Called on a resource before its replacement is created (Heat's hook): give up
+        what the replacement needs and only one may hold (a server's ports, say)."""
+
     def needs_replace_failed(self) -> bool:
         """Whether a resource in a FAILED state is replaced on the next update."""
         return True

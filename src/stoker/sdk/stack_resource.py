@@ -149,8 +149,9 @@ class StackResource(Resource):
 
     def needs_replace_failed(self) -> bool:
         """A failed nested stack is updated, not replaced: its own update replaces what
-        failed inside it (as in Heat). One never created is replaced by the engine."""
-        return False
+        failed inside it (as in Heat). One never created, or whose child a crash kept
+        from being made, is replaced."""
+        return self.resource_id is None or self.nested_stacks().state(self) is None
 
     # -- lifecycle -----------------------------------------------------------------
 

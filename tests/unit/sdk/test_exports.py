@@ -42,7 +42,7 @@ RESOURCE_MEMBERS = [
     "accepts_any_property", "all_attributes_schema", "attributes_schema", "client", "client_plugin",
     "data", "data_delete", "data_set", "default_client_name", "entity", "find_created", "get_attribute", "get_reference_id",
     "handle_create", "handle_delete", "handle_update", "implicit_dependencies", "metadata_get", "needs_replace", "needs_replace_failed", "needs_replace_with_prop_diff", "needs_replace_with_tmpl_diff",
-    "physical_resource_name", "properties_groups_schema", "properties_schema", "resource_id_set",
+    "physical_resource_name", "prepare_for_replace", "properties_groups_schema", "properties_schema", "resource_id_set",
     "support_status", "translation_rules", "type", "validate", "warn",
 ]  # fmt: skip
 

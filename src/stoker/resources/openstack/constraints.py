@@ -33,24 +33,51 @@ class LookupCache:
         self._by_context: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], Any]] = (
             weakref.WeakKeyDictionary()
         )
+        # (context, key) -> a lock its first asker holds while it asks.
+        self._pending: dict[tuple[int, tuple[str, ...]], threading.Lock] = {}
 
     def answer(self, context: Any, key: tuple[str, ...], ask: Callable[[], Any]) -> Any:
-        """The cached answer for ``key`` in ``context``, asking (once) when there is none.
-        A context that cannot be weakly referenced is not cached."""
+        """The cached answer for ``key`` in ``context``, asking once when there is none:
+        threads wanting the same new value at once wait for the first one's answer (20
+        servers naming one image ask Glance once, not once per thread). A context that
+        cannot be weakly referenced is not cached."""
         with self._lock:
             try:
                 answers = self._by_context.setdefault(context, {})
             except TypeError:
                 answers = None
-            if answers is not None and key in answers:
+            if answers is None:
+                pending = None
+            elif key in answers:
                 return answers[key]
-        # Asked outside the lock: a slow cloud must not hold up other contexts. Two
-        # threads asking the same new value at once may both ask; both get one answer.
-        found = ask()
-        if answers is not None:
+            else:
+                pending = self._pending.get((id(context), key))
+                if pending is None:
+                    pending = self._pending[(id(context), key)] = threading.Lock()
+                    pending.acquire()
+                    owner = True
+                else:
+                    owner = False
+        if pending is None:
+            return ask()
+        if not owner:
+            # Another thread asks; its answer (or failure) decides. Asked outside the
+            # cache's lock: a slow cloud must not hold up other contexts.
+            with pending:
+                pass
             with self._lock:
-                found = answers.setdefault(key, found)
-        return found
+                if key in answers:
+                    return answers[key]
+            return self.answer(context, key, ask)  # it failed: ask again (not cached)
+        try:
+            found = ask()
+            with self._lock:
+                answers[key] = found
+            return found
+        finally:
+            with self._lock:
+                self._pending.pop((id(context), key), None)
+            pending.release()
 
 
 CACHE = LookupCache()

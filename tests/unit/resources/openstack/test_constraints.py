@@ -4,6 +4,9 @@ DNS name constraints Heat registers."""
 from __future__ import annotations
 
 import gc
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -30,6 +33,43 @@ def test_lookup_cache_asks_once_per_context_and_value():
 
     assert asked == ["private", "nowhere"]
     assert answers[0] is None and answers[-1] == "The network (nowhere) could not be found."
+
+
+def test_lookup_cache_threads_asking_one_value_at_once_ask_once():
+    cache, asked, release = LookupCache(), [], threading.Event()
+    action = _Context()
+
+    def slow_lookup():
+        asked.append("image")
+        release.wait(5)
+        return "image-id"
+
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(cache.answer, action, ("glance", "find", "image", "tiny"), slow_lookup) for _ in range(8)]
+        time.sleep(0.2)  # every thread is waiting on the first one's answer
+        release.set()
+        answers = [future.result(timeout=10) for future in futures]
+
+    assert answers == ["image-id"] * 8
+    assert asked == ["image"]
+
+
+def test_lookup_cache_failed_ask_is_asked_again_by_the_next_thread():
+    cache, calls = LookupCache(), []
+    action = _Context()
+
+    def flaky():
+        calls.append(1)
+        if len(calls) == 1:
+            raise ConnectionError("the cloud did not answer")
+        return "net-id"
+
+    with pytest.raises(ConnectionError):
+        cache.answer(action, ("neutron", "network", "private"), flaky)
+
+    assert cache.answer(action, ("neutron", "network", "private"), flaky) == "net-id"
+    assert cache.answer(action, ("neutron", "network", "private"), flaky) == "net-id"
+    assert len(calls) == 2
 
 
 def test_lookup_cache_forgets_a_finished_context():
