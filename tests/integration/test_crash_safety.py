@@ -247,6 +247,12 @@ def test_crash_between_physical_create_and_recording_its_id(worlds, victim):
     stack = service.store.find_stack("crash")
     assert stack.state == "CREATE_FAILED"
     assert "Engine restarted during CREATE" in stack.status_reason
+    if world.text != NESTED_TEMPLATE:
+        # The file was made, its id never recorded: the resumed engine found it by its
+        # name (find_created), so the stack owns it before any retry.
+        record = next(r for r in service.list_resources("crash") if r.name == victim)
+        assert record.physical_resource_id in world.physical_files()
+        assert "found by its name belongs to the stack" in record.status_reason
     assert service.update_stack("crash", world.source(), parameters={"word": "one"}, files=world.files).state == "UPDATE_COMPLETE"
     assert service.delete_stack("crash").state == "DELETE_COMPLETE"
     assert world.physical_files() == set()

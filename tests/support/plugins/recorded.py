@@ -38,6 +38,11 @@ class Recorded(resource.Resource):
         self.resource_id_set(name)
         return {"name": name, "ready_at": self._hooks.now() + self.properties["delay_s"]}
 
+    def find_created(self):
+        """The file an interrupted create made before its id was recorded."""
+        name = self.physical_resource_name()
+        return name if self._path(name).exists() else None
+
     def check_create_complete(self, token):
         return self._hooks.now() >= token["ready_at"] and self._path(token["name"]).exists()
 
