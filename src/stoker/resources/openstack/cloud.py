@@ -16,9 +16,11 @@ and stacks without OpenStack resources never pay for it.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -100,6 +102,10 @@ _source_lock = threading.Lock()
 _source: CloudSource | None = None
 # context -> its connection. Weak: a stack action's connection goes with the action.
 _connections: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+# The connections of the clouds in use, by configuration (``_fingerprint``); the least
+# recently used beyond SHARED_CONNECTIONS is dropped.
+SHARED_CONNECTIONS = 16
+_shared: OrderedDict[str, Any] = OrderedDict()
 
 
 def set_cloud_source(source: CloudSource | None) -> None:
@@ -108,6 +114,7 @@ def set_cloud_source(source: CloudSource | None) -> None:
     with _source_lock:
         _source = source
         _connections.clear()
+        _shared.clear()
 
 
 def cloud_source() -> CloudSource:
@@ -117,19 +124,37 @@ def cloud_source() -> CloudSource:
 
 def connection_for(context: Any) -> Any:
     """The one connection of ``context``, made on first use. Client plugins of several
-    services share it, so authentication and the catalog are fetched once per context."""
+    services share it, and contexts whose cloud is configured the same (a validation, then
+    the stack action; the next command of a server) share one too: authentication, the
+    catalog and each service's version document are fetched once, not once per action
+    (keystoneauth renews the token when it expires)."""
     # Handlers of one stack run in several threads: one connection per context.
     with _source_lock:
         found = _lookup(context)
         if found is not None:
             return found
         source = _source if _source is not None else EnvironmentCloudSource()
-        connection = _connect(source.cloud_region(context))
+        region = source.cloud_region(context)
+        key = _fingerprint(region)
+        connection = _shared.get(key)
+        if connection is None:
+            connection = _shared[key] = _connect(region)
+            while len(_shared) > SHARED_CONNECTIONS:
+                _shared.popitem(last=False)
+        else:
+            _shared.move_to_end(key)
         try:
             _connections[context] = connection
         except TypeError:
             pass  # a context that cannot be weakly referenced gets a connection per call
         return connection
+
+
+def _fingerprint(region: Any) -> str:
+    """What makes two cloud regions the same cloud as the same user: the whole
+    configuration (auth included). Kept only as a digest, never logged."""
+    text = repr((getattr(region, "name", None), getattr(region, "region_name", None), sorted((str(k), repr(v)) for k, v in region.config.items())))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _lookup(context: Any) -> Any:

@@ -134,12 +134,24 @@ def test_client_plugin_default_microversion_environment_beats_clouds_yaml(clouds
     assert plugin.default_microversion() == ("2.53", "the environment variable OS_COMPUTE_DEFAULT_MICROVERSION")
 
 
-def test_client_plugins_of_one_context_share_one_connection(clouds_yaml):
-    set_cloud_source(EnvironmentCloudSource(clouds_yaml))
-    context, other = _Context(), _Context()
+def test_client_plugins_share_one_connection_per_cloud_configuration(clouds_yaml, tmp_path):
+    """One authentication and one version discovery per cloud and user, not per stack
+    action: contexts configured alike share the connection; another user's do not."""
+    another = tmp_path / "another.yaml"
+    another.write_text(CLOUDS_YAML.replace("username: someone", "username: another"))
 
-    assert NovaClientPlugin(context).connection is NeutronClientPlugin(context).connection
-    assert NovaClientPlugin(other).connection is not NovaClientPlugin(context).connection
+    class PerContext:
+        def cloud_region(self, context):
+            return EnvironmentCloudSource(context.environ).cloud_region(context)
+
+    set_cloud_source(PerContext())
+    first, second, third = _Context(), _Context(), _Context()
+    first.environ = second.environ = clouds_yaml
+    third.environ = {**clouds_yaml, "OS_CLIENT_CONFIG_FILE": str(another)}
+
+    assert NovaClientPlugin(first).connection is NeutronClientPlugin(first).connection
+    assert NovaClientPlugin(second).connection is NovaClientPlugin(first).connection
+    assert NovaClientPlugin(third).connection is not NovaClientPlugin(first).connection
 
 
 def test_cloud_source_error_names_the_fix_and_no_credentials(clouds_yaml):
