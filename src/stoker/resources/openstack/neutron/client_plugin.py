@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from stoker.resources.openstack.client_plugin import AmbiguousNameError, OpenStackClientPlugin
-from stoker.resources.openstack.constraints import LookupConstraint
+from stoker.resources.openstack.constraints import CACHE, LookupConstraint
 from stoker.sdk.exceptions import EntityNotFound
 
 __all__ = ["NeutronClientPlugin", "client_mapping", "constraint_mapping"]
@@ -65,8 +65,12 @@ class NeutronClientPlugin(OpenStackClientPlugin):
                 ids.append(group)
                 continue
             if groups_of_project is None:
-                groups_of_project = list(
-                    self.client().security_groups(project_id=self.connection.current_project_id)
+                # Once per context (a stack action): 20 ports naming "default" list the
+                # project's groups once, not 20 times.
+                groups_of_project = CACHE.answer(
+                    self.context,
+                    (self.name, "security_groups_of_project"),
+                    lambda: list(self.client().security_groups(project_id=self.connection.current_project_id)),
                 )
             matches = [found.id for found in groups_of_project if found.name == group]
             if not matches:
