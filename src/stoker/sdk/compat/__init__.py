@@ -26,10 +26,23 @@ ALIASES = {
     "heat.engine.properties_group": "stoker.sdk.properties_group",
     "heat.engine.clients.client_plugin": "stoker.sdk.clients",
     "heat.engine.resources.stack_resource": "stoker.sdk.stack_resource",
+    # The OpenStack side: client plugins by Heat's module names, openstacksdk's base for
+    # another service's plugin, and the Neutron base class Heat's network plugins share.
+    "heat.engine.clients.os.openstacksdk": "stoker.sdk.compat.openstacksdk",
+    "heat.engine.clients.os.nova": "stoker.resources.openstack.nova.client_plugin",
+    "heat.engine.clients.os.cinder": "stoker.resources.openstack.cinder.client_plugin",
+    "heat.engine.clients.os.glance": "stoker.resources.openstack.glance.client_plugin",
+    "heat.engine.clients.os.neutron": "stoker.resources.openstack.neutron.client_plugin",
+    "heat.engine.clients.os.keystone": "stoker.resources.openstack.keystone.client_plugin",
+    "heat.engine.clients.os.placement": "stoker.resources.openstack.placement.client_plugin",
+    "heat.engine.resources.openstack.neutron.neutron": "stoker.resources.openstack.neutron.neutron",
     "heat.common.i18n": "stoker.sdk.compat.i18n",
     "heat.common.exception": "stoker.sdk.compat.exception",
 }
-PACKAGES = ("heat", "heat.engine", "heat.common", "heat.engine.clients", "heat.engine.resources")
+PACKAGES = (
+    "heat", "heat.engine", "heat.common", "heat.engine.clients", "heat.engine.clients.os",
+    "heat.engine.resources", "heat.engine.resources.openstack", "heat.engine.resources.openstack.neutron",
+)  # fmt: skip
 
 
 class _AliasLoader(importlib.abc.Loader):
