@@ -105,6 +105,7 @@ def build_registry(settings: Settings) -> ResourceRegistry:
     registry.clients.register_mapping(builtin_client_mapping(), "stoker.resources")
     registry.constraints.update(builtin_constraint_mapping())
     load_plugin_dirs(registry, settings.plugin_dirs)
+    registry.client_settings = {"allow_image_urls": settings.allow_image_urls}
     return registry
 
 

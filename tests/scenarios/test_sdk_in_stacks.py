@@ -151,3 +151,54 @@ def test_deprecated_random_string_sequence_is_translated(service):
     assert stack.state == "CREATE_COMPLETE"
     value = next(r for r in service.store.list_resources(stack.id)).data["value"]
     assert len(value) == 40 and value.isdigit()
+
+
+LIVE_PLUGIN = '''
+import os
+from pathlib import Path
+
+from stoker.sdk import attributes, resource
+
+
+class Gauge(resource.Resource):
+    """Reads a file: ``level`` is always read live, ``first`` is kept from the create."""
+
+    attributes_schema = {
+        "level": attributes.Schema("Now.", cache_mode=attributes.Schema.CACHE_NONE),
+        "first": attributes.Schema("At create."),
+    }
+
+    def handle_create(self):
+        self.resource_id_set("gauge")
+
+    def _resolve_attribute(self, name):
+        return Path(os.environ["STOKER_TEST_GAUGE"]).read_text()
+
+
+def resource_mapping():
+    return {"Test::Gauge": Gauge}
+'''
+
+
+def test_cache_none_attribute_is_read_live_and_others_are_kept(make_service, tmp_path, monkeypatch):
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "gauge.py").write_text(textwrap.dedent(LIVE_PLUGIN))
+    gauge = tmp_path / "gauge"
+    gauge.write_text("low")
+    monkeypatch.setenv("STOKER_TEST_GAUGE", str(gauge))
+    service = make_service(plugin_dirs=[str(plugins)])
+    body = """
+    heat_template_version: 2021-04-16
+    resources:
+      g: {type: Test::Gauge}
+    outputs:
+      level: {value: {get_attr: [g, level]}}
+      first: {value: {get_attr: [g, first]}}
+    """
+    assert service.create_stack("gauge", template(body)).state == "CREATE_COMPLETE"
+
+    gauge.write_text("high")
+
+    outputs = {o["output_key"]: o["output_value"] for o in service.outputs("gauge")}
+    assert outputs == {"level": "high", "first": "low"}

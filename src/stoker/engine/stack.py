@@ -206,7 +206,7 @@ class StackRuntime:
         self.clock = clock
         self.aliases = environment.type_aliases()
         # One set of client plugins per stack action, shared by its resources.
-        self.clients = Clients(registry.clients, self)
+        self.clients = Clients(registry.clients, self, settings=registry.client_settings)
         self.records: list[ResourceRecord] = list(records)
         # name -> the record that currently stands for that name
         self.current: dict[str, ResourceRecord] = {r.name: r for r in self.records if r.current}
@@ -344,6 +344,9 @@ class StackRuntime:
             return {}
         cls = self.plugin_class(record.type)
         names = set(cls.attributes_schema) if None in wanted else {w for w in wanted if w is not None}
+        # cache_none attributes (a volume's attachments, a status) are read live each time.
+        schema = cls.all_attributes_schema()
+        names = {name for name in names if name not in schema or schema[name].cache_mode != "cache_none"}
         instance = self.instance(record)
         values = {}
         for attribute in sorted(names):

@@ -75,7 +75,7 @@ class _ValidationContext:
         return UNRESOLVED
 
     def client(self, name: str) -> Any:
-        return Clients(self.registry.clients, self).client(name)
+        return Clients(self.registry.clients, self, settings=self.registry.client_settings).client(name)
 
 
 class _NestedValidation:
@@ -276,7 +276,7 @@ def validate(
     # The template files this one is nested in (template resources), to name a loop.
     chain = chain or ((template.document.file,) if template.document.file else ())
     nested = _NestedValidation(environment, registry, template.files, depth, max_depth, chain)
-    hooks = _ValidationHooks(Clients(registry.clients, context), nested)
+    hooks = _ValidationHooks(Clients(registry.clients, context, settings=registry.client_settings), nested)
     warnings: list[str] = []
 
     def resolver(value: Any) -> Any:

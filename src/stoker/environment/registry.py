@@ -66,6 +66,9 @@ class ResourceRegistry:
     constraints: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     clients: ClientRegistry = field(default_factory=ClientRegistry)
+    # The operator's settings client plugins read (``ClientPlugin.settings``), e.g.
+    # allow_image_urls.
+    client_settings: dict[str, Any] = field(default_factory=dict)
 
     def register(self, type_name: str, cls: type[Resource]) -> None:
         problems = check_plugin(type_name, cls)

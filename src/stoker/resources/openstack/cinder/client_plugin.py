@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from stoker.resources.openstack.client_plugin import OpenStackClientPlugin
 from stoker.resources.openstack.constraints import LookupConstraint
+from stoker.sdk.exceptions import ResourceFailure
 
 __all__ = ["CinderClientPlugin", "client_mapping", "constraint_mapping"]
 
@@ -23,6 +24,33 @@ class CinderClientPlugin(OpenStackClientPlugin):
 
     def get_volume_type(self, volume_type: str) -> object:
         return self.find("type", volume_type)
+
+    def check_attach_volume_complete(self, volume_id: str) -> bool:
+        """Heat's rule: attaching while 'available', 'attaching' or 'reserved'; done at
+        'in-use'; any other status is a failure."""
+        volume = self.client().get_volume(volume_id)
+        if volume.status in ("available", "attaching", "reserved"):
+            return False
+        if volume.status != "in-use":
+            raise ResourceFailure(f"Volume attachment failed - Unknown status {volume.status} due to \"Unknown\"")
+        return True
+
+    def check_detach_volume_complete(self, volume_id: str, server_id: str | None = None) -> bool:
+        """Heat's rule: done when the volume is gone, no longer attached to ``server_id``,
+        or 'available' (or 'deleting'); waiting while 'in-use', 'detaching' or 'reserved'."""
+        try:
+            volume = self.client().get_volume(volume_id)
+        except Exception as error:  # noqa: BLE001 - openstacksdk's types
+            self.ignore_not_found(error)
+            return True
+        servers = [attachment.get("server_id") for attachment in volume.attachments or []]
+        if server_id and server_id not in servers:
+            return True
+        if volume.status in ("in-use", "detaching", "reserved"):
+            return False
+        if volume.status not in ("available", "deleting"):
+            raise ResourceFailure(f"Volume detachment failed - Unknown status {volume.status} due to \"Unknown\"")
+        return True
 
 
 class _CinderConstraint(LookupConstraint):

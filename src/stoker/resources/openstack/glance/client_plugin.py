@@ -19,6 +19,16 @@ class GlanceClientPlugin(OpenStackClientPlugin):
     def find_image_by_name_or_id(self, image: str) -> str:
         return self.find_id("image", image)
 
+    def allows_image_urls(self) -> bool:
+        """The operator's ``allow_image_urls`` setting: from the settings this plugin was
+        given, else the environment (``STOKER_ALLOW_IMAGE_URLS``); off unless set."""
+        value = self.settings.get("allow_image_urls")
+        if value is None:
+            value = self.environ.get("STOKER_ALLOW_IMAGE_URLS", "")
+        if isinstance(value, str):
+            return value.strip().lower() in ("1", "true", "yes", "on")
+        return bool(value)
+
 
 class ImageConstraint(LookupConstraint):
     name, client_plugin_name, entity = "glance.image", "glance", "image"

@@ -8,7 +8,7 @@ compares a feature's microversion with (seed 004).
 
 from __future__ import annotations
 
-from stoker.resources.openstack.client_plugin import OpenStackClientPlugin
+from stoker.resources.openstack.client_plugin import OpenStackClientPlugin, http_status
 from stoker.resources.openstack.constraints import LookupConstraint
 
 __all__ = ["NovaClientPlugin", "client_mapping", "constraint_mapping"]
@@ -30,6 +30,49 @@ class NovaClientPlugin(OpenStackClientPlugin):
 
     def get_server(self, server: str) -> object:
         return self.find("server", server)
+
+    def attach_volume(self, server_id: str, volume_id: str, device: str | None) -> str | None:
+        """Attach through Nova (Heat's rule): the attachment's id, or None when Nova
+        answers 409 (the volume or server is busy: try again later)."""
+        try:
+            attachment = self.client().create_volume_attachment(server_id, volume=volume_id, device=device)
+        except Exception as error:  # noqa: BLE001 - openstacksdk's types
+            if self.is_conflict(error):
+                return None
+            raise
+        return str(attachment.id)
+
+    def detach_volume(self, server_id: str, attachment_id: str) -> bool:
+        """Ask Nova to detach; False when Nova answers 409 (try again later). An
+        attachment or server already gone, or a 400 (not attached), counts as detached."""
+        try:
+            self.client().delete_volume_attachment(server_id, attachment_id, ignore_missing=True)
+        except Exception as error:  # noqa: BLE001
+            if self.is_conflict(error):
+                return False
+            if not (self.is_not_found(error) or http_status(error) == 400):
+                raise
+        return True
+
+    def check_detach_volume_complete(self, server_id: str, attachment_id: str) -> bool:
+        """Whether Nova, too, no longer lists the attachment (Cinder says 'available' a
+        moment before Nova forgets it; attaching again before then fails)."""
+        try:
+            self.client().get_volume_attachment(server_id, attachment_id)
+        except Exception as error:  # noqa: BLE001
+            self.ignore_not_found(error)
+            return True
+        return False
+
+    def absolute_limits(self) -> dict[str, int]:
+        """Heat's absolute_limits (``maxServerMeta``, what stoker checks), asked once per context: 500
+        servers with metadata validate with one request."""
+        from stoker.resources.openstack.constraints import CACHE
+
+        def ask() -> dict[str, int]:
+            return {"maxServerMeta": self.client().get_limits().absolute.server_meta}
+
+        return dict(CACHE.answer(self.context, (self.name, "absolute_limits"), ask))
 
 
 class _NovaConstraint(LookupConstraint):
