@@ -105,7 +105,9 @@ def build_registry(settings: Settings) -> ResourceRegistry:
     registry.clients.register_mapping(builtin_client_mapping(), "stoker.resources")
     registry.constraints.update(builtin_constraint_mapping())
     load_plugin_dirs(registry, settings.plugin_dirs)
-    registry.client_settings = {"allow_image_urls": settings.allow_image_urls}
+    # Only what the operator turned on: a plugin falls back on the environment
+    # (STOKER_ALLOW_IMAGE_URLS) for what these settings leave out.
+    registry.client_settings = {"allow_image_urls": True} if settings.allow_image_urls else {}
     return registry
 
 

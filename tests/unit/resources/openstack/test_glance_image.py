@@ -141,3 +141,18 @@ def test_glance_web_image_replaces_for_a_new_name_or_location():
         web_image().update({"disk_format": "raw", "container_format": "bare", "location": URL, "name": "other"})
     with pytest.raises(UpdateReplace):
         web_image().update({"disk_format": "raw", "container_format": "bare", "location": URL + "?v=2"})
+
+
+def test_glance_allow_image_urls_setting_reaches_the_client_plugin(monkeypatch):
+    from stoker.sdk.clients import Clients
+    from stoker.service import build_registry
+    from stoker.settings import Settings
+
+    monkeypatch.delenv("STOKER_ALLOW_IMAGE_URLS", raising=False)
+
+    def allows(settings: Settings) -> bool:
+        registry = build_registry(settings)
+        return Clients(registry.clients, object(), settings=registry.client_settings).client_plugin("glance").allows_image_urls()
+
+    assert allows(Settings(allow_image_urls=True)) is True
+    assert allows(Settings()) is False
