@@ -105,10 +105,13 @@ class Server(Resource):
     def server_name(self) -> str:
         return self.properties[s.NAME] or self.physical_resource_name()
 
-    def fetch_server(self, server_id: str) -> Any:
+    def fetch_server(self, server_id: str, polling: bool = False) -> Any:
         """The live server, or None on an answer worth asking again (over limit, 500,
-        503), as Heat's fetch_server. Not found raises."""
+        503), as Heat's fetch_server. Not found raises. ``polling``: a poll of a create
+        or delete, answered from the action's shared listing (a second old at most)."""
         try:
+            if polling:
+                return self.client_plugin().listed_server(server_id)
             return self.client().get_server(server_id)
         except Exception as error:  # noqa: BLE001 - openstacksdk's types, classified below
             if self.client_plugin().is_over_limit(error) or http_status(error) in (500, 503):
@@ -257,13 +260,18 @@ class Server(Resource):
         return str(server.id)
 
     def check_create_complete(self, token: Any) -> bool:
-        server = self.fetch_server(str(token))
+        server = self.fetch_server(str(token), polling=True)
         if server is None or not self._is_active(server):
             return False
         if self.properties[s.TAGS]:
             self._set_tags(str(token), self.properties[s.TAGS])
         helper = self.networks_helper()
-        helper.store_external_ports(helper.interfaces(str(token)))
+        networks = self.properties[s.NETWORKS] or []
+        if networks and all(entry.get(s.NETWORK_PORT) for entry in networks):
+            # Every interface is a port the template gave: no need to ask Nova.
+            helper.store_external_ports([{s.NETWORK_PORT: entry[s.NETWORK_PORT]} for entry in networks])
+        else:
+            helper.store_external_ports(helper.interfaces(str(token)))
         return True
 
     def find_created(self) -> str | None:
@@ -412,7 +420,7 @@ class Server(Resource):
     def _server_gone(self, server_id: str) -> bool:
         """Heat's check_delete_server_complete."""
         try:
-            server = self.fetch_server(server_id)
+            server = self.fetch_server(server_id, polling=True)
         except Exception as error:  # noqa: BLE001
             self.client_plugin().ignore_not_found(error)
             return True
