@@ -34,32 +34,28 @@ from stoker.template.hot import Template
 
 def dependency_graph(definitions: Mapping[str, ResourceDefinition], implicit: Mapping[str, set[str]] | None = None) -> Graph[str]:
     """The resources' graph: references and depends_on, then the ``implicit`` edges
-    (``engine.implicit``). An implicit edge that would close a cycle is left out: it is
-    the engine's inference, and the template the user wrote has no cycle."""
+    (``engine.implicit``). An implicit edge that closes a cycle is taken out again: it is
+    the engine's inference, and the template the user wrote has no cycle. One cycle
+    search when there is none (the usual case), so the cost stays linear in the edges."""
     graph: Graph[str] = Graph()
     for name, definition in definitions.items():
         graph.add_node(name)
         for need in definition.required_resource_names():
             if need in definitions:
                 graph.add_edge(name, need)
-    for name, needs in (implicit or {}).items():
-        for need in sorted(needs):
-            if need not in graph.requires(name) and not _reaches(graph, need, name):
-                graph.add_edge(name, need)
+    inferred = {(name, need) for name, needs in (implicit or {}).items() for need in needs if need not in graph.requires(name)}
+    for name, need in inferred:
+        graph.add_edge(name, need)
+    while inferred:
+        cycle = graph.find_cycle()
+        if cycle is None:
+            break
+        edge = next((pair for pair in zip(cycle, cycle[1:], strict=False) if pair in inferred), None)
+        if edge is None:
+            break  # the template's own cycle: validation reports it
+        graph.remove_edge(*edge)
+        inferred.discard(edge)
     return graph
-
-
-def _reaches(graph: Graph[str], start: str, goal: str) -> bool:
-    """Whether ``start`` requires ``goal``, directly or not."""
-    seen, pending = {start}, [start]
-    while pending:
-        for need in graph.requires(pending.pop()):
-            if need == goal:
-                return True
-            if need not in seen:
-                seen.add(need)
-                pending.append(need)
-    return False
 
 
 def referenced_attributes(template: Template) -> dict[str, set[str | None]]:

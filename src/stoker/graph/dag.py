@@ -44,6 +44,10 @@ class Graph(Generic[N]):
         self._requires.setdefault(node, set()).add(requirement)
         self._requires.setdefault(requirement, set())
 
+    def remove_edge(self, node: N, requirement: N) -> None:
+        """``node`` no longer requires ``requirement`` (both stay in the graph)."""
+        self._requires[node].discard(requirement)
+
     def __contains__(self, node: object) -> bool:
         return node in self._requires
 

@@ -8,6 +8,7 @@ compares a feature's microversion with (seed 004).
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -28,6 +29,10 @@ class NovaClientPlugin(OpenStackClientPlugin):
     service_type = "compute"
     proxy_name = "compute"
     microversioned = True
+
+    def __init__(self, *arguments: Any, **keywords: Any):
+        super().__init__(*arguments, **keywords)
+        self._board_lock = threading.Lock()
 
     def find_flavor_by_name_or_id(self, flavor: str) -> str:
         return self.find_id("flavor", flavor)
@@ -78,7 +83,7 @@ class NovaClientPlugin(OpenStackClientPlugin):
         a second, not 20 GETs (the floor's own way). A server the listing lacks (made
         after it) is asked for alone. A deleted one is listed with status DELETED. For
         polling only: a listing may be a second old."""
-        with self._lock:
+        with self._board_lock:  # not the client lock: a listing must not hold up other calls
             board = getattr(self, "_board", None)
             now = time.monotonic()
             if board is None or now - board[0] > BOARD_TTL_S:
