@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stoker.engine import admission
+from stoker.engine import admission, scaling, signals
 from stoker.engine.clock import Clock
 from stoker.engine.engine import Engine, EngineSettings, Job
 from stoker.engine.errors import ActionInProgressError, StackExistsError
@@ -37,9 +37,10 @@ from stoker.reads import StackReads
 from stoker.resources import builtin_client_mapping, builtin_constraint_mapping, builtin_mapping
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.settings import Settings
-from stoker.store import SnapshotRecord, StackRecord, Store
+from stoker.store import ResourceRecord, SnapshotRecord, StackRecord, Store
 from stoker.store.records import TemplateRecord
 from stoker.store.repository import StackNameTakenError, utcnow
+from stoker.store.sealing import Sealer
 from stoker.template import evaluation_limits, loader
 from stoker.template.errors import TemplateError, TemplateErrors, TemplateLimitError
 from stoker.template.hot import Template
@@ -118,7 +119,7 @@ class Service(StackReads):
     def __init__(self, settings: Settings | None = None, clock: Clock | None = None):
         self.settings = settings or Settings.from_env()
         evaluation_limits.configure(self.settings)
-        self.store = Store(self.settings.database_url)
+        self.store = Store(self.settings.database_url, Sealer.for_database(self.settings.database_url, self.settings.encryption_keys))
         self.store.migrate()
         self.registry = build_registry(self.settings)
         self.engine = Engine(
@@ -130,6 +131,7 @@ class Service(StackReads):
                 max_events_per_stack=self.settings.max_events_per_stack,
                 max_nested_depth=self.settings.max_nested_depth,
                 max_resources_per_stack=self.settings.max_resources_per_stack,
+                public_url=self.settings.public_url,
             ),
             clock,
         )
@@ -428,6 +430,9 @@ class Service(StackReads):
         """A stack's resources for export; a nested stack's resources under its parent
         resource's ``resources`` (as Heat's abandon data nests them)."""
         resources = exported_resources(self.store.list_resources(stack_id))
+        for entry in resources.values():
+            # Plain, as Heat exports them: the data is for adopting the stack elsewhere.
+            entry["resource_data"] = self.store.sealer.open(entry["resource_data"])[0]
         for child in self.store.child_stacks(stack_id):
             entry = resources.get(child.owner_resource or "")
             if entry is not None and entry["resource_id"] == child.id:
@@ -570,22 +575,57 @@ class Service(StackReads):
         event = resource_event(record, record.action, record.status, f"Hook {record.hook} is cleared")
         self.store.update_resource(record, event=event, hook=None)
 
-    def signal_resource(self, name_or_id: str, resource_name: str, details: Mapping[str, Any] | None = None) -> None:
+    def signal_resource(self, name_or_id: str, resource_name: str, details: Mapping[str, Any] | None = None, credential: str | None = None) -> None:
         """Send a signal to a resource: ``{"unset_hook": "pre-create"}`` clears a hook;
-        anything else goes to the plugin's ``handle_signal(details)``."""
+        anything else goes to the plugin's ``handle_signal(details)``. ``credential``:
+        the token the request came with (see ``check_signal_credential``)."""
         details = dict(details or {})
+        if credential is not None:
+            self.check_signal_credential(self._current_resource(self.get_stack(name_or_id), resource_name), credential)
         if "unset_hook" in details:
             self.clear_hook(name_or_id, resource_name, details["unset_hook"])
             return
         stack = self.get_stack(name_or_id)
-        record = self._current_resource(stack, resource_name)
+        self._deliver_signal(stack, self._current_resource(stack, resource_name), details)
+
+    def check_signal_credential(self, record: ResourceRecord, credential: str) -> None:
+        """A signal that carries a token: a resource with signal credentials of its own
+        (a wait condition handle) accepts only one of them. Others take any token until
+        the API authenticates (issue 15), as every other request does today."""
+        if signals.has_credentials(self.store, record.uuid) and not signals.credential_valid(self.store, record.uuid, credential):
+            raise signals.SignalCredentialError(f"The token is not a credential of resource {record.name}")
+
+    def signal_by_capability(self, credential_id: str, secret: str, details: Any) -> dict[str, Any]:
+        """A signal to a capability URL (``/v1/waitcondition/{id}?secret=...``, what
+        cfn-signal PUTs to): the credential names the stack and resource. Returns Heat's
+        answer: the resource's name and its signals by id."""
+        credential = signals.credential_by_url(self.store, credential_id, secret)
+        stack = self.store.get_stack(credential.stack_id)
+        record = None
+        if stack is not None and stack.deleted_at is None:
+            record = next((r for r in self.store.list_resources(stack.id) if r.current and r.uuid == credential.resource_uuid), None)
+        if stack is None or record is None:
+            raise signals.SignalCredentialError("The signal URL is not valid: its resource is gone")
+        instance = self._deliver_signal(stack, record, details)
+        metadata = getattr(instance, "metadata", None)
+        return {"resource": record.name, "metadata": metadata(self.store.list_signals(record.uuid)) if callable(metadata) else {}}
+
+    def _deliver_signal(self, stack: StackRecord, record: ResourceRecord, details: Any) -> Any:
+        resource_name = record.name
         runtime = self.engine.load_runtime(stack)
         instance = runtime.instance(record)
         handle = getattr(instance, "handle_signal", None)
         if handle is None:
             raise ValidationError(f"Resource {resource_name} ({record.type}) does not accept signals")
-        handle(details)
-        self.store.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal: {json.dumps(details, sort_keys=True)}"))
+        if scaling.runs_under_lock(type(instance)):
+            # A scaling signal resizes a nested stack: under the stack's lock, to its end.
+            self._call(scaling.signal(self.engine, stack.id, resource_name, details))
+            return instance
+        result = handle(details)
+        # Heat's event text: what the plugin says the signal was, else its details.
+        reason = result if isinstance(result, str) and result else json.dumps(details, sort_keys=True)
+        self.store.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal: {reason}"))
+        return instance
 
     def mark_unhealthy(self, name_or_id: str, resource_name: str, unhealthy: bool = True, reason: str = "") -> None:
         """Mark a resource CHECK_FAILED (so the next update replaces it), or reset that."""

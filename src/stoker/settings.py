@@ -55,6 +55,13 @@ class Settings:
     # STOKER_OS_CLOUD); without it, OS_CLOUD or the OS_* variables, as the openstack
     # command reads them. In serve mode: the cloud the server acts in for every request.
     os_cloud: str | None = None
+    # Fernet keys sealing secret resource data at rest, the first one sealing
+    # (STOKER_ENCRYPTION_KEY, comma-separated). Without any: a key file beside the SQLite
+    # database, created on first need (store/sealing.py).
+    encryption_keys: list[str] = field(default_factory=list)
+    # Where agents (servers signalling a wait condition handle, cfn-signal, curl) reach
+    # this server's API: the base of the signal URLs stoker hands out (STOKER_PUBLIC_URL).
+    public_url: str = "http://127.0.0.1:8004"
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -62,8 +69,12 @@ class Settings:
         settings = cls()
         if env.get("STOKER_DATABASE_URL"):
             settings.database_url = env["STOKER_DATABASE_URL"]
+        if env.get("STOKER_PUBLIC_URL"):
+            settings.public_url = env["STOKER_PUBLIC_URL"]
         if env.get("STOKER_OS_CLOUD"):
             settings.os_cloud = env["STOKER_OS_CLOUD"]
+        if env.get("STOKER_ENCRYPTION_KEY"):
+            settings.encryption_keys = [k for k in env["STOKER_ENCRYPTION_KEY"].split(",") if k.strip()]
         if env.get("STOKER_PLUGIN_DIRS"):
             settings.plugin_dirs = [d for d in env["STOKER_PLUGIN_DIRS"].split(os.pathsep) if d]
         for name, variable in (

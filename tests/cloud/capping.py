@@ -14,6 +14,9 @@ Owns:
                            with the service's own 406 and error shape, without forwarding it;
                          * forwards ``latest`` as the cap (what ``latest`` means on that cloud).
                        ``.requests`` lists what it saw: (method, path, requested microversion).
+                       ``.stall(method, pattern, times, seconds)`` makes it hold the next
+                       ``times`` matching requests unanswered for ``seconds`` and then drop
+                       them (a service that hangs), without forwarding them.
   ``capped_environ``   a clouds.yaml whose cloud sends one service through a proxy
                        (openstacksdk's ``<service_type>_endpoint_override``), as the
                        ``OS_CLIENT_CONFIG_FILE``/``OS_CLOUD`` variables stoker's
@@ -29,6 +32,7 @@ import json
 import re
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -94,6 +98,8 @@ class CappingProxy:
         self._lock = threading.Lock()  # guards _seen: handler threads append at once
         self._seen: list[tuple[str, str, str | None]] = []
         self._minimum: str | None = None
+        # [method, compiled path pattern, requests left to hold, seconds held]
+        self._stalls: list[list[Any]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -130,6 +136,21 @@ class CappingProxy:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+    def stall(self, method: str, pattern: str, times: int = 1, seconds: float = 30.0) -> None:
+        """Hold the next ``times`` requests ``method`` whose path matches ``pattern``
+        for ``seconds``, then close their connections unanswered."""
+        with self._lock:
+            self._stalls.append([method, re.compile(pattern), times, seconds])
+
+    def stalled(self, method: str, path: str) -> float | None:
+        """Seconds to hold this request, or None to serve it (counts it when held)."""
+        with self._lock:
+            for entry in self._stalls:
+                if entry[0] == method and entry[1].search(path) and entry[2] > 0:
+                    entry[2] -= 1
+                    return entry[3]
+        return None
 
     # -- what the handler asks ---------------------------------------------------------
 
@@ -274,6 +295,11 @@ def _handler_for(proxy: CappingProxy) -> type[BaseHTTPRequestHandler]:
             method = self.command
             microversion = proxy.requested_microversion(self.headers)
             proxy._record(method, urlsplit(self.path).path, microversion)
+            held = proxy.stalled(method, urlsplit(self.path).path)
+            if held is not None:
+                time.sleep(held)
+                self.close_connection = True
+                return
             if proxy.above_cap(microversion):
                 status, headers, content = proxy.refusal(microversion)
                 self._answer(status, list(headers.items()), content)
@@ -330,15 +356,20 @@ class CappedEnviron(dict):
 
 @contextmanager
 def capped_environ(
-    openstack_cloud: Any, service_type: str = "compute", maximum: str = "2.36", user: str = "admin"
+    openstack_cloud: Any,
+    service_type: str = "compute",
+    maximum: str = "2.36",
+    user: str = "admin",
+    settings: dict[str, Any] | None = None,
 ) -> Iterator[CappedEnviron]:
     """``OS_CLIENT_CONFIG_FILE`` and ``OS_CLOUD`` for ``user`` of the test cloud, with
     ``service_type`` ("compute" or "block-storage") behind a ``CappingProxy`` at
-    ``maximum``; the yielded dict's ``.proxy`` is that proxy."""
+    ``maximum``, and ``settings`` added to the cloud's clouds.yaml entry (``api_timeout``,
+    say); the yielded dict's ``.proxy`` is that proxy."""
     endpoint = urlsplit(openstack_cloud.endpoints[service_type])
     name = openstack_cloud.cloud(user)
     configuration = yaml.safe_load(Path(openstack_cloud.clouds_yaml).read_text())
-    entry = dict(configuration["clouds"][name])
+    entry = {**configuration["clouds"][name], **(settings or {})}
     with CappingProxy(f"{endpoint.scheme}://{endpoint.netloc}", maximum, service_type) as proxy:
         # openstacksdk reads <service_type with _>_endpoint_override (and its aliases:
         # volumev3_..., block_storage_...) and discovers versions from that URL.

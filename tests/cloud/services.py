@@ -84,7 +84,6 @@ def write_configuration(cloud: DevCloud) -> dict[str, Process]:
             "http-auto-chunked = true",
             "http-raw-body = true",
             "chunked-input-limit = 10485760",
-            "buffer-size = 65535",
         ],
         "cinder": [
             f"pyargv = --config-file {cloud.etc}/cinder/cinder.conf --log-file {cloud.logs}/cinder-api.log"

@@ -638,3 +638,25 @@ def test_nova_server_replaced_keeps_its_given_port_and_fixed_address(admin_cloud
     finally:
         for key in keys:
             connection.compute.delete_keypair(key, ignore_missing=True)
+
+
+def test_nova_server_user_data_from_a_software_config(admin_cloud, service):
+    """RAW user_data that is a stored config's id (get_resource of an OS::Heat::CloudConfig
+    or MultipartMime) boots the server with that config, as in Heat."""
+    suffix = secrets.token_hex(3)
+    connection = admin_cloud.connect("admin")
+    resources = {
+        **network_resources(suffix, "10.38.0.0/24"),
+        "boot": {"type": "OS::Heat::CloudConfig", "properties": {"cloud_config": {"runcmd": ["echo booted"]}}},
+        "parts": {"type": "OS::Heat::MultipartMime", "properties": {"parts": [{"config": {"get_resource": "boot"}}]}},
+        "vm": server([{"network": {"get_resource": "net"}}], user_data={"get_resource": "boot"}),
+        "vm2": server([{"network": {"get_resource": "net"}}], user_data={"get_resource": "parts"}, user_data_format="SOFTWARE_CONFIG"),
+    }
+    stack = service.create_stack(f"ud-{suffix}", from_data(template(resources)))
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    ids = ids_of(service, stack.name)
+    assert base64.b64decode(connection.compute.get_server(ids["vm"]).user_data).decode() == "#cloud-config\nruncmd:\n- echo booted\n"
+    message = email.message_from_string(base64.b64decode(connection.compute.get_server(ids["vm2"]).user_data).decode())
+    payloads = [part.get_payload(decode=True).decode() for part in message.walk() if not part.is_multipart()]
+    assert "#cloud-config\nruncmd:\n- echo booted\n" in payloads
+    assert service.delete_stack(stack.name).state == "DELETE_COMPLETE"

@@ -20,6 +20,8 @@ from stoker.environment.registry import check_plugin
 from stoker.resources import builtin_mapping
 from stoker.sdk import attributes, properties
 from stoker.sdk.resource import Resource
+from stoker.sdk.signals import MemorySignals, SignalSource
+from stoker.sdk.software_config import MemorySoftwareConfigs
 from stoker.sdk.stack_resource import StackResource
 from stoker.template.definitions import ResourceDefinition
 from tests.support.stacks import from_data
@@ -67,6 +69,7 @@ class _Hooks:
     def __init__(self, clock):
         self.clock = clock
         self.physical_ids = []
+        self.configs = MemorySoftwareConfigs()
 
     def resource_id_set(self, resource, physical_id):
         self.physical_ids.append(physical_id)
@@ -77,14 +80,43 @@ class _Hooks:
     def client_plugin(self, resource, name):
         raise AssertionError("built-in plugins need no client")
 
+    def software_configs(self, resource):
+        # The SDK's in-memory config store (OS::Heat::SoftwareConfig and its kin).
+        return self.configs
+
+    def signals(self, resource):
+        # In-memory signals: the handles the wait conditions below name, each signalled once.
+        return _signals()
+
     def now(self):
         return self.clock.now()
+
+
+_CFN_HANDLE_URL = "http://127.0.0.1:8004/v1/waitcondition/sample?secret=sample"
+
+
+def _signals() -> MemorySignals:
+    from stoker.resources.heat.wait_condition_handle import (
+        HeatWaitConditionHandle,
+        WaitConditionHandle,
+    )
+
+    heat, cfn = MemorySignals(), MemorySignals()
+    heat.add({"status": "SUCCESS"})
+    cfn.add({"Status": "SUCCESS", "Reason": "r", "UniqueId": "1", "Data": None}, "1")
+    return MemorySignals(sources={"handle": SignalSource("handle", HeatWaitConditionHandle, heat), _CFN_HANDLE_URL: SignalSource("cfn", WaitConditionHandle, cfn)})
 
 
 SAMPLE_PROPERTIES = {
     "OS::Heat::Value": {"value": "x"},
     "OS::Heat::Stack": {"template": "heat_template_version: 2021-04-16\nresources: {inner: {type: OS::Heat::None}}\n"},
     "OS::Heat::ResourceGroup": {"count": 2, "resource_def": {"type": "OS::Heat::None"}},
+    "OS::Heat::WaitCondition": {"handle": "handle", "timeout": 60},
+    "AWS::CloudFormation::WaitCondition": {"Handle": _CFN_HANDLE_URL, "Timeout": 60},
+    "OS::Heat::SoftwareComponent": {"configs": [{"tool": "script", "config": "echo hi"}]},
+    "OS::Heat::ResourceChain": {"resources": ["OS::Heat::None", "OS::Heat::None"]},
+    "OS::Heat::AutoScalingGroup": {"min_size": 1, "max_size": 3, "resource": {"type": "OS::Heat::None"}},
+    "OS::Heat::ScalingPolicy": {"auto_scaling_group_id": "group", "adjustment_type": "change_in_capacity", "scaling_adjustment": 1},
 }
 
 

@@ -149,7 +149,8 @@ def test_deprecated_random_string_sequence_is_translated(service):
     body = "heat_template_version: 2021-04-16\nresources:\n  r:\n    type: OS::Heat::RandomString\n    properties: {sequence: digits, length: 40}\n"
     stack = service.create_stack("seq", template(body))
     assert stack.state == "CREATE_COMPLETE"
-    value = next(r for r in service.store.list_resources(stack.id)).data["value"]
+    stored = next(r for r in service.store.list_resources(stack.id)).data
+    value = service.store.sealer.open(stored)[0]["value"]
     assert len(value) == 40 and value.isdigit()
 
 

@@ -60,7 +60,8 @@ def test_update_replacement_creates_new_before_deleting_old(service):
     reason = next(e.resource_status_reason for e in service.list_events("s", "fixed") if e.physical_resource_id is None and e.resource_action == "CREATE" and "Replacing" in e.resource_status_reason)
     assert "length" in reason
     # the dependent resource now uses the new string, and no record of the old one remains
-    fixed_value = next(r for r in service.store.list_resources(stack.id) if r.name == "fixed").data["value"]
+    fixed = next(r for r in service.store.list_resources(stack.id) if r.name == "fixed")
+    fixed_value = service.store.sealer.open(fixed.data)[0]["value"]
     assert service.outputs("s")[0]["output_value"].endswith(":" + fixed_value)
     assert len(service.store.list_resources(stack.id)) == 4
 

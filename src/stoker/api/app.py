@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
-from stoker.api import catalog, errors, resources, stacks
+from stoker.api import catalog, errors, resources, software_configs, stacks
 from stoker.api.call import MAX_JSON_BODY_BYTES
 from stoker.service import Service
 from stoker.settings import Settings
@@ -46,7 +47,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
                 current.close()
 
     app = Starlette(
-        routes=[*catalog.routes, *stacks.routes, *resources.routes],
+        routes=[*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes],
         exception_handlers={HTTPException: errors.http_exception},
         lifespan=lifespan,
     )
@@ -58,8 +59,20 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
     return app
 
 
+class RedactSecrets(logging.Filter):
+    """Keeps the secret of a signal URL (``?secret=...``) out of the access log."""
+
+    _SECRET = re.compile(r"(secret=)[^&\s\"]*")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(self._SECRET.sub(r"\1***", arg) if isinstance(arg, str) else arg for arg in record.args)
+        return True
+
+
 def serve(host: str = "127.0.0.1", port: int = 8004, settings: Settings | None = None) -> None:
     """Run the API until interrupted (8004 is Heat's port)."""
     import uvicorn
 
+    logging.getLogger("uvicorn.access").addFilter(RedactSecrets())
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info", lifespan="on")

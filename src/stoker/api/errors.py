@@ -28,8 +28,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from stoker.engine.errors import ActionInProgressError, StackExistsError, StackNotFoundError
+from stoker.engine.signals import SignalCredentialError
 from stoker.environment.registry import UnknownResourceTypeError
 from stoker.sdk.exceptions import ResourceNotFoundError, StokerError, ValidationError
+from stoker.sdk.software_config import SoftwareConfigNotFoundError
 
 LOG = logging.getLogger(__name__)
 
@@ -87,8 +89,10 @@ _MAP: list[tuple[type[BaseException], int, str]] = [
     (StackExistsError, 409, "StackExists"),
     (StackNotFoundError, 404, "EntityNotFound"),
     (ResourceNotFoundError, 404, "EntityNotFound"),
+    (SoftwareConfigNotFoundError, 404, "NotFound"),
     (UnknownResourceTypeError, 404, "EntityNotFound"),
     (ValidationError, 400, "StackValidationFailed"),
+    (SignalCredentialError, 403, "Forbidden"),
 ]
 
 

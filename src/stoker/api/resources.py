@@ -90,13 +90,25 @@ def resource_metadata(call: Call) -> dict[str, Any]:
 
 def resource_signal(call: Call) -> None:
     """``POST .../signal``: the body is the signal's details (``{"unset_hook": ...}``
-    clears a hook)."""
+    clears a hook). A resource with signal credentials of its own (a wait condition
+    handle's ``token``) refuses a request whose X-Auth-Token is not one of them."""
     stack, record = _resource(call)
     details = call.body if call.body is not None else {}
     if not isinstance(details, dict):
         raise BadRequestError("The signal's details must be a JSON object")
-    call.service.signal_resource(stack.id, record.name, details)
+    call.service.signal_resource(stack.id, record.name, details, credential=call.context.token)
     return None
+
+
+def waitcondition_signal(call: Call) -> dict[str, Any]:
+    """``PUT`` or ``POST /v1/waitcondition/{credential_id}?secret=...``: a signal to the
+    resource whose capability URL this is (a CFN or temp-URL wait condition handle's;
+    ``cfn-signal`` PUTs its JSON here). Answers as Heat's CFN API: the resource's name
+    and its signals."""
+    details = call.body
+    if details is not None and not isinstance(details, dict):
+        raise BadRequestError("The signal's details must be a JSON object")
+    return call.service.signal_by_capability(call.path("credential_id"), call.params.get("secret", ""), details)
 
 
 def mark_unhealthy(call: Call) -> None:
@@ -185,6 +197,8 @@ routes = [
     Route(STACK + "/resources/{resource_name}", endpoint(mark_unhealthy), methods=["PATCH"]),
     Route(STACK + "/resources/{resource_name}/metadata", endpoint(resource_metadata), methods=["GET"]),
     Route(STACK + "/resources/{resource_name}/signal", endpoint(resource_signal), methods=["POST"]),
+    # stoker's capability URLs for signals (Heat's CFN API has /waitcondition/{arn}).
+    Route("/v1/waitcondition/{credential_id}", endpoint(waitcondition_signal), methods=["PUT", "POST"]),
     Route(STACK + "/events", endpoint(event_list), methods=["GET"]),
     # Not in Heat's API (whose event show names the resource), but handy: an event by id.
     Route(STACK + "/events/{event_id}", endpoint(event_show), methods=["GET"]),

@@ -15,6 +15,7 @@ from typing import Any
 from stoker.engine import actions
 from stoker.engine.handlers import handler_pair
 from stoker.engine.lifecycle import ActionContext, aborted, failure_reason, jsonable
+from stoker.engine.stack import stored_data
 from stoker.engine.states import Action, Status
 from stoker.graph import walk
 from stoker.sdk.exceptions import ResourceFailure, StokerError
@@ -69,7 +70,7 @@ async def adopt(context: ActionContext, adopt_data: Mapping[str, Any], limit: in
             Status.COMPLETE,
             properties=jsonable(properties),
             attributes=jsonable(attributes),
-            data=jsonable(instance.data()),
+            data=stored_data(context.runtime.store, instance),
             definition=definitions[name].render(),
         )
 

@@ -82,6 +82,8 @@ class EngineSettings:
     # Nested stacks: how deep they may go, and how many resources each may have (-1: any).
     max_nested_depth: int = 5
     max_resources_per_stack: int = -1
+    # Where agents reach the API: the base of signal URLs (Settings.public_url).
+    public_url: str = "http://127.0.0.1:8004"
 
 
 class Engine:
@@ -160,6 +162,7 @@ class Engine:
         from stoker.engine.nested import ChildStacks
 
         runtime.nested = ChildStacks(self, runtime)
+        runtime.public_url = self.settings.public_url
         return runtime
 
     # -- nested stacks' jobs -------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 from stoker.engine import hooks
 from stoker.engine.events import Recorder
 from stoker.engine.handlers import SNAPSHOT_DELETE, HandlerRunner, handler_pair
-from stoker.engine.stack import StackRuntime
+from stoker.engine.stack import StackRuntime, stored_data
 from stoker.engine.states import Action, Status
 from stoker.sdk.exceptions import ResourceFailure, StokerError, UpdateReplace
 from stoker.sdk.properties import Properties
@@ -118,7 +118,7 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
         raise ResourceFailure(reason, cause=error)
     fields: dict[str, Any] = {"handler_token": None}
     if action != Action.DELETE:
-        fields.update(properties=jsonable(properties), attributes=jsonable(attributes), data=jsonable(instance.data()))
+        fields.update(properties=jsonable(properties), attributes=jsonable(attributes), data=stored_data(runtime.store, instance))
     await recorder.resource_state(record, action, Status.COMPLETE, "state changed (resumed after an engine restart)", **fields)
 
 
@@ -185,7 +185,7 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
         Status.COMPLETE,
         properties=jsonable(properties),
         attributes=jsonable(attributes),
-        data=jsonable(instance.data()),
+        data=stored_data(runtime.store, instance),
         handler_token=None,
         # the definition was stored with the row (new_record) and has not changed
     )
@@ -345,6 +345,10 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
         # Heat marks such a resource COMPLETE ("neither update nor replace"); here its
         # live object is checked first, and a failed check replaces it.
         return UpdatePlan("complete", f"resource is {record.action}_{record.status}", {}, tmpl_diff, new_properties)
+    if getattr(type(instance), "replace_on_every_update", False):
+        # Heat's UpdateWaitConditionHandle: every stack update makes a new handle (new URL,
+        # no signals), so that agents signal again and its waiters wait again.
+        return UpdatePlan("replace", f"{record.type} is replaced at every update")
     if not tmpl_diff and not child_changed:
         return UpdatePlan("none")
     schema = type(instance).properties_schema
@@ -448,7 +452,7 @@ async def _check_unfinished(context: ActionContext, record: ResourceRecord, defi
         "Update status to COMPLETE for FAILED resource neither update nor replace (its live object checked)",
         properties=jsonable(plan.new_properties),
         attributes=jsonable(attributes),
-        data=jsonable(instance.data()),
+        data=stored_data(runtime.store, instance),
         definition=definition.render(),
     )
     return None
@@ -493,11 +497,20 @@ async def _update_in_place(context: ActionContext, record: ResourceRecord, defin
         Status.COMPLETE,
         properties=jsonable(plan.new_properties),
         attributes=jsonable(attributes),
-        data=jsonable(instance.data()),
+        data=stored_data(runtime.store, instance),
         definition=definition.render(),
         handler_token=None,
     )
     await hooks.pause(context, record, Action.UPDATE, "post")
+
+
+async def save_data(context: ActionContext, record: ResourceRecord, instance: Resource) -> None:
+    """Write what a plugin stored with ``data_set`` in a hook that no state change of
+    its record follows (prepare_for_replace, restore_prev_rsrc)."""
+    take = getattr(instance._hooks, "take_pending", None)
+    pending = take() if take is not None else None
+    if pending is not None:
+        await context.store.update_resource_async(record, data=pending)
 
 
 async def replace_resource(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, why: str) -> ResourceRecord:
@@ -509,8 +522,9 @@ async def replace_resource(context: ActionContext, record: ResourceRecord, defin
             await context.runner.call(old.prepare_for_replace)
         except Exception as error:  # noqa: BLE001 - the update of this resource fails
             reason = failure_reason(record.name, error)
-            await context.recorder.resource_state(record, Action.UPDATE, Status.FAILED, f"Preparing the replacement failed: {reason}")
+            await context.recorder.resource_state(record, Action.UPDATE, Status.FAILED, f"Preparing the replacement failed: {reason}", data=stored_data(runtime.store, old))
             raise ResourceFailure(reason, cause=error)
+        await save_data(context, record, old)
     replacement = runtime.new_record(definition, replaces=record.id)
     await store.insert_replacement_async(replacement, record)
     record.current, record.replaced_by = False, replacement.id

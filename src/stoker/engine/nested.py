@@ -107,6 +107,10 @@ class ChildView:
         found = self.runtime.template.resources.get(name)
         return found.render() if found is not None else None
 
+    def resource_state(self, name: str) -> tuple[str, str] | None:
+        record = self.runtime.current.get(name)
+        return (record.action, record.status) if record is not None else None
+
     def reference(self, name: str) -> Any:
         if name not in self.runtime.current:
             return None

@@ -116,6 +116,7 @@ def preview_update(runtime: PreviewRuntime, old_template: Template) -> list[Chan
 
 def preview_runtime(base: StackRuntime, template: Template, params: Mapping[str, Any]) -> PreviewRuntime:
     runtime = PreviewRuntime(base.stack, template, base.environment, params, base.registry, None, base.clock, base.records)
+    runtime.sealer = base.sealer
     # Nested stacks are only read (a group's members for its removal policies).
     runtime.nested = base.nested
     return runtime

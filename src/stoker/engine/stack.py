@@ -8,6 +8,7 @@ persist its physical id and data. It does not decide what to do: the action modu
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -30,6 +31,13 @@ from stoker.template.definitions import ResourceDefinition
 from stoker.template.errors import TemplateError, TemplateErrors
 from stoker.template.functions.base import resolve
 from stoker.template.hot import Template
+
+
+def stored_data(store: Store | None, resource: Resource) -> dict[str, Any]:
+    """A plugin's data as its record stores it: JSON values (anything else as its string
+    form), the redacted ones sealed (store.sealing)."""
+    data = json.loads(json.dumps(resource.data(), default=str))
+    return store.sealer.seal(data, resource._redacted) if store is not None else data
 
 
 def dependency_graph(definitions: Mapping[str, ResourceDefinition], implicit: Mapping[str, set[str]] | None = None) -> Graph[str]:
@@ -116,9 +124,9 @@ class _Hooks:
     is durable before the engine waits on anything, at no cost of its own.
     """
 
-    __slots__ = ("store", "record", "clock", "clients", "pending_data", "nested_stacks")
+    __slots__ = ("store", "record", "clock", "clients", "pending_data", "nested_stacks", "runtime")
 
-    def __init__(self, store: Store, record: ResourceRecord, clock: Any, clients: Clients, nested_stacks: Any = None):
+    def __init__(self, store: Store, record: ResourceRecord, clock: Any, clients: Clients, nested_stacks: Any = None, runtime: Any = None):
         self.store = store
         self.record = record
         self.clock = clock
@@ -126,6 +134,8 @@ class _Hooks:
         self.pending_data: dict[str, Any] | None = None
         # The engine's NestedStacks (sdk.stack_resource), for StackResource plugins.
         self.nested_stacks = nested_stacks
+        # The StackRuntime, for ``signals`` (URLs, the stack's other resources).
+        self.runtime = runtime
 
     def resource_id_set(self, resource: Resource, physical_id: str | None) -> None:
         fields: dict[str, Any] = {"physical_resource_id": physical_id}
@@ -136,7 +146,7 @@ class _Hooks:
         self.pending_data = None
 
     def data_changed(self, resource: Resource) -> None:
-        self.pending_data = resource.data()
+        self.pending_data = stored_data(self.store, resource)
         self.record.data = self.pending_data
         if self.record.handler_token is not None:
             # Polling (check_*_complete): the next write may be the final state, long
@@ -144,12 +154,31 @@ class _Hooks:
             self.store.update_resource(self.record, data=self.pending_data)
             self.pending_data = None
 
+    def take_pending(self) -> dict[str, Any] | None:
+        """Data set since the last write, for the engine to write now (set in a hook
+        that no state change follows: prepare_for_replace, restore_prev_rsrc)."""
+        pending, self.pending_data = self.pending_data, None
+        return pending
+
     def client_plugin(self, resource: Resource, name: str | None) -> Any:
         return self.clients.client_plugin(name)
 
     def warn(self, resource: Resource, message: str) -> None:
         action = resource.action if resource.action != Resource.INIT else self.record.action
         self.store.add_event(resource_event(self.record, action, "IN_PROGRESS", f"Warning: {message}"))
+
+    def software_configs(self, resource: Resource) -> Any:
+        """The stored software configs (sdk.software_config.SoftwareConfigs), for
+        OS::Heat::SoftwareConfig and its kin; new ones are made by the stack's project."""
+        from stoker.engine.software_configs import StoredSoftwareConfigs
+
+        return StoredSoftwareConfigs(self.store, stack_id=self.record.stack_id)
+
+    def signals(self, resource: Resource) -> Any:
+        """This resource's signals and signal credentials (engine.signals.ResourceSignals)."""
+        from stoker.engine.signals import ResourceSignals
+
+        return ResourceSignals(self.store, self.record.stack_id, self.record.uuid, self.runtime)
 
     def now(self) -> float:
         return self.clock.now()
@@ -172,6 +201,12 @@ class _ReadOnlyHooks:
 
     def client_plugin(self, resource: Resource, name: str | None) -> Any:
         return self.clients.client_plugin(name)
+
+    def signals(self, resource: Resource) -> Any:
+        """Signals read-only: a preview has no store, so none are seen."""
+        from stoker.engine.signals import ResourceSignals
+
+        return ResourceSignals(None, resource.stack.id, resource.uuid, read_only=True)
 
     def now(self) -> float:
         return time.time()
@@ -199,6 +234,8 @@ class StackRuntime:
         self.params = dict(params)
         self.registry = registry
         self.store = store
+        # Opens the secret values of resource data (a preview has no store but reads them).
+        self.sealer = store.sealer if store is not None else None
         self.clock = clock
         self.aliases = environment.type_aliases()
         # One set of client plugins per stack action, shared by its resources.
@@ -213,6 +250,8 @@ class StackRuntime:
         self.referenced = referenced_attributes(template)
         # The engine's side of nested stacks (engine.nested.ChildStacks), set by the engine.
         self.nested: Any = None
+        # Where agents reach the API (signal URLs; Settings.public_url), set by the engine.
+        self.public_url = ""
 
     # -- plugin instances ------------------------------------------------------
 
@@ -242,14 +281,25 @@ class StackRuntime:
             definition.bind(self.resolve),
             self,
             uuid=record.uuid,
-            hooks=_Hooks(self.store, record, self.clock, self.clients, self.nested) if self.store is not None else _ReadOnlyHooks(self.clients, self.nested),
+            hooks=_Hooks(self.store, record, self.clock, self.clients, self.nested, self) if self.store is not None else _ReadOnlyHooks(self.clients, self.nested),
             context=self,
         )
         instance.resource_id = record.physical_resource_id
-        instance._data = dict(record.data or {})
+        if self.sealer is not None:
+            instance._data, instance._redacted = self.sealer.open(record.data)
+        else:
+            instance._data = dict(record.data or {})
         instance.action, instance.status = record.action, record.status
         self.instances[record.id] = instance
         return instance
+
+    def resource_by_refid(self, reference: Any) -> Resource | None:
+        """The plugin object of the current resource whose reference is ``reference``
+        (Heat's ``resource_by_refid``: a scaling policy finds its group by it)."""
+        for record in self.current.values():
+            if record.physical_resource_id is not None and self.instance(record).get_reference_id() == reference:
+                return self.instance(record)
+        return None
 
     def release(self, record: ResourceRecord) -> None:
         """Forget the plugin object of a record whose action has ended, so a stack action

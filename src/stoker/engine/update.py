@@ -7,9 +7,20 @@ from __future__ import annotations
 
 from stoker.engine import actions
 from stoker.engine.delete import delete_all
-from stoker.engine.lifecycle import ActionContext, create_resource, update_resource
+from stoker.engine.lifecycle import (
+    ActionContext,
+    create_resource,
+    failure_reason,
+    save_data,
+    update_resource,
+)
+from stoker.engine.stack import stored_data
 from stoker.engine.states import Action, Status
 from stoker.graph import Graph, walk
+from stoker.graph.walk import WalkOutcome
+from stoker.sdk.exceptions import ResourceFailure
+from stoker.sdk.resource import Resource
+from stoker.store import ResourceRecord
 from stoker.template.hot import Template
 
 
@@ -73,8 +84,38 @@ async def rollback(context: ActionContext, failed_template: Template, limit: int
             continue
         if name not in runtime.template.resources or previous.type != runtime.template.resources[name].resource_type:
             continue
+        try:
+            await restore_previous(context, previous, record)
+        except ResourceFailure as error:
+            return await actions.stack_finished(context, Action.ROLLBACK, WalkOutcome(failed={name: error}))
         await context.store.swap_current_async(previous, record)
         previous.current, previous.replaced_by = True, None
         record.current = False
         runtime.current[name] = previous
     return await update(context, failed_template, limit, action=Action.ROLLBACK)
+
+
+async def restore_previous(context: ActionContext, previous: ResourceRecord, replacement: ResourceRecord) -> None:
+    """Heat's ``restore_prev_rsrc``: a replaced resource that the rollback makes current
+    again takes back from its replacement what ``prepare_for_replace`` gave up (a
+    server's ports, a port's addresses). Only for plugins that have the hook; when it
+    fails, the old resource is UPDATE_FAILED and the rollback fails, as in Heat."""
+    runtime = context.runtime
+    cls = runtime.plugin_class(previous.type)
+    if previous.physical_resource_id is None or cls.restore_prev_rsrc is Resource.restore_prev_rsrc:
+        return
+    old = runtime.instance(previous, None, fresh=True)
+    new = runtime.instance(replacement, None, fresh=True) if replacement.physical_resource_id is not None else None
+    old._replacement = new
+    try:
+        await context.runner.call(lambda: old.restore_prev_rsrc(convergence=True))
+    except Exception as error:  # noqa: BLE001 - any plugin failure fails the rollback
+        reason = failure_reason(previous.name, error)
+        await context.recorder.resource_state(previous, Action.UPDATE, Status.FAILED, f"Restoring it for the rollback failed: {reason}", data=stored_data(runtime.store, old))
+        raise ResourceFailure(reason, cause=error)
+    finally:
+        if new is not None:
+            await save_data(context, replacement, new)
+        runtime.release(replacement)
+        runtime.release(previous)
+    await save_data(context, previous, old)

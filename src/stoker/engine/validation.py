@@ -148,6 +148,12 @@ class _ValidationHooks:
     def data_changed(self, resource: Resource) -> None:
         raise StokerError("data_set() may not be called during validation")
 
+    def signals(self, resource: Resource) -> Any:
+        """Signals read-only: nothing is received before a stack exists."""
+        from stoker.engine.signals import ResourceSignals
+
+        return ResourceSignals(None, getattr(resource.stack, "id", ""), resource.uuid, read_only=True)
+
     def client_plugin(self, resource: Resource, name: str | None) -> Any:
         return self.clients.client_plugin(name)
 

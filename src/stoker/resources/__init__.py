@@ -11,16 +11,33 @@ from stoker.sdk.resource import Resource
 def builtin_mapping() -> dict[str, type[Resource]]:
     from stoker.resources import openstack
     from stoker.resources.heat import (
+        autoscaling_group,
+        cloud_config,
+        delay,
+        multi_part,
         none,
         random_string,
+        resource_chain,
         resource_group,
+        scaling_policy,
+        software_component,
+        software_config,
         stack,
+        structured_config,
         test_resource,
         value,
+        wait_condition,
+        wait_condition_handle,
     )
 
     mapping: dict[str, type[Resource]] = {}
-    for module in (none, random_string, resource_group, stack, test_resource, value, openstack):
+    for module in (delay, none, random_string, resource_chain, resource_group, stack, test_resource, value, openstack):
+        mapping.update(module.resource_mapping())
+    for module in (software_config, structured_config, cloud_config, multi_part, software_component):
+        mapping.update(module.resource_mapping())
+    for module in (autoscaling_group, scaling_policy):
+        mapping.update(module.resource_mapping())
+    for module in (wait_condition_handle, wait_condition):
         mapping.update(module.resource_mapping())
     return mapping
 
@@ -33,7 +50,9 @@ def builtin_client_mapping() -> dict[str, type[ClientPlugin]]:
 
 
 def builtin_constraint_mapping() -> dict[str, Any]:
-    """The built-in custom constraints (neutron.network, nova.flavor, ip_addr...)."""
+    """The built-in custom constraints (neutron.network, nova.flavor, ip_addr...,
+    and TestResource's test_constr)."""
     from stoker.resources import openstack
+    from stoker.resources.heat import test_resource
 
-    return openstack.constraint_mapping()
+    return {**openstack.constraint_mapping(), **test_resource.constraint_mapping()}

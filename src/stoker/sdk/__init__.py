@@ -14,6 +14,7 @@ like ``from heat.engine import properties``):
     clients           ClientPlugin, microversions (seed 004)
     dependencies      views of the stack for implicit dependency rules
     stack_resource    StackResource: a resource made of a nested stack (Heat's StackResource)
+    software_config   inputs/outputs schemas and the software config store (Heat's software_config_io)
     exceptions        the errors a plugin raises or sees
     testing           PluginHarness: a plugin's lifecycle in a unit test, on a fake clock
 
@@ -29,6 +30,7 @@ from stoker.sdk import (
     properties,
     properties_group,
     resource,
+    software_config,
     stack_resource,
     support,
     translation,
@@ -43,6 +45,7 @@ __all__ = [
     "properties",
     "properties_group",
     "resource",
+    "software_config",
     "stack_resource",
     "support",
     "translation",

@@ -132,6 +132,9 @@ class Resource:
         self.status = self.COMPLETE
         self.resource_id: str | None = None
         self._data: dict[str, Any] = {}
+        # The keys of ``_data`` stored encrypted (``data_set(..., redact=True)``).
+        self._redacted: set[str] = set()
+        self._replacement: Resource | None = None
         self._hooks: EngineHooks = hooks or _NoHooks()
         self.properties = properties if properties is not None else definition.properties(
             self.properties_schema, context, accept_any=self.accepts_any_property
@@ -155,13 +158,20 @@ class Resource:
         return dict(self._data)
 
     def data_set(self, key: str, value: Any, redact: bool = False) -> None:
+        """Store ``value`` under ``key`` with the resource; ``redact``: a secret, kept
+        encrypted at rest (the plugin still reads it plain with ``data()``)."""
         self._data[key] = value
+        if redact:
+            self._redacted.add(key)
+        else:
+            self._redacted.discard(key)
         self._hooks.data_changed(self)
 
     def data_delete(self, key: str) -> bool:
         if key not in self._data:
             return False
         del self._data[key]
+        self._redacted.discard(key)
         self._hooks.data_changed(self)
         return True
 
@@ -276,6 +286,17 @@ class Resource:
     def prepare_for_replace(self) -> None:
         """Called on a resource before its replacement is created (Heat's hook): give up
         what the replacement needs and only one may hold (a server's ports, say)."""
+
+    def restore_prev_rsrc(self, convergence: bool = False) -> None:
+        """Called on a replaced resource that a rollback makes current again, before its
+        replacement is deleted (Heat's hook; ``convergence`` is always True here, as
+        in Heat's convergence engine): take back what ``prepare_for_replace`` gave up.
+        ``self.replacement()`` is the replacement (None if it never got a physical id).
+        A failure leaves this resource UPDATE_FAILED and fails the rollback."""
+
+    def replacement(self) -> Resource | None:
+        """In ``restore_prev_rsrc``: the plugin object of the replacement being rolled back."""
+        return self._replacement
 
     def needs_replace_failed(self) -> bool:
         """Whether a resource in a FAILED state is replaced on the next update."""

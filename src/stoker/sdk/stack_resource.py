@@ -42,6 +42,10 @@ class NestedView(Protocol):
         """What ``get_resource`` of member ``name`` gives inside the child."""
         ...
 
+    def resource_state(self, name: str) -> tuple[str, str] | None:
+        """Member ``name``'s (action, status), or None before it has a record."""
+        ...
+
     def attribute(self, name: str, attribute: str, path: tuple[Any, ...] = ()) -> Any:
         """What ``get_attr`` of member ``name`` gives inside the child."""
         ...

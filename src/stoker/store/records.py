@@ -94,3 +94,43 @@ class SnapshotRecord:
     status_reason: str
     data: dict[str, Any] | None = None
     created_at: datetime | None = None
+
+
+@dataclass(slots=True)
+class SoftwareConfigRecord:
+    """A software config (Heat's SoftwareConfig row): ``config`` is the stored body,
+    {"config", "inputs", "outputs", "options"}; ``tenant`` the project that made it."""
+
+    id: str
+    name: str | None
+    group: str | None
+    config: dict[str, Any] | None
+    tenant: str = ""
+    created_at: datetime | None = None
+
+
+@dataclass(slots=True)
+class SignalRecord:
+    """A signal a resource received: ``signal_id`` is the sender's id or its ordinal;
+    ``ordinal`` its place among the resource's signals (1: the first)."""
+
+    id: int
+    stack_id: str
+    resource_uuid: str
+    signal_id: str
+    details: Any
+    created_at: datetime | None = None
+    handled_at: datetime | None = None
+    ordinal: int = 0
+
+
+@dataclass(slots=True)
+class SignalCredentialRecord:
+    """A capability to signal one resource: only the SHA-256 of its secret is stored."""
+
+    id: str
+    stack_id: str
+    resource_uuid: str
+    secret_hash: str
+    created_at: datetime | None = None
+    revoked_at: datetime | None = None

@@ -27,13 +27,17 @@ from stoker.store.locks import Fence, LockHolder
 from stoker.store.records import (
     EventRecord,
     ResourceRecord,
+    SignalCredentialRecord,
+    SignalRecord,
     SnapshotRecord,
+    SoftwareConfigRecord,
     StackRecord,
     TemplateRecord,
 )
+from stoker.store.sealing import Sealer
 from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
-HEAD_REVISION = "0006"
+HEAD_REVISION = "0008"
 
 
 def utcnow() -> datetime:
@@ -114,6 +118,7 @@ def make_engine(url: str) -> Engine:
 _STACK_FIELDS = [c.name for c in tables.stacks.columns]
 _RESOURCE_FIELDS = [c.name for c in tables.resources.columns]
 _EVENT_FIELDS = [c.name for c in tables.events.columns]
+_SOFTWARE_CONFIG_FIELDS = [c.name for c in tables.software_config.columns]
 # An event's row without its id (the database gives it); read in one C call per event.
 _EVENT_VALUE_FIELDS = [name for name in _EVENT_FIELDS if name != "id"]
 _event_getter = operator.attrgetter(*_EVENT_VALUE_FIELDS)
@@ -127,6 +132,10 @@ def _update_statement(table: sa.Table, fields: frozenset[str]) -> sa.Update:
     if table is tables.resources:
         where.append(table.c.stack_id == sa.bindparam("_stack_id"))
     return table.update().where(*where).values({name: sa.bindparam(name) for name in sorted(fields)})
+
+
+def _software_config(row: Any) -> SoftwareConfigRecord:
+    return SoftwareConfigRecord(**{name: getattr(row, name) for name in _SOFTWARE_CONFIG_FIELDS})
 
 
 class StackNameTakenError(Exception):
@@ -143,8 +152,10 @@ class _Refused:
 
 
 class Store:
-    def __init__(self, url: str):
+    def __init__(self, url: str, sealer: Sealer | None = None):
         self.url = url
+        # Seals the redacted values of resource data (see sealing.py).
+        self.sealer = sealer or Sealer.for_database(url)
         self.engine = make_engine(url)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         # Writers take SQLite's write lock when they begin (BEGIN IMMEDIATE), so a
@@ -460,6 +471,135 @@ class Store:
     def delete_snapshot(self, snapshot_id: str) -> None:
         table = tables.snapshots
         self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == snapshot_id)))
+
+    # -- software configs -----------------------------------------------------------
+
+    def create_software_config(self, record: SoftwareConfigRecord) -> None:
+        """Insert a software config row (``created_at`` is set when not given)."""
+        record.created_at = record.created_at or utcnow()
+        values = {name: getattr(record, name) for name in _SOFTWARE_CONFIG_FIELDS}
+        self.writes.run(lambda connection: connection.execute(tables.software_config.insert(), values))
+
+    def get_software_config(self, config_id: str) -> SoftwareConfigRecord | None:
+        table = tables.software_config
+        with self._read() as connection:
+            row = connection.execute(sa.select(table).where(table.c.id == config_id)).first()
+        return _software_config(row) if row is not None else None
+
+    def list_software_configs(
+        self, limit: int | None = None, marker: str | None = None, tenant: str | None = None, name: str | None = None
+    ) -> list[SoftwareConfigRecord]:
+        """Newest first (created_at, then id, both descending), as Heat pages them.
+        ``marker``: the id of the config the page starts after; an unknown marker is
+        ignored (Heat's paginate_query). ``tenant``, ``name``: only those (None: all)."""
+        table = tables.software_config
+        query = sa.select(table).order_by(table.c.created_at.desc(), table.c.id.desc())
+        if tenant is not None:
+            query = query.where(table.c.tenant == tenant)
+        if name is not None:
+            query = query.where(table.c.name == name)
+        with self._read() as connection:
+            if marker is not None:
+                after = connection.execute(sa.select(table.c.created_at, table.c.id).where(table.c.id == marker)).first()
+                if after is not None:
+                    query = query.where(
+                        sa.or_(table.c.created_at < after.created_at, sa.and_(table.c.created_at == after.created_at, table.c.id < after.id))
+                    )
+            if limit is not None:
+                query = query.limit(limit)
+            return [_software_config(row) for row in connection.execute(query)]
+
+    def delete_software_config(self, config_id: str) -> bool:
+        """Delete a software config row; False when there was none."""
+        table = tables.software_config
+        return bool(self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == config_id)).rowcount))
+
+    # -- signals ------------------------------------------------------------------
+
+    def add_signal(self, stack_id: str, resource_uuid: str, details: Any, signal_id: str | None = None) -> tuple[SignalRecord, bool]:
+        """Record a signal to a resource; returns its row and whether it is new.
+
+        Idempotent: a signal with an id the resource already has replaces that one's
+        details (as Heat overwrites it) and is not counted again. Without ``signal_id``
+        it is numbered as Heat numbers it: its ordinal among the resource's signals."""
+        table = tables.signals
+        of_resource = table.c.resource_uuid == resource_uuid
+
+        def write(connection: Connection) -> tuple[SignalRecord, bool]:
+            if not self.is_sqlite:
+                # Two signals numbered at once must not get the same number (SQLite's
+                # BEGIN IMMEDIATE already serialises them).
+                connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": "stoker.signals." + resource_uuid})
+            count = connection.execute(sa.select(sa.func.count()).select_from(table).where(of_resource)).scalar() or 0
+            key = signal_id if signal_id is not None else str(count + 1)
+            existing = connection.execute(sa.select(table).where(of_resource, table.c.signal_id == key)).first()
+            if existing is None:
+                now = utcnow()
+                values = {"stack_id": stack_id, "resource_uuid": resource_uuid, "signal_id": key, "details": details, "created_at": now}
+                row_id = int(connection.execute(table.insert(), values).inserted_primary_key[0])
+                return SignalRecord(row_id, stack_id, resource_uuid, key, details, now, None, count + 1), True
+            connection.execute(table.update().where(table.c.id == existing.id).values(details=details))
+            ordinal = connection.execute(sa.select(sa.func.count()).select_from(table).where(of_resource, table.c.id <= existing.id)).scalar()
+            return SignalRecord(existing.id, stack_id, resource_uuid, key, details, existing.created_at, existing.handled_at, int(ordinal or 0)), False
+
+        return self.writes.run(write)
+
+    def list_signals(self, resource_uuid: str) -> list[SignalRecord]:
+        """A resource's signals in the order they first arrived."""
+        table = tables.signals
+        query = sa.select(table).where(table.c.resource_uuid == resource_uuid).order_by(table.c.id)
+        with self._read() as connection:
+            rows = connection.execute(query).all()
+        return [
+            SignalRecord(row.id, row.stack_id, row.resource_uuid, row.signal_id, row.details, row.created_at, row.handled_at, ordinal)
+            for ordinal, row in enumerate(rows, start=1)
+        ]
+
+    def mark_signals_handled(self, signal_ids: Iterable[int]) -> None:
+        """Note that these signals were acted on (the first time only)."""
+        ids = list(signal_ids)
+        if not ids:
+            return
+        table = tables.signals
+        statement = table.update().where(table.c.id.in_(ids), table.c.handled_at.is_(None)).values(handled_at=utcnow())
+        self.writes.run(lambda connection: connection.execute(statement))
+
+    def delete_signals(self, resource_uuid: str) -> int:
+        """Forget a resource's signals; returns how many there were."""
+        table = tables.signals
+        return self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.resource_uuid == resource_uuid)).rowcount)
+
+    def add_signal_credential(self, record: SignalCredentialRecord) -> None:
+        """Store a resource's new credential and revoke its others, in one transaction."""
+        table = tables.signal_credentials
+        record.created_at = record.created_at or utcnow()
+        values = {name: getattr(record, name) for name in ("id", "stack_id", "resource_uuid", "secret_hash", "created_at", "revoked_at")}
+
+        def write(connection: Connection) -> None:
+            live = sa.and_(table.c.resource_uuid == record.resource_uuid, table.c.revoked_at.is_(None))
+            connection.execute(table.update().where(live).values(revoked_at=record.created_at))
+            connection.execute(table.insert(), values)
+
+        self.writes.run(write)
+
+    def get_signal_credential(self, credential_id: str) -> SignalCredentialRecord | None:
+        table = tables.signal_credentials
+        with self._read() as connection:
+            row = connection.execute(sa.select(table).where(table.c.id == credential_id)).first()
+        return SignalCredentialRecord(**row._mapping) if row is not None else None
+
+    def signal_credentials(self, resource_uuid: str) -> list[SignalCredentialRecord]:
+        """A resource's credentials that are not revoked."""
+        table = tables.signal_credentials
+        query = sa.select(table).where(table.c.resource_uuid == resource_uuid, table.c.revoked_at.is_(None)).order_by(table.c.created_at)
+        with self._read() as connection:
+            return [SignalCredentialRecord(**row._mapping) for row in connection.execute(query)]
+
+    def revoke_signal_credentials(self, resource_uuid: str) -> int:
+        """Revoke every live credential of a resource; returns how many there were."""
+        table = tables.signal_credentials
+        live = sa.and_(table.c.resource_uuid == resource_uuid, table.c.revoked_at.is_(None))
+        return self.writes.run(lambda connection: connection.execute(table.update().where(live).values(revoked_at=utcnow())).rowcount)
 
     # -- locks -------------------------------------------------------------------
 

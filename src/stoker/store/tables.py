@@ -134,3 +134,51 @@ snapshots = sa.Table(
     sa.Column("data", JSON, nullable=True),
     sa.Column("created_at", sa.DateTime, nullable=False),
 )
+
+# Heat's software configs (``heat/db/models.py`` SoftwareConfig): immutable once made.
+# ``config`` holds what Heat keeps in its one JSON column: {"config", "inputs",
+# "outputs", "options"}. ``tenant`` is the project that made it (the API's tenant, or
+# the stack's project for a config a resource made).
+software_config = sa.Table(
+    "software_config",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("name", sa.String(255), nullable=True),
+    sa.Column("group", sa.String(255), nullable=True),
+    sa.Column("config", JSON, nullable=True),
+    sa.Column("tenant", sa.String(64), nullable=False, index=True),
+    sa.Column("created_at", sa.DateTime, nullable=False, index=True),
+)
+
+# Signals sent to a resource (a wait condition handle's "SUCCESS"/"FAILURE"), kept as
+# rows so that one arriving while no engine runs waits for the next. ``signal_id`` is
+# the sender's id (Heat's "id", CFN's "UniqueId") or, without one, the signal's ordinal
+# among the resource's signals; a repeated id is the same signal, not a second one.
+signals = sa.Table(
+    "signals",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("stack_id", sa.String(36), sa.ForeignKey("stacks.id", ondelete="CASCADE"), nullable=False, index=True),
+    # The uuid of the resource's record (a replacement is a new record: new signals).
+    sa.Column("resource_uuid", sa.String(36), nullable=False),
+    sa.Column("signal_id", sa.String(255), nullable=False),
+    sa.Column("details", JSON, nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("handled_at", sa.DateTime, nullable=True),
+    sa.UniqueConstraint("resource_uuid", "signal_id", name="uq_signals_resource_signal"),
+    **NEVER_REUSED,
+)
+
+# Capabilities to signal one resource (engine/signals.py): only the SHA-256 of each
+# secret is kept; the id names the credential in a signal URL. Revoked when the
+# resource is deleted or issues a new one.
+signal_credentials = sa.Table(
+    "signal_credentials",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("stack_id", sa.String(36), sa.ForeignKey("stacks.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("resource_uuid", sa.String(36), nullable=False, index=True),
+    sa.Column("secret_hash", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("revoked_at", sa.DateTime, nullable=True),
+)

@@ -51,14 +51,6 @@ TYPES = {
 }
 # The data type each parameter type is to a constraint (Heat's Schema: a
 # CommaDelimitedList is a LIST, a Json a MAP).
-_CONSTRAINED_AS = {
-    parameters.STRING: constr.STRING,
-    parameters.NUMBER: constr.NUMBER,
-    parameters.COMMA_DELIMITED_LIST: constr.LIST,
-    parameters.JSON: constr.MAP,
-    parameters.BOOLEAN: constr.BOOLEAN,
-}
-
 Locate = Callable[[tuple], Location | None]
 
 
@@ -126,7 +118,7 @@ def _constraints(
 ) -> list[constr.Constraint]:
     description = body.get("ConstraintDescription")
     kind = body["Type"]
-    data_type = _CONSTRAINED_AS[TYPES[kind]]
+    data_type = parameters.CONSTRAINED_AS[TYPES[kind]]
     found: list[tuple[str, constr.Constraint]] = []
     for first, second, build, integral in (
         ("MinValue", "MaxValue", constr.Range, False),

@@ -21,6 +21,16 @@ TYPES = (STRING, NUMBER, BOOLEAN, JSON, COMMA_DELIMITED_LIST) = (
     "json",
     "comma_delimited_list",
 )
+# The data type a parameter's value has when its constraints check it.
+CONSTRAINED_AS = {
+    STRING: constr.STRING,
+    NUMBER: constr.NUMBER,
+    COMMA_DELIMITED_LIST: constr.LIST,
+    JSON: constr.MAP,
+    BOOLEAN: constr.BOOLEAN,
+}
+# Heat's names for the parameter types, as its messages spell them.
+HEAT_TYPE_NAMES = {STRING: "String", NUMBER: "Number", COMMA_DELIMITED_LIST: "CommaDelimitedList", JSON: "Json", BOOLEAN: "Boolean"}
 PSEUDO = (STACK_NAME, STACK_ID, PROJECT_ID) = ("OS::stack_name", "OS::stack_id", "OS::project_id")
 KEYS = ("type", "label", "description", "default", "hidden", "constraints", "immutable", "tags")
 
@@ -198,6 +208,12 @@ def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError],
                 raise ValueError(f"the modulo constraint is not supported in heat_template_version {version_date}; it appears in 2017-02-24")
             constraint = constr.constraint_from_mapping(entry)
             _check_bounds(constraint)
+            if CONSTRAINED_AS[kind] not in constraint.valid_types:
+                # Heat's Schema.validate: 'Length constraint invalid for Number'
+                raise ValueError(
+                    f"{type(constraint).__name__} constraint invalid for {HEAT_TYPE_NAMES[kind]}: "
+                    f"a {kind} parameter takes only {', '.join(_constraint_keys(kind))} constraints"
+                )
             constraints.append(constraint)
         except (ValueError, TypeError, AttributeError) as error:
             spot = where + ("constraints", index)
@@ -215,6 +231,18 @@ def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError],
     )
     check_default(schema, where + ("default",), errors, locate)
     return schema
+
+
+def _constraint_keys(kind: str) -> list[str]:
+    by_key = {
+        "range": constr.Range,
+        "length": constr.Length,
+        "allowed_values": constr.AllowedValues,
+        "allowed_pattern": constr.AllowedPattern,
+        "modulo": constr.Modulo,
+        "custom_constraint": constr.CustomConstraint,
+    }
+    return [key for key, cls in by_key.items() if CONSTRAINED_AS[kind] in cls.valid_types]
 
 
 def _check_bounds(constraint: constr.Constraint) -> None:

@@ -29,6 +29,10 @@ SURFACE = {
     "properties": ["UNRESOLVED", "Properties", "Schema", "TranslationRule", "contains_unresolved", "convert", "resolve_properties", "value_for"],
     "properties_group": ["AND", "API_VERSIONS", "CLIENT_PLUGIN", "OPERATORS", "OR", "PROPERTIES", "VERSIONS", "XOR", "check_schema", "validate"],
     "resource": ["EngineHooks", "Resource", "StackInfo", "physical_resource_name"],
+    "software_config": [
+        "INPUT_SCHEMA", "IO_TYPES", "MemorySoftwareConfigs", "OUTPUT_SCHEMA", "SoftwareConfigNotFoundError", "SoftwareConfigs",
+        "config_body", "format_config", "software_configs",
+    ],
     "stack_resource": ["NestedStacks", "NestedView", "StackResource"],
     "support": ["DEPRECATED", "HIDDEN", "SUPPORTED", "SUPPORT_STATUSES", "UNKNOWN", "UNSUPPORTED", "Status", "SupportStatus"],
     "translation": ["TranslationRule", "apply_rules", "check_rules"],
@@ -42,7 +46,7 @@ RESOURCE_MEMBERS = [
     "accepts_any_property", "all_attributes_schema", "attributes_schema", "client", "client_plugin",
     "data", "data_delete", "data_set", "default_client_name", "entity", "find_created", "get_attribute", "get_reference_id",
     "handle_create", "handle_delete", "handle_update", "implicit_dependencies", "metadata_get", "needs_replace", "needs_replace_failed", "needs_replace_with_prop_diff", "needs_replace_with_tmpl_diff",
-    "physical_resource_name", "prepare_for_replace", "properties_groups_schema", "properties_schema", "resource_id_set",
+    "physical_resource_name", "prepare_for_replace", "properties_groups_schema", "properties_schema", "replacement", "resource_id_set", "restore_prev_rsrc",
     "support_status", "translation_rules", "type", "validate", "warn",
 ]  # fmt: skip
 

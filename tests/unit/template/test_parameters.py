@@ -210,6 +210,16 @@ def test_parse_schema_bad_constraints_are_errors_with_their_index():
     ]
 
 
+def test_parse_schema_constraint_of_another_type_is_an_error_not_a_crash():
+    [error] = schema_errors("p", {"type": "number", "default": 0, "constraints": [{"length": {"min": 0}}]})
+
+    assert error.path == "parameters.p.constraints[0]"
+    assert error.message == (
+        "Invalid constraint: Length constraint invalid for Number: "
+        "a number parameter takes only range, allowed_values, modulo, custom_constraint constraints"
+    )
+
+
 def test_parse_schema_default_must_convert():
     [error] = schema_errors("p", {"type": "number", "default": "ten"})
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stoker.sdk import attributes, constraints, properties, support
 from stoker.sdk.attributes import select_path
 from stoker.sdk.exceptions import InvalidTemplateAttribute, ValidationError
-from stoker.sdk.stack_resource import StackResource
+from stoker.sdk.stack_resource import NestedView, StackResource
 
 # The nested template's version: the one Heat uses for groups.
 NESTED_VERSION = "2015-04-30"
@@ -33,7 +33,52 @@ def _batch_schema(verb: str) -> dict[str, properties.Schema]:
     }
 
 
-class ResourceGroup(StackResource):
+# The mixin's base for type checkers only: at run time it is a plain mixin.
+_MixinBase = StackResource if TYPE_CHECKING else object
+
+
+class MemberAttributes(_MixinBase):
+    """Attributes of a group of members in a nested stack, as Heat's groups give them
+    (mixed into a ``StackResource`` that names its members with ``member_names()``):
+    ``refs`` (the members' references), ``attributes`` (a map of member name to the
+    attribute the path names), ``resource.<n>[.<attribute>]`` (one member), and any
+    other name the list of that attribute over the members, the path applied to each.
+    ``own_attribute`` answers the names a type adds."""
+
+    REFS, ATTR_ATTRIBUTES = "refs", "attributes"
+
+    def member_names(self) -> list[str]:
+        raise NotImplementedError
+
+    def own_attribute(self, key: str, view: NestedView, names: list[str]) -> tuple[bool, Any]:
+        """(True, value) for an attribute of the type's own, else (False, None)."""
+        return False, None
+
+    def get_attribute(self, key: str) -> Any:
+        return self.attribute_with_path(key, ())
+
+    def attribute_with_path(self, key: str, path: tuple[Any, ...]) -> Any:
+        if key.startswith(self.MEMBER_PREFIX):
+            return super().attribute_with_path(key, path)
+        view = self.nested_view()
+        if view is None:
+            return None
+        present = set(view.resource_names())
+        names = [name for name in self.member_names() if name in present]
+        if key == self.REFS:
+            return select_path([view.reference(name) for name in names], path)
+        if key == self.ATTR_ATTRIBUTES:
+            if not path:
+                raise InvalidTemplateAttribute(self.name, key)
+            return {name: view.attribute(name, str(path[0]), tuple(path[1:])) for name in names}
+        found, value = self.own_attribute(key, view, names)
+        if found:
+            return select_path(value, path)
+        # Heat applies the path to each member's attribute, not to the list.
+        return [view.attribute(name, key, path) for name in names]
+
+
+class ResourceGroup(MemberAttributes, StackResource):
     """Creates one or more identically configured nested resources.
 
     Members are named "0", "1", ... in a nested stack. ``index_var`` (default ``%index%``)
@@ -387,29 +432,12 @@ class ResourceGroup(StackResource):
 
     # -- attributes ---------------------------------------------------------------------
 
-    def get_attribute(self, key: str) -> Any:
-        return self.attribute_with_path(key, ())
-
-    def attribute_with_path(self, key: str, path: tuple[Any, ...]) -> Any:
-        if key.startswith(self.MEMBER_PREFIX):
-            return super().attribute_with_path(key, path)
-        view = self.nested_view()
-        if view is None:
-            return None
-        present = set(view.resource_names())
-        names = [name for name in self.member_names() if name in present]
-        if key == self.REFS:
-            return select_path([view.reference(name) for name in names], path)
+    def own_attribute(self, key: str, view: NestedView, names: list[str]) -> tuple[bool, Any]:
         if key == self.REFS_MAP:
-            return select_path({name: view.reference(name) for name in names}, path)
+            return True, {name: view.reference(name) for name in names}
         if key == self.REMOVED_RSRC_LIST:
-            return select_path(self._blacklist(), path)
-        if key == self.ATTR_ATTRIBUTES:
-            if not path:
-                raise InvalidTemplateAttribute(self.name, key)
-            return {name: view.attribute(name, str(path[0]), tuple(path[1:])) for name in names}
-        # Heat applies the path to each member's attribute, not to the list.
-        return [view.attribute(name, key, path) for name in names]
+            return True, self._blacklist()
+        return False, None
 
 
 def resource_mapping() -> dict[str, type[StackResource]]:

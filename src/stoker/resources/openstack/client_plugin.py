@@ -30,6 +30,9 @@ __all__ = ["AmbiguousNameError", "OpenStackClientPlugin", "http_status"]
 
 # Status codes that mean "the cloud refuses for now: too much" (request too large, rate limit).
 OVER_LIMIT_STATUSES = (413, 429)
+TRANSIENT_STATUSES = (502, 503, 504)
+# Tries of a read that failed transiently (see ClientPlugin.read).
+READ_ATTEMPTS = 3
 
 
 class AmbiguousNameError(ClientPluginError):
@@ -114,6 +117,24 @@ class OpenStackClientPlugin(ClientPlugin):
 
     def is_over_limit(self, error: BaseException) -> bool:
         return http_status(error) in OVER_LIMIT_STATUSES
+
+    def is_transient(self, error: BaseException) -> bool:
+        """A failure that says nothing of the request: no answer in time (the cloud's
+        ``api_timeout``), no connection, or a gateway's 502/503/504."""
+        from keystoneauth1 import exceptions as keystoneauth_exceptions
+
+        return isinstance(error, keystoneauth_exceptions.ConnectionError) or http_status(error) in TRANSIENT_STATUSES
+
+    def read(self, call: Callable[[], Any], attempts: int = READ_ATTEMPTS) -> Any:
+        """``call`` (a read: safe to send again) retried on a transient failure, at most
+        ``attempts`` times in all; for polls, where one lost answer must not fail an action."""
+        for attempt in range(1, attempts + 1):
+            try:
+                return call()
+            except Exception as error:  # noqa: BLE001 - openstacksdk's and keystoneauth's types
+                if attempt == attempts or not self.is_transient(error):
+                    raise
+        raise AssertionError("unreachable")
 
     # -- finders -----------------------------------------------------------------------
 

@@ -176,9 +176,18 @@ def _connect(region: Any) -> Any:
 
     negotiating = copy.copy(region)
     negotiating.config = {key: value for key, value in region.config.items() if not key.endswith("_default_microversion")}
+    if negotiating.config.get("api_timeout") is None:
+        # openstacksdk waits for ever by default: a service that never answers would
+        # leave a resource IN_PROGRESS for good.
+        negotiating.config["api_timeout"] = DEFAULT_API_TIMEOUT_S
     connection = openstack_connection.Connection(config=negotiating)
     _rest_regions[connection] = region
     return connection
+
+
+# Seconds a request may take before it fails, unless the cloud's configuration sets
+# ``api_timeout`` (clouds.yaml, OS_API_TIMEOUT).
+DEFAULT_API_TIMEOUT_S = 60.0
 
 
 # connection -> the region as configured (with the user's default microversions).

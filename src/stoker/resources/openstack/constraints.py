@@ -80,6 +80,16 @@ class LookupCache:
             pending.release()
 
 
+    def remember(self, context: Any, key: tuple[str, ...], value: Any) -> None:
+        """Take ``value`` as the answer for ``key`` (an object this context just made:
+        a port a server then names is not looked up again)."""
+        with self._lock:
+            try:
+                self._by_context.setdefault(context, {})[key] = value
+            except TypeError:
+                pass
+
+
 CACHE = LookupCache()
 
 

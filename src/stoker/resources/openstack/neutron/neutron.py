@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from stoker.resources.openstack.constraints import CACHE
 from stoker.resources.openstack.neutron.client_plugin import NeutronClientPlugin, as_dict
 from stoker.sdk import constraints, properties
 from stoker.sdk.exceptions import ResourceFailure, ValidationError
@@ -211,4 +212,8 @@ class NeutronResource(Resource):
         """Record the physical id of a just-created object first (so a crash right after
         leaves it known to the stack), then give its fields."""
         self.resource_id_set(found.id)
+        # What this action made exists: the constraints of the resources naming it
+        # (a server's port) need not ask Neutron again.
+        plugin = self.client_plugin()
+        CACHE.remember(plugin.context, (plugin.name, "find", self.entity, str(found.id)), found)
         return as_dict(found)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,8 @@ class Port(NeutronResource):
     """
 
     entity = "port"
+    # The addresses an old port gave up for its replacement (Heat's data key).
+    KEPT_ADDRESSES = "port_fip"
 
     PROPERTIES = (
         NAME, NETWORK_ID, NETWORK, FIXED_IPS, SECURITY_GROUPS, REPLACEMENT_POLICY, DEVICE_ID,
@@ -378,6 +381,33 @@ class Port(NeutronResource):
 
     def check_update_complete(self, token: Any) -> bool:
         return self.is_built(self._show_resource() or {})
+
+    def prepare_for_replace(self) -> None:
+        """As Heat: the old port gives up its addresses (kept in its data), so that its
+        replacement can have the same fixed IPs."""
+        if self.resource_id is None:
+            return
+        try:
+            port = self.client().get_port(self.resource_id)
+        except Exception as error:  # noqa: BLE001 - a port already gone gives up nothing
+            self.client_plugin().ignore_not_found(error)
+            return
+        self.data_set(self.KEPT_ADDRESSES, json.dumps(list(port.fixed_ips or [])))
+        self.client().update_port(self.resource_id, fixed_ips=[])
+
+    def restore_prev_rsrc(self, convergence: bool = False) -> None:
+        """A rollback makes this port current again: its replacement lets the addresses
+        go and this port takes back those it gave up."""
+        replacement = self.replacement()
+        if replacement is not None and replacement.resource_id is not None:
+            try:
+                self.client().update_port(replacement.resource_id, fixed_ips=[])
+            except Exception as error:  # noqa: BLE001 - a replacement already gone holds nothing
+                self.client_plugin().ignore_not_found(error)
+        kept = json.loads(self.data().get(self.KEPT_ADDRESSES) or "[]")
+        if kept and self.resource_id is not None:
+            self.client().update_port(self.resource_id, fixed_ips=[{k: v for k, v in entry.items() if k in ("subnet_id", "ip_address")} for entry in kept])
+        self.data_delete(self.KEPT_ADDRESSES)
 
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:

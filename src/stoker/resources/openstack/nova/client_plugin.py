@@ -92,10 +92,22 @@ class NovaClientPlugin(OpenStackClientPlugin):
                     # Servers this action touches change after it started; a minute of
                     # margin for the clocks of the cloud and of this machine.
                     since = self._board_since = (datetime.now(UTC) - timedelta(seconds=60)).strftime("%Y-%m-%dT%H:%M:%SZ")
-                listed = {str(server.id): server for server in self.client().servers(details=True, changes_since=since)}
+                listed = self.read(lambda: {str(server.id): server for server in self.client().servers(details=True, changes_since=since)})
                 board = self._board = (time.monotonic(), listed)
-        found = board[1].get(server_id)
-        return found if found is not None else self.client().get_server(server_id)
+            found = board[1].get(server_id)
+            if found is None:
+                # A server made after the listing: None (ask again) until a listing
+                # newer than the first that lacked it lacks it too; only then is it asked
+                # for alone (gone, or not the action's). 20 servers polled right after
+                # their creates cost no GET each.
+                misses = self.__dict__.setdefault("_misses", {})
+                first = misses.setdefault(server_id, board[0])
+                if board[0] == first:
+                    return None
+                misses.pop(server_id, None)
+            else:
+                return found
+        return self.read(lambda: self.client().get_server(server_id))
 
     def absolute_limits(self) -> dict[str, int]:
         """Heat's absolute_limits (``maxServerMeta``, what stoker checks), asked once per context: 500

@@ -40,6 +40,8 @@ class KeyPair(Resource):
     support_status = support.SupportStatus(version="2014.1")
     default_client_name = "nova"
     entity = "keypair"
+    # Data: the key pair was deleted for a replacement that took its name.
+    RELEASED = "released_for_replacement"
 
     PROPERTIES = (NAME, SAVE_PRIVATE_KEY, PUBLIC_KEY, KEY_TYPE, USER) = (
         "name", "save_private_key", "public_key", "type", "user",
@@ -122,8 +124,38 @@ class KeyPair(Resource):
     def _user_id(self) -> str | None:
         return self.given(self.USER) or None
 
+    def prepare_for_replace(self) -> None:
+        """As Heat: the old key pair is deleted before its replacement is made, since
+        the replacement usually has the same name (a new public key, say), which Nova
+        would refuse (409). The name is then the replacement's: this resource's delete
+        leaves it alone."""
+        self.handle_delete()
+        self.data_set(self.RELEASED, True)
+
+    def restore_prev_rsrc(self, convergence: bool = False) -> None:
+        """A rollback makes this key pair current again: the replacement gives the name
+        back and the key pair is made again from its properties (a generated one gets a
+        new key, with a warning: Nova cannot make the same one twice)."""
+        replacement = self.replacement()
+        if isinstance(replacement, KeyPair) and replacement.resource_id == self.resource_id:
+            replacement.handle_delete()
+            replacement.data_set(self.RELEASED, True)
+        if not self.data().get(self.RELEASED):
+            return
+        try:
+            created = self.client().create_keypair(**self.create_arguments())
+        except Exception as error:  # noqa: BLE001 - made already by a rollback that was cut short
+            if not self.client_plugin().is_conflict(error):
+                raise
+        else:
+            if self.properties[self.SAVE_PRIVATE_KEY] and getattr(created, "private_key", None):
+                self.data_set("private_key", created.private_key, redact=True)
+            if not self.given(self.PUBLIC_KEY):
+                self.warn(f"key pair {self.resource_id} was made again with a new key: Nova cannot make a generated key twice")
+        self.data_delete(self.RELEASED)
+
     def handle_delete(self) -> None:
-        if self.resource_id is None:
+        if self.resource_id is None or self.data().get(self.RELEASED):
             return
         try:
             self.client().delete_keypair(self.resource_id, ignore_missing=True, user_id=self._user_id())

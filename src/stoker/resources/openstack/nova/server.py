@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from stoker.resources.heat.software_config import config_by_reference
 from stoker.resources.openstack.client_plugin import http_status
 from stoker.resources.openstack.neutron import dependencies
 from stoker.resources.openstack.nova import server_requests as requests
@@ -230,7 +231,7 @@ class Server(Resource):
         """openstacksdk's create_server arguments (everything but the ports made)."""
         props = self.properties
         metadata_for_user_data = self.metadata_get()
-        user_data = requests.build_user_data(props[s.USER_DATA], props[s.USER_DATA_FORMAT], metadata_for_user_data)
+        user_data = requests.build_user_data(self._user_data_content(props), props[s.USER_DATA_FORMAT], metadata_for_user_data)
         bdm_v1 = requests.legacy_block_devices(props[s.BLOCK_DEVICE_MAPPING], props[s.IMAGE] or None)
         request: dict[str, Any] = {
             "name": self.server_name(),
@@ -315,12 +316,97 @@ class Server(Resource):
             given = [port["id"] for port in helper.ports(EXTERNAL_PORTS)]
             for port_id in given:
                 helper.detach(self.resource_id, port_id)
-            deadline = time.monotonic() + DETACH_WAIT_S
-            while any(helper.is_attached(self.resource_id, port_id) for port_id in given):
-                if time.monotonic() > deadline:
-                    raise ResourceFailure(f"Nova did not detach the ports {', '.join(given)} of server {self.resource_id} in {DETACH_WAIT_S} s")
-                time.sleep(0.5)
+            self._wait_for_ports(self.resource_id, given, attached=False)
         helper.delete_internal_ports()
+
+    def restore_prev_rsrc(self, convergence: bool = False) -> None:
+        """A rollback makes this server current again (Heat's hook). Heat only moves the
+        ports back; here the server gets back every entry of its ``networks``: the
+        replacement lets go of its interfaces (Nova deletes the ports it made; the ports
+        stoker made for it are deleted), then this server is attached again to the ports
+        it was given and to its networks, with the fixed addresses they name. Entries it
+        still has are left alone, so a rollback resumed after a crash does this once."""
+        if self.resource_id is None:
+            return
+        replacement = self.replacement()
+        if isinstance(replacement, Server) and replacement.resource_id is not None:
+            replacement._release_interfaces()
+        self._reattach_networks()
+
+    def _release_interfaces(self) -> None:
+        server_id = str(self.resource_id)
+        # Nova cannot detach an interface from a server still building.
+        deadline = time.monotonic() + DETACH_WAIT_S
+        while self._building(server_id) and time.monotonic() < deadline:
+            time.sleep(1)
+        helper = self.networks_helper()
+        try:
+            ports = [interface[s.NETWORK_PORT] for interface in helper.interfaces(server_id)]
+        except Exception as error:  # noqa: BLE001 - a replacement gone holds nothing
+            self.client_plugin().ignore_not_found(error)
+            ports = []
+        for port_id in ports:
+            helper.detach(server_id, port_id)
+        self._wait_for_ports(server_id, ports, attached=False)
+        helper.delete_internal_ports()
+
+    def _reattach_networks(self) -> None:
+        server_id = str(self.resource_id)
+        helper = self.networks_helper()
+        present = helper.interfaces(server_id)
+        ports = {interface[s.NETWORK_PORT] for interface in present}
+        unmatched = [(interface[s.NETWORK_ID], interface[s.NETWORK_FIXED_IP]) for interface in present]
+        attached = []
+        for index, entry in enumerate(self.properties[s.NETWORKS] or []):
+            if entry.get(s.ALLOCATE_NETWORK) == s.NETWORK_NONE:
+                continue
+            if entry.get(s.NETWORK_PORT):
+                if entry[s.NETWORK_PORT] in ports:
+                    continue
+            elif entry.get(s.ALLOCATE_NETWORK) != s.NETWORK_AUTO:
+                network_id = helper.network_id(entry)
+                match = next((n for n in unmatched if n[0] == network_id and entry.get(s.NETWORK_FIXED_IP) in (None, n[1])), None)
+                if match is not None:
+                    unmatched.remove(match)
+                    continue
+            request = helper.attach_request(entry, index, self.properties[s.SECURITY_GROUPS])
+            attached.append(helper.attach(server_id, request))
+        self._wait_for_ports(server_id, attached, attached=True)
+        helper.store_external_ports(helper.interfaces(server_id))
+
+    def _user_data_content(self, props: Any) -> Any:
+        """As Heat: in the RAW and SOFTWARE_CONFIG formats, a ``user_data`` that is the id
+        of a stored software config stands for that config (an OS::Heat::CloudConfig or
+        MultipartMime given by get_resource, say)."""
+        if props[s.USER_DATA_FORMAT] in ("RAW", "SOFTWARE_CONFIG"):
+            return config_by_reference(self, props[s.USER_DATA])
+        return props[s.USER_DATA]
+
+    def _building(self, server_id: str) -> bool:
+        try:
+            return status_of(self.client().get_server(server_id)) == "BUILD"
+        except Exception as error:  # noqa: BLE001 - a server gone is not building
+            self.client_plugin().ignore_not_found(error)
+            return False
+
+    def _wait_for_ports(self, server_id: str, ports: list[str], attached: bool) -> None:
+        """Wait until Nova has attached (or detached) every one of ``ports``."""
+        helper = self.networks_helper()
+        deadline = time.monotonic() + DETACH_WAIT_S
+        while ports:
+            try:
+                present = {interface[s.NETWORK_PORT] for interface in helper.interfaces(server_id)}
+            except Exception as error:  # noqa: BLE001 - a server gone holds no port
+                self.client_plugin().ignore_not_found(error)
+                if attached:
+                    raise
+                return
+            if all((port_id in present) == attached for port_id in ports):
+                return
+            if time.monotonic() > deadline:
+                verb = "attach" if attached else "detach"
+                raise ResourceFailure(f"Nova did not {verb} the ports {', '.join(ports)} of server {server_id} in {DETACH_WAIT_S} s")
+            time.sleep(0.5)
 
     def needs_replace_failed(self) -> bool:
         if not self.resource_id:
@@ -359,7 +445,7 @@ class Server(Resource):
             self.client_plugin().require_version(s.MICROVERSION_REBUILD_USER_DATA, feature="user_data_update_policy REBUILD")
         if s.IMAGE in prop_diff or new_user_data:
             image = after[s.IMAGE] or self._current_image(compute, server_id)
-            user_data = requests.build_user_data(after[s.USER_DATA], after[s.USER_DATA_FORMAT], self.metadata_get())
+            user_data = requests.build_user_data(self._user_data_content(after), after[s.USER_DATA_FORMAT], self.metadata_get())
             # None clears the user data (a rebuild keeps it unless told).
             step = server_update.rebuild_step(image, after)
             if new_user_data:

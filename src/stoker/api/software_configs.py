@@ -1,0 +1,102 @@
+"""Software config routes of the Orchestration API v1: list (``limit``, ``marker``),
+create, show and delete, with Heat's paths, status codes and bodies
+(``heat/api/openstack/v1/software_configs.py``, api-ref ``software-config.inc``):
+
+    GET    /v1/{tenant_id}/software_configs              200 {"software_configs": [summary...]}
+    POST   /v1/{tenant_id}/software_configs              200 {"software_config": {...}}
+    GET    /v1/{tenant_id}/software_configs/{config_id}  200 {"software_config": {...}}
+    DELETE /v1/{tenant_id}/software_configs/{config_id}  204; 404 when there is none
+
+The request's shape is checked here; what a config may hold is checked where every
+config is, in ``engine.software_configs`` (the same checks a resource's config gets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.routing import Route
+
+from stoker.api.call import Call, Reply, endpoint
+from stoker.api.errors import BadRequestError
+from stoker.engine.software_configs import MAX_NAME_LENGTH, StoredSoftwareConfigs
+
+
+def _configs(call: Call) -> StoredSoftwareConfigs:
+    return StoredSoftwareConfigs(call.service.store, tenant=call.context.tenant_id)
+
+
+def _text_field(body: Mapping[str, Any], key: str) -> str | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise BadRequestError(f'The software config\'s "{key}" must be a string, not {type(value).__name__}')
+    if len(value) > MAX_NAME_LENGTH:
+        raise BadRequestError(f'The software config\'s "{key}" is longer than {MAX_NAME_LENGTH} characters')
+    return value
+
+
+def _refuse_nul(body: Any) -> None:
+    """A NUL character cannot be stored in PostgreSQL's JSON (SQLite would keep it):
+    refused on every database alike, rather than a 500 on one of them."""
+    pending = [body]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                raise BadRequestError("The software config holds a NUL character (\\u0000), which cannot be stored")
+        elif isinstance(value, Mapping):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+
+
+def index(call: Call) -> dict[str, Any]:
+    """``GET /software_configs``: summaries, newest first; ``limit`` and ``marker`` (a
+    config id; an unknown one is ignored, as Heat ignores it)."""
+    limit = call.int_param("limit")
+    marker = call.params.get("marker") or None
+    return {"software_configs": _configs(call).list(limit=limit, marker=marker)}
+
+
+def create(call: Call) -> dict[str, Any]:
+    """``POST /software_configs``: 200 with the stored config, normalised as Heat stores it."""
+    body = call.body
+    if not isinstance(body, Mapping):
+        raise BadRequestError("The request body must be a JSON object describing the software config", hint="e.g. {\"name\": \"c\", \"group\": \"script\", \"config\": \"#!/bin/sh\"}")
+    _refuse_nul(body)
+    options = body.get("options")
+    if options is not None and not isinstance(options, Mapping):
+        raise BadRequestError(f'The software config\'s "options" must be a map, not {type(options).__name__}')
+    created = _configs(call).create(
+        name=_text_field(body, "name"),
+        group=_text_field(body, "group"),
+        config=body.get("config"),
+        inputs=body.get("inputs"),
+        outputs=body.get("outputs"),
+        options=options,
+    )
+    return {"software_config": created}
+
+
+def show(call: Call) -> dict[str, Any]:
+    return {"software_config": _configs(call).show(call.path("config_id"))}
+
+
+def delete(call: Call) -> Reply:
+    _configs(call).delete(call.path("config_id"))
+    return Reply(204, empty=True)
+
+
+COLLECTION = "/v1/{tenant_id}/software_configs"
+CONFIG = COLLECTION + "/{config_id}"
+
+routes = [
+    Route(COLLECTION, endpoint(index), methods=["GET"]),
+    Route(COLLECTION, endpoint(create), methods=["POST"]),
+    Route(CONFIG, endpoint(show), methods=["GET"]),
+    Route(CONFIG, endpoint(delete), methods=["DELETE"]),
+]

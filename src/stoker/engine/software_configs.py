@@ -1,0 +1,81 @@
+"""The stored software configs: ``sdk.software_config.SoftwareConfigs`` over the store.
+
+One implementation serves both sides: the engine hands it to plugins (the hooks'
+``software_configs``, for OS::Heat::SoftwareConfig and its kin) and the API's
+``/software_configs`` uses it, so a config is checked and answered the same way
+whichever made it. A config is immutable: there is create, show, list and delete.
+
+Configs are not partitioned by project when read, as stacks are not (one server serves
+one tenant, ``api/auth.py``); each row records the project that made it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stoker.identifiers import new_id
+from stoker.sdk.software_config import SoftwareConfigNotFoundError, config_body, format_config
+from stoker.store import Store
+from stoker.store.records import SoftwareConfigRecord
+
+# Heat's software_config name and group columns.
+MAX_NAME_LENGTH = 255
+
+
+class StoredSoftwareConfigs:
+    """Software configs in ``store``; new ones are recorded as made by ``tenant``, or by
+    the project of stack ``stack_id`` (looked up when the first config is made)."""
+
+    def __init__(self, store: Store, tenant: str | None = None, stack_id: str | None = None):
+        self.store = store
+        self._tenant = tenant
+        self._stack_id = stack_id
+
+    def _project(self) -> str:
+        if self._tenant is None:
+            stack = self.store.get_stack(self._stack_id) if self._stack_id is not None else None
+            self._tenant = stack.project_id if stack is not None else ""
+        return self._tenant
+
+    def create(
+        self,
+        *,
+        name: str | None,
+        group: str | None,
+        config: Any,
+        inputs: Any = None,
+        outputs: Any = None,
+        options: Any = None,
+    ) -> dict[str, Any]:
+        body = config_body(config, inputs, outputs, options)
+        record = SoftwareConfigRecord(id=new_id(), name=_bounded(name), group=_bounded(group), config=body, tenant=self._project())
+        self.store.create_software_config(record)
+        return present(record)
+
+    def show(self, config_id: str) -> dict[str, Any]:
+        record = self.store.get_software_config(config_id)
+        if record is None:
+            raise SoftwareConfigNotFoundError(config_id)
+        return present(record)
+
+    def list(self, limit: int | None = None, marker: str | None = None) -> list[dict[str, Any]]:
+        """Summaries (id, name, group, creation_time), newest first."""
+        return [present(record, detail=False) for record in self.store.list_software_configs(limit=limit, marker=marker)]
+
+    def find_by_name(self, name: str) -> str | None:
+        found = self.store.list_software_configs(limit=1, name=_bounded(name))
+        return found[0].id if found else None
+
+    def delete(self, config_id: str) -> None:
+        if not self.store.delete_software_config(config_id):
+            raise SoftwareConfigNotFoundError(config_id)
+
+
+def present(record: SoftwareConfigRecord, detail: bool = True) -> dict[str, Any]:
+    return format_config(record.id, record.name, record.group, record.config, record.created_at, detail)
+
+
+def _bounded(text: str | None) -> str | None:
+    # A resource's physical name is at most 255 characters already; Heat's columns
+    # would refuse a longer one, so the end is cut off rather than the row refused.
+    return text if text is None or len(text) <= MAX_NAME_LENGTH else text[:MAX_NAME_LENGTH]
