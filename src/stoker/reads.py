@@ -142,6 +142,38 @@ class StackReads:
         # ``value``): Heat shows it in clear; stoker masks it as it masks the parameter.
         return self.hidden_values(stack).data(values)
 
+    def resource_metadata(self, stack: StackRecord, resource_name: str) -> dict[str, Any]:
+        """A current resource's metadata: the template's, or for a server that software
+        deployments target, what its agent reads (``live_metadata``: the deployments
+        and where to poll)."""
+        return self._metadata(stack, self._current_resource(stack, resource_name))
+
+    def _metadata(self, stack: StackRecord, record: ResourceRecord) -> dict[str, Any]:
+        runtime = self.engine.load_runtime(stack)
+        live = getattr(runtime.plugin_class(record.type), "live_metadata", None)
+        if live is None or record.action in ("INIT", "DELETE") and record.physical_resource_id is None:
+            return dict((record.definition or {}).get("metadata") or {})
+        cached = record.id in runtime.instances
+        try:
+            return runtime.instance(record).live_metadata()
+        finally:
+            if not cached:
+                runtime.release(record)
+
+    def metadata_by_capability(self, credential_id: str, secret: str) -> dict[str, Any]:
+        """The metadata of the server whose polling URL (``/v1/server_metadata/{id}
+        ?secret=...``) this is, as a Swift temp URL would serve it to the agent."""
+        from stoker.engine import signals
+
+        credential = signals.credential_by_url(self.store, credential_id, secret, purposes=(signals.METADATA,))
+        stack = self.store.get_stack(credential.stack_id)
+        record = None
+        if stack is not None and stack.deleted_at is None:
+            record = next((r for r in self.store.list_resources(stack.id) if r.current and r.uuid == credential.resource_uuid), None)
+        if stack is None or record is None:
+            raise signals.SignalCredentialError("The URL is not valid: its server is gone")
+        return self._metadata(stack, record)
+
     def list_events(self, name_or_id: str, resource_name: str | None = None, nested_depth: int = 0) -> list[EventRecord]:
         """A stack's events, oldest first; with ``nested_depth``, its nested stacks'
         events that many levels down, interleaved in the order they were recorded."""

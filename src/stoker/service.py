@@ -599,7 +599,7 @@ class Service(StackReads):
         """A signal to a capability URL (``/v1/waitcondition/{id}?secret=...``, what
         cfn-signal PUTs to): the credential names the stack and resource. Returns Heat's
         answer: the resource's name and its signals by id."""
-        credential = signals.credential_by_url(self.store, credential_id, secret)
+        credential = signals.credential_by_url(self.store, credential_id, secret, purposes=(signals.SIGNAL, signals.ALARM))
         stack = self.store.get_stack(credential.stack_id)
         record = None
         if stack is not None and stack.deleted_at is None:

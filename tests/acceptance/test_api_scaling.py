@@ -36,6 +36,7 @@ resources:
 outputs:
   size: {value: {get_attr: [group, current_size]}}
   url: {value: {get_attr: [out, signal_url]}}
+  alarm_url: {value: {get_attr: [out, alarm_url]}}
 """
 
 
@@ -89,3 +90,22 @@ def test_curl_to_signal_url_scales_out_once_within_cooldown(server):
         "Signal: Resized the group group from 1 to 2 (change_in_capacity : 1)",
         "Signal: The resource group could not perform scaling action: due to cooldown, cooldown 3600",
     ]
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="needs the curl command")
+def test_curl_to_alarm_url_scales_out_without_a_token(server):
+    """An alarm service POSTs to the policy's alarm_url with no credentials: the URL's
+    secret is the capability, and it never appears in the server's log."""
+    status, body = server.request("POST", "/stacks", {"stack_name": "alarmed", "template": yaml.safe_load(SCALED)})
+    assert status == 201, body
+    stack = server.wait_for(body["stack"]["id"])
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    alarm_url = outputs(server, "alarmed")["alarm_url"]
+    assert alarm_url.startswith(f"{server.url}/v1/waitcondition/")
+    assert curl_post(alarm_url) == "200"
+    assert outputs(server, "alarmed")["size"] == 2
+    assert curl_post(alarm_url.replace("secret=", "secret=x")) == "403"
+    assert outputs(server, "alarmed")["size"] == 2
+    secret = alarm_url.split("secret=", 1)[1]
+    log_text = server.log_path.read_text()
+    assert secret not in log_text

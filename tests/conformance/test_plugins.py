@@ -21,7 +21,7 @@ from stoker.resources import builtin_mapping
 from stoker.sdk import attributes, properties
 from stoker.sdk.resource import Resource
 from stoker.sdk.signals import MemorySignals, SignalSource
-from stoker.sdk.software_config import MemorySoftwareConfigs
+from stoker.sdk.software_config import MemorySoftwareConfigs, MemorySoftwareDeployments
 from stoker.sdk.stack_resource import StackResource
 from stoker.template.definitions import ResourceDefinition
 from tests.support.stacks import from_data
@@ -70,6 +70,7 @@ class _Hooks:
         self.clock = clock
         self.physical_ids = []
         self.configs = MemorySoftwareConfigs()
+        self.deployments = MemorySoftwareDeployments(self.configs)
 
     def resource_id_set(self, resource, physical_id):
         self.physical_ids.append(physical_id)
@@ -83,6 +84,9 @@ class _Hooks:
     def software_configs(self, resource):
         # The SDK's in-memory config store (OS::Heat::SoftwareConfig and its kin).
         return self.configs
+
+    def software_deployments(self, resource):
+        return self.deployments
 
     def signals(self, resource):
         # In-memory signals: the handles the wait conditions below name, each signalled once.
@@ -107,6 +111,8 @@ def _signals() -> MemorySignals:
     return MemorySignals(sources={"handle": SignalSource("handle", HeatWaitConditionHandle, heat), _CFN_HANDLE_URL: SignalSource("cfn", WaitConditionHandle, cfn)})
 
 
+_EVERY_DEPLOY_ACTION = ["CREATE", "UPDATE", "DELETE", "SUSPEND", "RESUME"]
+
 SAMPLE_PROPERTIES = {
     "OS::Heat::Value": {"value": "x"},
     "OS::Heat::Stack": {"template": "heat_template_version: 2021-04-16\nresources: {inner: {type: OS::Heat::None}}\n"},
@@ -116,6 +122,12 @@ SAMPLE_PROPERTIES = {
     "OS::Heat::SoftwareComponent": {"configs": [{"tool": "script", "config": "echo hi"}]},
     "OS::Heat::ResourceChain": {"resources": ["OS::Heat::None", "OS::Heat::None"]},
     "OS::Heat::AutoScalingGroup": {"min_size": 1, "max_size": 3, "resource": {"type": "OS::Heat::None"}},
+    "OS::Heat::SoftwareDeployment": {"server": "srv", "signal_transport": "NO_SIGNAL", "actions": _EVERY_DEPLOY_ACTION},
+    "OS::Heat::StructuredDeployment": {"server": "srv", "signal_transport": "NO_SIGNAL", "actions": _EVERY_DEPLOY_ACTION},
+    "OS::Heat::SoftwareDeploymentGroup": {"servers": {"a": "srv-a", "b": "srv-b"}, "signal_transport": "NO_SIGNAL"},
+    "OS::Heat::SoftwareDeployments": {"servers": {"a": "srv-a"}, "signal_transport": "NO_SIGNAL"},
+    "OS::Heat::StructuredDeploymentGroup": {"servers": {"a": "srv-a", "b": "srv-b"}, "signal_transport": "NO_SIGNAL"},
+    "OS::Heat::StructuredDeployments": {"servers": {"a": "srv-a"}, "signal_transport": "NO_SIGNAL"},
     "OS::Heat::ScalingPolicy": {"auto_scaling_group_id": "group", "adjustment_type": "change_in_capacity", "scaling_adjustment": 1},
 }
 

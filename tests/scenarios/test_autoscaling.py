@@ -5,9 +5,13 @@ within its bounds, honouring the cooldown (on the engine's fake clock)."""
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import asyncio
 
 import pytest
+
+from stoker.engine.signals import SignalCredentialError
 
 from stoker.engine.clock import FakeClock
 from stoker.engine.errors import ActionInProgressError
@@ -269,11 +273,24 @@ def test_a_signal_while_the_stack_is_busy_is_refused(scaling, clock):
     assert outputs(scaling, "web")["size"] == 3
 
 
-def test_signal_url_names_the_policy(scaling):
+def test_signal_url_names_the_policy(scaling, clock):
     stack = scaling.create_stack("web", template(GROUP))
     result = outputs(scaling, "web")
     assert result["up_url"].endswith(f"/stacks/web/{stack.id}/resources/up/signal")
-    assert result["up_alarm_url"] == result["up_url"]
+    # alarm_url is the policy's own capability URL: an alarm POSTs to it with no token.
+    alarm = result["up_alarm_url"]
+    assert alarm.startswith("http://127.0.0.1:8004/v1/waitcondition/") and "?secret=" in alarm
+    parts = urlsplit(alarm)
+    credential_id, secret = parts.path.rsplit("/", 1)[1], parse_qs(parts.query)["secret"][0]
+    assert outputs(scaling, "web")["size"] == 2
+    clock.advance(61)  # past the group's cooldown
+    scaling.signal_by_capability(credential_id, secret, {"current": "alarm"})
+    assert outputs(scaling, "web")["size"] == 3
+    with pytest.raises(SignalCredentialError):
+        scaling.signal_by_capability(credential_id, secret + "x", {})
+    scaling.delete_stack("web")
+    with pytest.raises(SignalCredentialError):
+        scaling.signal_by_capability(credential_id, secret, {})
 
 
 MEMBER = """

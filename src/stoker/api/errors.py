@@ -31,7 +31,11 @@ from stoker.engine.errors import ActionInProgressError, StackExistsError, StackN
 from stoker.engine.signals import SignalCredentialError
 from stoker.environment.registry import UnknownResourceTypeError
 from stoker.sdk.exceptions import ResourceNotFoundError, StokerError, ValidationError
-from stoker.sdk.software_config import SoftwareConfigNotFoundError
+from stoker.sdk.software_config import (
+    DeploymentConfigNotFoundError,
+    SoftwareConfigNotFoundError,
+    SoftwareDeploymentNotFoundError,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -90,6 +94,8 @@ _MAP: list[tuple[type[BaseException], int, str]] = [
     (StackNotFoundError, 404, "EntityNotFound"),
     (ResourceNotFoundError, 404, "EntityNotFound"),
     (SoftwareConfigNotFoundError, 404, "NotFound"),
+    (SoftwareDeploymentNotFoundError, 404, "NotFound"),
+    (DeploymentConfigNotFoundError, 400, "Invalid"),
     (UnknownResourceTypeError, 404, "EntityNotFound"),
     (ValidationError, 400, "StackValidationFailed"),
     (SignalCredentialError, 403, "Forbidden"),

@@ -84,8 +84,15 @@ def resource_show(call: Call) -> dict[str, Any]:
 
 
 def resource_metadata(call: Call) -> dict[str, Any]:
-    _, record = _resource(call)
-    return {"metadata": (record.definition or {}).get("metadata") or {}}
+    stack, record = _resource(call)
+    return {"metadata": call.service.resource_metadata(stack, record.name)}
+
+
+def server_metadata(call: Call) -> dict[str, Any]:
+    """``GET /v1/server_metadata/{credential_id}?secret=...``: a server's metadata for
+    its agent (os-collect-config's request collector), the body being the metadata
+    itself as a Swift temp URL serves it."""
+    return call.service.metadata_by_capability(call.path("credential_id"), call.params.get("secret", ""))
 
 
 def resource_signal(call: Call) -> None:
@@ -199,6 +206,7 @@ routes = [
     Route(STACK + "/resources/{resource_name}/signal", endpoint(resource_signal), methods=["POST"]),
     # stoker's capability URLs for signals (Heat's CFN API has /waitcondition/{arn}).
     Route("/v1/waitcondition/{credential_id}", endpoint(waitcondition_signal), methods=["PUT", "POST"]),
+    Route("/v1/server_metadata/{credential_id}", endpoint(server_metadata), methods=["GET"]),
     Route(STACK + "/events", endpoint(event_list), methods=["GET"]),
     # Not in Heat's API (whose event show names the resource), but handy: an event by id.
     Route(STACK + "/events/{event_id}", endpoint(event_show), methods=["GET"]),

@@ -38,15 +38,15 @@ def _text_field(body: Mapping[str, Any], key: str) -> str | None:
     return value
 
 
-def _refuse_nul(body: Any) -> None:
-    """A NUL character cannot be stored in PostgreSQL's JSON (SQLite would keep it):
-    refused on every database alike, rather than a 500 on one of them."""
+def refuse_nul(body: Any, what: str = "The software config") -> None:
+    """A NUL character cannot be stored in PostgreSQL's JSON or text (SQLite would keep
+    it): refused on every database alike, rather than a 500 on one of them."""
     pending = [body]
     while pending:
         value = pending.pop()
         if isinstance(value, str):
             if "\x00" in value:
-                raise BadRequestError("The software config holds a NUL character (\\u0000), which cannot be stored")
+                raise BadRequestError(f"{what} holds a NUL character (\\u0000), which cannot be stored")
         elif isinstance(value, Mapping):
             pending.extend(value.keys())
             pending.extend(value.values())
@@ -67,7 +67,7 @@ def create(call: Call) -> dict[str, Any]:
     body = call.body
     if not isinstance(body, Mapping):
         raise BadRequestError("The request body must be a JSON object describing the software config", hint="e.g. {\"name\": \"c\", \"group\": \"script\", \"config\": \"#!/bin/sh\"}")
-    _refuse_nul(body)
+    refuse_nul(body)
     options = body.get("options")
     if options is not None and not isinstance(options, Mapping):
         raise BadRequestError(f'The software config\'s "options" must be a map, not {type(options).__name__}')

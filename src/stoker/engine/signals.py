@@ -33,6 +33,9 @@ from stoker.store.records import SignalCredentialRecord, SignalRecord
 if TYPE_CHECKING:
     from stoker.engine.stack import StackRuntime
 
+# What a credential lets its holder do: signal its resource, or read its metadata (a
+# server's, polled by its agent).
+PURPOSES = (SIGNAL, METADATA, ALARM) = ("signal", "metadata", "alarm")
 # Bytes of randomness in a secret (secrets.token_urlsafe: 43 characters).
 SECRET_BYTES = 32
 # The project in a signal URL of a stack made without one (the API's tenant is not
@@ -53,22 +56,28 @@ def _matches(record: SignalCredentialRecord, secret: str) -> bool:
     return record.revoked_at is None and hmac.compare_digest(record.secret_hash, secret_hash(secret))
 
 
+def _signalling(store: Store, resource_uuid: str) -> list[SignalCredentialRecord]:
+    return [record for record in store.signal_credentials(resource_uuid) if record.purpose in (None, SIGNAL)]
+
+
 def credential_valid(store: Store, resource_uuid: str, secret: str) -> bool:
-    """Whether ``secret`` is a live credential of the resource whose record has
+    """Whether ``secret`` is a live signal credential of the resource whose record has
     ``resource_uuid``: the one check an auth layer makes of a signal's token."""
-    return any(_matches(record, secret) for record in store.signal_credentials(resource_uuid))
+    return any(_matches(record, secret) for record in _signalling(store, resource_uuid))
 
 
 def has_credentials(store: Store, resource_uuid: str) -> bool:
     """Whether the resource accepts signals only with one of its credentials."""
-    return bool(store.signal_credentials(resource_uuid))
+    return bool(_signalling(store, resource_uuid))
 
 
-def credential_by_url(store: Store, credential_id: str, secret: str) -> SignalCredentialRecord:
-    """The live credential a signal URL names (its id and secret), or SignalCredentialError."""
+def credential_by_url(store: Store, credential_id: str, secret: str, purposes: tuple[str, ...] = (SIGNAL,)) -> SignalCredentialRecord:
+    """The live credential a capability URL names (its id and secret), if it was issued
+    for one of ``purposes``, or SignalCredentialError. (An ALARM credential is a
+    scaling policy's ``alarm_url``: a capability URL only, never an X-Auth-Token.)"""
     record = store.get_signal_credential(credential_id)
-    if record is None or not secret or not _matches(record, secret):
-        raise SignalCredentialError("The signal URL is not valid: its credential is unknown, revoked or does not match")
+    if record is None or not secret or not _matches(record, secret) or (record.purpose or SIGNAL) not in purposes:
+        raise SignalCredentialError("The URL is not valid: its credential is unknown, revoked or does not match")
     return record
 
 
@@ -86,6 +95,12 @@ def waitcondition_url(public_url: str, credential: Credential) -> str:
     """stoker's capability URL (PUT or POST): the secret in it is the capability, as a
     pre-signed CFN URL or a Swift temp URL would carry its signature."""
     return f"{public_base(public_url)}/v1/waitcondition/{credential.id}?secret={credential.secret}"
+
+
+def server_metadata_url(public_url: str, credential: Credential) -> str:
+    """stoker's capability URL (GET) for a server's metadata, as a Swift temp URL would
+    serve it to os-collect-config's request collector."""
+    return f"{public_base(public_url)}/v1/server_metadata/{credential.id}?secret={credential.secret}"
 
 
 def redacted_url(url: str) -> str:
@@ -129,11 +144,16 @@ class ResourceSignals:
             raise StokerError(f"{what} is not possible here: nothing may be recorded while validating or previewing")
         return self.store
 
-    def issue_credential(self) -> Credential:
+    def server_metadata_url(self, credential: Credential) -> str:
+        return server_metadata_url(self.public_url, credential)
+
+    def issue_credential(self, purpose: str = SIGNAL) -> Credential:
         """A new credential for this resource; its earlier ones are revoked."""
         store = self._writable("Issuing a signal credential")
         credential = Credential(new_id(), secrets.token_urlsafe(SECRET_BYTES))
-        store.add_signal_credential(SignalCredentialRecord(credential.id, self.stack_id, self.resource_uuid, secret_hash(credential.secret)))
+        store.add_signal_credential(
+            SignalCredentialRecord(credential.id, self.stack_id, self.resource_uuid, secret_hash(credential.secret), purpose=purpose)
+        )
         return credential
 
     def revoke_credentials(self) -> int:

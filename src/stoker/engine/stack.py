@@ -174,6 +174,13 @@ class _Hooks:
 
         return StoredSoftwareConfigs(self.store, stack_id=self.record.stack_id)
 
+    def software_deployments(self, resource: Resource) -> Any:
+        """The stored software deployments (sdk.software_config.SoftwareDeployments), for
+        OS::Heat::SoftwareDeployment and its kin; new ones are made by the stack's project."""
+        from stoker.engine.software_deployments import StoredSoftwareDeployments
+
+        return StoredSoftwareDeployments(self.store, stack_id=self.record.stack_id)
+
     def signals(self, resource: Resource) -> Any:
         """This resource's signals and signal credentials (engine.signals.ResourceSignals)."""
         from stoker.engine.signals import ResourceSignals

@@ -187,10 +187,10 @@ def _attribute_errors(template: Template, classes: Mapping[str, type[Resource]])
             known = cls.all_attributes_schema() if cls is not None else {}
             name = rest[0] if rest and isinstance(rest[0], str) else None
             # A group's attributes are its members'; ``resource.<member>`` names a member.
-            dynamic = (
-                cls is not None
-                and issubclass(cls, StackResource)
-                and (cls.dynamic_attributes or (name or "").startswith(cls.MEMBER_PREFIX))
+            # A deployment's attributes include its config's outputs.
+            dynamic = cls is not None and (
+                cls.dynamic_attributes
+                or (issubclass(cls, StackResource) and (name or "").startswith(cls.MEMBER_PREFIX))
             )
             if (
                 cls is not None

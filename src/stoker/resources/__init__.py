@@ -14,6 +14,7 @@ def builtin_mapping() -> dict[str, type[Resource]]:
         autoscaling_group,
         cloud_config,
         delay,
+        deployed_server,
         multi_part,
         none,
         random_string,
@@ -22,6 +23,7 @@ def builtin_mapping() -> dict[str, type[Resource]]:
         scaling_policy,
         software_component,
         software_config,
+        software_deployment,
         stack,
         structured_config,
         test_resource,
@@ -33,7 +35,7 @@ def builtin_mapping() -> dict[str, type[Resource]]:
     mapping: dict[str, type[Resource]] = {}
     for module in (delay, none, random_string, resource_chain, resource_group, stack, test_resource, value, openstack):
         mapping.update(module.resource_mapping())
-    for module in (software_config, structured_config, cloud_config, multi_part, software_component):
+    for module in (software_config, structured_config, cloud_config, multi_part, software_component, software_deployment, deployed_server):
         mapping.update(module.resource_mapping())
     for module in (autoscaling_group, scaling_policy):
         mapping.update(module.resource_mapping())

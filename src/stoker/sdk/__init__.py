@@ -14,7 +14,8 @@ like ``from heat.engine import properties``):
     clients           ClientPlugin, microversions (seed 004)
     dependencies      views of the stack for implicit dependency rules
     stack_resource    StackResource: a resource made of a nested stack (Heat's StackResource)
-    software_config   inputs/outputs schemas and the software config store (Heat's software_config_io)
+    software_config   inputs/outputs schemas, the software config and deployment stores (Heat's
+                      software_config_io, signal_software_deployment as a pure rule)
     exceptions        the errors a plugin raises or sees
     testing           PluginHarness: a plugin's lifecycle in a unit test, on a fake clock
 

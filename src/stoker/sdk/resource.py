@@ -111,6 +111,9 @@ class Resource:
     entity: ClassVar[str | None] = None
     # OS::Heat::None accepts any property; a plugin sets this to do the same.
     accepts_any_property: ClassVar[bool] = False
+    # Attribute names beyond ``attributes_schema`` are allowed (a deployment's config
+    # outputs, a group's members' attributes); the plugin's get_attribute checks them.
+    dynamic_attributes: ClassVar[bool] = False
 
     def __init__(
         self,

@@ -58,7 +58,9 @@ class Signals(Protocol):
 
     def waitcondition_url(self, credential: Credential) -> str: ...
 
-    def issue_credential(self) -> Credential: ...
+    def server_metadata_url(self, credential: Credential) -> str: ...
+
+    def issue_credential(self, purpose: str = "signal") -> Credential: ...
 
     def revoke_credentials(self) -> int: ...
 
@@ -92,7 +94,10 @@ class MemorySignals:
     def waitcondition_url(self, credential: Credential) -> str:
         return f"{self.public_url}/v1/waitcondition/{credential.id}?secret={credential.secret}"
 
-    def issue_credential(self) -> Credential:
+    def server_metadata_url(self, credential: Credential) -> str:
+        return f"{self.public_url}/v1/server_metadata/{credential.id}?secret={credential.secret}"
+
+    def issue_credential(self, purpose: str = "signal") -> Credential:
         self.credentials = dict.fromkeys(self.credentials, False)
         credential = Credential(secrets.token_hex(8), secrets.token_urlsafe(32))
         self.credentials[credential.id] = True

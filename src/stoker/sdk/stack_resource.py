@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 from stoker.sdk.attributes import select_path
 from stoker.sdk.exceptions import InvalidTemplateAttribute, ResourceFailure, StokerError
@@ -258,8 +258,6 @@ class StackResource(Resource):
     # ``resource.<name>`` is a member's reference, ``resource.<name>.<attribute>`` (or
     # ``resource.<name>`` with the attribute as the first path item) a member's attribute.
     MEMBER_PREFIX = "resource."
-    # Attribute names beyond the schema are allowed (checked against the members' types).
-    dynamic_attributes: ClassVar[bool] = False
 
     def get_attribute(self, key: str) -> Any:
         if key.startswith(self.MEMBER_PREFIX):

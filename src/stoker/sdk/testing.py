@@ -10,6 +10,10 @@ costs no real time. Physical ids and data the plugin stores are recorded on the 
     harness.update({"size": 4})          # in place, or raises UpdateReplace
     assert harness.attribute("status") == "ACTIVE"
     harness.delete()
+
+A plugin that stores software configs or deployments, or issues signal credentials,
+gets in-memory ones: ``harness.software_configs``, ``harness.software_deployments`` and
+``harness.signals``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from stoker.engine.states import Action
 from stoker.sdk.attributes import select_path
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.resource import Resource
+from stoker.sdk.signals import MemorySignals
+from stoker.sdk.software_config import MemorySoftwareConfigs, MemorySoftwareDeployments
 from stoker.template.definitions import ResourceDefinition
 
 __all__ = ["FakeClock", "PluginHarness"]
@@ -62,6 +68,15 @@ class _Hooks:
     def now(self) -> float:
         return self.harness.clock.now()
 
+    def software_configs(self, resource: Resource) -> MemorySoftwareConfigs:
+        return self.harness.software_configs
+
+    def software_deployments(self, resource: Resource) -> MemorySoftwareDeployments:
+        return self.harness.software_deployments
+
+    def signals(self, resource: Resource) -> MemorySignals:
+        return self.harness.signals
+
 
 class PluginHarness:
     """Drives one instance of a resource plugin class through its lifecycle."""
@@ -86,6 +101,10 @@ class PluginHarness:
         self.physical_ids: list[str | None] = []
         self.warnings: list[str] = []
         self.data: dict[str, Any] = {}
+        # The engine's stores a plugin may use, kept in memory (sdk.software_config, sdk.signals).
+        self.software_configs = MemorySoftwareConfigs()
+        self.software_deployments = MemorySoftwareDeployments(self.software_configs)
+        self.signals = MemorySignals()
         self._resolver = resolver or (lambda value: value)
         self.stack = _Stack(stack_name, str(uuid.uuid4()))
         self.resource = self._build(properties or {})

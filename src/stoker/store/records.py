@@ -110,6 +110,25 @@ class SoftwareConfigRecord:
 
 
 @dataclass(slots=True)
+class SoftwareDeploymentRecord:
+    """A software deployment (Heat's SoftwareDeployment row): config ``config_id``
+    applied to server ``server_id``; ``tenant`` the project that made it."""
+
+    id: str
+    config_id: str
+    server_id: str
+    input_values: Any = None
+    output_values: Any = None
+    action: str | None = "INIT"
+    status: str | None = "COMPLETE"
+    status_reason: str | None = ""
+    tenant: str = ""
+    stack_user_project_id: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass(slots=True)
 class SignalRecord:
     """A signal a resource received: ``signal_id`` is the sender's id or its ordinal;
     ``ordinal`` its place among the resource's signals (1: the first)."""
@@ -134,3 +153,6 @@ class SignalCredentialRecord:
     secret_hash: str
     created_at: datetime | None = None
     revoked_at: datetime | None = None
+    # None (or "signal"): an ordinary credential that may signal the resource;
+    # "metadata": one that lets a server's agent read the server's deployments.
+    purpose: str | None = None

@@ -31,13 +31,16 @@ from stoker.store.records import (
     SignalRecord,
     SnapshotRecord,
     SoftwareConfigRecord,
+    SoftwareDeploymentRecord,
     StackRecord,
     TemplateRecord,
 )
 from stoker.store.sealing import Sealer
 from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
-HEAD_REVISION = "0008"
+HEAD_REVISION = "0009"
+# The purpose of an ordinary signal credential; NULL (rows made before purposes) too.
+SIGNAL_PURPOSE = "signal"
 
 
 def utcnow() -> datetime:
@@ -119,6 +122,12 @@ _STACK_FIELDS = [c.name for c in tables.stacks.columns]
 _RESOURCE_FIELDS = [c.name for c in tables.resources.columns]
 _EVENT_FIELDS = [c.name for c in tables.events.columns]
 _SOFTWARE_CONFIG_FIELDS = [c.name for c in tables.software_config.columns]
+_SOFTWARE_DEPLOYMENT_FIELDS = [c.name for c in tables.software_deployments.columns]
+# What an update may change (Heat's update_software_deployment); the rest is fixed at create.
+_SOFTWARE_DEPLOYMENT_CHANGES = frozenset(
+    {"config_id", "input_values", "output_values", "action", "status", "status_reason", "updated_at"}
+)
+_SIGNAL_CREDENTIAL_FIELDS = [c.name for c in tables.signal_credentials.columns]
 # An event's row without its id (the database gives it); read in one C call per event.
 _EVENT_VALUE_FIELDS = [name for name in _EVENT_FIELDS if name != "id"]
 _event_getter = operator.attrgetter(*_EVENT_VALUE_FIELDS)
@@ -136,6 +145,14 @@ def _update_statement(table: sa.Table, fields: frozenset[str]) -> sa.Update:
 
 def _software_config(row: Any) -> SoftwareConfigRecord:
     return SoftwareConfigRecord(**{name: getattr(row, name) for name in _SOFTWARE_CONFIG_FIELDS})
+
+
+def _software_deployment(row: Any) -> SoftwareDeploymentRecord:
+    return SoftwareDeploymentRecord(**{name: getattr(row, name) for name in _SOFTWARE_DEPLOYMENT_FIELDS})
+
+
+def _signal_credential(row: Any) -> SignalCredentialRecord:
+    return SignalCredentialRecord(**{name: getattr(row, name) for name in _SIGNAL_CREDENTIAL_FIELDS})
 
 
 class StackNameTakenError(Exception):
@@ -514,6 +531,78 @@ class Store:
         table = tables.software_config
         return bool(self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == config_id)).rowcount))
 
+    # -- software deployments -------------------------------------------------------
+
+    def create_software_deployment(self, record: SoftwareDeploymentRecord) -> bool:
+        """Insert a software deployment row (``created_at`` is set when not given);
+        False, and nothing written, when a deployment has its id already."""
+        record.created_at = record.created_at or utcnow()
+        values = {name: getattr(record, name) for name in _SOFTWARE_DEPLOYMENT_FIELDS}
+        table = tables.software_deployments
+
+        def write(connection: Connection) -> bool:
+            # A taken id is an answer, not an error: a savepoint undoes only this row,
+            # and the writes batched with it commit.
+            try:
+                with connection.begin_nested():
+                    connection.execute(table.insert(), values)
+            except sa.exc.IntegrityError:
+                if connection.execute(sa.select(table.c.id).where(table.c.id == record.id)).first() is not None:
+                    return False
+                raise
+            return True
+
+        return bool(self.writes.run(write))
+
+    def get_software_deployment(self, deployment_id: str) -> SoftwareDeploymentRecord | None:
+        table = tables.software_deployments
+        with self._read() as connection:
+            row = connection.execute(sa.select(table).where(table.c.id == deployment_id)).first()
+        return _software_deployment(row) if row is not None else None
+
+    def list_software_deployments(self, server_id: str | None = None) -> list[SoftwareDeploymentRecord]:
+        """Oldest first (created_at, then id), as Heat lists them; ``server_id``: only
+        the deployments to that server (None: all)."""
+        table = tables.software_deployments
+        query = sa.select(table).order_by(table.c.created_at, table.c.id)
+        if server_id is not None:
+            query = query.where(table.c.server_id == server_id)
+        with self._read() as connection:
+            return [_software_deployment(row) for row in connection.execute(query)]
+
+    def update_software_deployment(
+        self, deployment_id: str, *, when_status: str | None = None, **fields: Any
+    ) -> SoftwareDeploymentRecord | None:
+        """Change ``fields`` of a deployment (any of config_id, input_values,
+        output_values, action, status, status_reason, updated_at) and return the row as
+        committed; None when there is no such deployment, or, with ``when_status``, when
+        its status is no longer that one (a signal must not land on a deployment that
+        another signal has finished meanwhile)."""
+        unknown = set(fields) - _SOFTWARE_DEPLOYMENT_CHANGES
+        if unknown:
+            raise TypeError(f"a software deployment's {', '.join(sorted(unknown))} cannot be updated")
+        table = tables.software_deployments
+        where = [table.c.id == deployment_id]
+        if when_status is not None:
+            where.append(table.c.status == when_status)
+
+        def write(connection: Connection) -> SoftwareDeploymentRecord | None:
+            read = where
+            if fields:
+                if not connection.execute(table.update().where(*where).values(fields)).rowcount:
+                    return None
+                # Read back by id alone: the update may have changed the status it was guarded by.
+                read = where[:1]
+            row = connection.execute(sa.select(table).where(*read)).first()
+            return _software_deployment(row) if row is not None else None
+
+        return self.writes.run(write)
+
+    def delete_software_deployment(self, deployment_id: str) -> bool:
+        """Delete a software deployment row; False when there was none."""
+        table = tables.software_deployments
+        return bool(self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == deployment_id)).rowcount))
+
     # -- signals ------------------------------------------------------------------
 
     def add_signal(self, stack_id: str, resource_uuid: str, details: Any, signal_id: str | None = None) -> tuple[SignalRecord, bool]:
@@ -570,13 +659,19 @@ class Store:
         return self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.resource_uuid == resource_uuid)).rowcount)
 
     def add_signal_credential(self, record: SignalCredentialRecord) -> None:
-        """Store a resource's new credential and revoke its others, in one transaction."""
+        """Store a resource's new credential and revoke its others of the same purpose
+        (a server's metadata credential leaves its signal credential be), in one
+        transaction. A purpose of None and "signal" are the same: an ordinary one."""
         table = tables.signal_credentials
         record.created_at = record.created_at or utcnow()
-        values = {name: getattr(record, name) for name in ("id", "stack_id", "resource_uuid", "secret_hash", "created_at", "revoked_at")}
+        values = {name: getattr(record, name) for name in _SIGNAL_CREDENTIAL_FIELDS}
+        if record.purpose in (None, SIGNAL_PURPOSE):
+            same_purpose = sa.or_(table.c.purpose.is_(None), table.c.purpose == SIGNAL_PURPOSE)
+        else:
+            same_purpose = table.c.purpose == record.purpose
 
         def write(connection: Connection) -> None:
-            live = sa.and_(table.c.resource_uuid == record.resource_uuid, table.c.revoked_at.is_(None))
+            live = sa.and_(table.c.resource_uuid == record.resource_uuid, table.c.revoked_at.is_(None), same_purpose)
             connection.execute(table.update().where(live).values(revoked_at=record.created_at))
             connection.execute(table.insert(), values)
 
@@ -586,14 +681,15 @@ class Store:
         table = tables.signal_credentials
         with self._read() as connection:
             row = connection.execute(sa.select(table).where(table.c.id == credential_id)).first()
-        return SignalCredentialRecord(**row._mapping) if row is not None else None
+        return _signal_credential(row) if row is not None else None
 
     def signal_credentials(self, resource_uuid: str) -> list[SignalCredentialRecord]:
-        """A resource's credentials that are not revoked."""
+        """A resource's credentials that are not revoked, of every purpose (each record
+        says its own: a caller checking a signal's secret must look)."""
         table = tables.signal_credentials
         query = sa.select(table).where(table.c.resource_uuid == resource_uuid, table.c.revoked_at.is_(None)).order_by(table.c.created_at)
         with self._read() as connection:
-            return [SignalCredentialRecord(**row._mapping) for row in connection.execute(query)]
+            return [_signal_credential(row) for row in connection.execute(query)]
 
     def revoke_signal_credentials(self, resource_uuid: str) -> int:
         """Revoke every live credential of a resource; returns how many there were."""

@@ -181,4 +181,29 @@ signal_credentials = sa.Table(
     sa.Column("secret_hash", sa.String(64), nullable=False),
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("revoked_at", sa.DateTime, nullable=True),
+    # NULL or "signal": the credential may signal its resource; "metadata": it lets a
+    # server's agent read the server's deployments. Issuing one revokes only those of
+    # its own purpose.
+    sa.Column("purpose", sa.String(32), nullable=True),
+)
+
+# Heat's software deployments (``heat/db/models.py`` SoftwareDeployment): one config
+# applied to one server. ``config_id`` has no foreign key: a deployment outlives its
+# config (the metadata of its server leaves a missing config out). ``tenant`` is the
+# project that made it; ``stack_user_project_id`` the project of the stack's users.
+software_deployments = sa.Table(
+    "software_deployments",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("config_id", sa.String(36), nullable=False, index=True),
+    sa.Column("server_id", sa.String(255), nullable=False, index=True),
+    sa.Column("input_values", JSON, nullable=True),
+    sa.Column("output_values", JSON, nullable=True),
+    sa.Column("action", sa.String(255), nullable=True),
+    sa.Column("status", sa.String(255), nullable=True),
+    sa.Column("status_reason", sa.Text, nullable=True),
+    sa.Column("tenant", sa.String(64), nullable=False),
+    sa.Column("stack_user_project_id", sa.String(64), nullable=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("updated_at", sa.DateTime, nullable=True),
 )

@@ -416,7 +416,7 @@ class ResourceGroup(MemberAttributes, StackResource):
         self._remember_blacklist()
         policy = self._policy(self.ROLLING_UPDATE, json_snippet)
         view = self.nested_view() if self.resource_id is not None else None
-        if policy is None or self.RESOURCE_DEF not in prop_diff or view is None or self.nested_stacks().state(self) is None:
+        if policy is None or not self.members_changed(prop_diff) or view is None or self.nested_stacks().state(self) is None:
             return super().handle_update(json_snippet, tmpl_diff, prop_diff)
         existing = set(view.resource_names())
         # Members that stay are replaced batch by batch; new ones come with the last step.
@@ -424,6 +424,11 @@ class ResourceGroup(MemberAttributes, StackResource):
         old = {name: view.definition(name) for name in order}
         self.data_set(self.DIGEST_KEY, self.child_digest())
         return self._start_batches(self.UPDATE, order, old, policy)
+
+    def members_changed(self, prop_diff: Mapping[str, Any]) -> bool:
+        """Whether the update changes the members' definition (rolling_update replaces
+        them in batches then)."""
+        return self.RESOURCE_DEF in prop_diff
 
     def check_update_complete(self, token: Any) -> bool:
         if token == self.BATCHES_KEY:

@@ -15,6 +15,12 @@ from stoker.sdk.exceptions import ResourceFailure, ValidationError
 from stoker.sdk.resource import Resource
 
 
+# The policy's data: its alarm credential and URL (the URL holds the secret).
+ALARM_CREDENTIAL_KEY, ALARM_URL_KEY = "alarm_credential_id", "alarm_url"
+# What the alarm credential is for (engine.signals.ALARM).
+ALARM_PURPOSE = "alarm"
+
+
 def signal_endpoint(resource: Resource) -> str | None:
     """The URL a client POSTs to signal ``resource`` (the API's resource signal route,
     on Settings.public_url), from the engine's signals hook; None without an engine."""
@@ -107,6 +113,7 @@ class ScalingPolicy(Resource):
         # unresolved then): the rule is checked again here.
         self._check_min_adjustment_step()
         self.resource_id_set(self.uuid or self.name)
+        self._issue_alarm_url()
         return None
 
     def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: Any) -> Any:
@@ -144,9 +151,31 @@ class ScalingPolicy(Resource):
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:
             return None
-        if name in (self.ALARM_URL, self.SIGNAL_URL):
+        if name == self.ALARM_URL:
+            return self.data().get(ALARM_URL_KEY)
+        if name == self.SIGNAL_URL:
             return signal_endpoint(self)
         return None
+
+    # -- the alarm URL: a capability of this policy's own ---------------------------------
+
+    def _issue_alarm_url(self) -> None:
+        """Heat's alarm_url is a pre-signed URL an alarm service POSTs to without
+        credentials; stoker's is its own capability URL, valid for this policy only."""
+        offer = getattr(self._hooks, "signals", None)
+        if offer is None or self.data().get(ALARM_URL_KEY):
+            return
+        signals = offer(self)
+        credential = signals.issue_credential(ALARM_PURPOSE)
+        self.data_set(ALARM_CREDENTIAL_KEY, credential.id)
+        self.data_set(ALARM_URL_KEY, signals.waitcondition_url(credential), redact=True)
+
+    def handle_delete(self) -> None:
+        offer = getattr(self._hooks, "signals", None)
+        if offer is not None and self.data().get(ALARM_CREDENTIAL_KEY):
+            offer(self).revoke_credentials()
+            self.data_delete(ALARM_URL_KEY)
+            self.data_delete(ALARM_CREDENTIAL_KEY)
 
 
 def resource_mapping() -> dict[str, type[Resource]]:

@@ -36,7 +36,7 @@ def test_server_schema_has_heat_defaults_and_update_behaviour():
     assert schema["image_update_policy"].default == "REBUILD"
     assert schema["user_data_update_policy"].default == "REPLACE"
     assert schema["user_data_format"].default == "HEAT_CFNTOOLS"
-    assert schema["software_config_transport"].default == "POLL_SERVER_CFN"
+    assert schema["software_config_transport"].default == "POLL_TEMP_URL"
     assert schema["security_groups"].default == [] and schema["metadata"].default == {}
     updatable = {name for name, prop in schema.items() if prop.update_allowed}
     assert updatable == {

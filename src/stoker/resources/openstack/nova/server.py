@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from stoker.resources import server_transport
 from stoker.resources.heat.software_config import config_by_reference
 from stoker.resources.openstack.client_plugin import http_status
 from stoker.resources.openstack.neutron import dependencies
@@ -48,6 +49,8 @@ DEFERRED_STATUSES = frozenset(
 )
 IMAGE_TASK_STATES = frozenset({"image_uploading", "image_snapshot_pending", "image_snapshot", "image_pending_upload"})
 SNAPSHOT_IMAGE_ID = "snapshot_image_id"
+# Heat's collectors for a Nova server's agent, before the transport's own.
+DEFAULT_COLLECTORS = ("ec2",)
 # Seconds a replacement waits for Nova to detach the old server's ports.
 DETACH_WAIT_S = 120
 CONSOLE_TYPES = {
@@ -152,8 +155,10 @@ class Server(Resource):
         super().validate()
         props = self.properties
         path = f"resources.{self.name}.properties"
-        if props[s.USER_DATA_FORMAT] == s.SOFTWARE_CONFIG and "deployments" in self.metadata_get():
-            raise ValidationError("deployments key not allowed in resource metadata with user_data_format of SOFTWARE_CONFIG", path=path)
+        if props[s.USER_DATA_FORMAT] == s.SOFTWARE_CONFIG:
+            if "deployments" in self.metadata_get():
+                raise ValidationError("deployments key not allowed in resource metadata with user_data_format of SOFTWARE_CONFIG", path=path)
+            server_transport.check_transport(props[s.SOFTWARE_CONFIG_TRANSPORT], f"{path}.{s.SOFTWARE_CONFIG_TRANSPORT}")
         bdm_v2 = props[s.BLOCK_DEVICE_MAPPING_V2] or []
         requests.validate_block_devices(self.name, props[s.IMAGE] or None, props[s.BLOCK_DEVICE_MAPPING], bdm_v2, path)
         networks = props[s.NETWORKS] or []
@@ -231,6 +236,10 @@ class Server(Resource):
         """openstacksdk's create_server arguments (everything but the ports made)."""
         props = self.properties
         metadata_for_user_data = self.metadata_get()
+        if self.user_data_software_config():
+            # The agent learns where to poll from the metadata in its user data.
+            server_transport.issue_metadata_url(self, props[s.SOFTWARE_CONFIG_TRANSPORT])
+            metadata_for_user_data = server_transport.server_metadata(self, DEFAULT_COLLECTORS)
         user_data = requests.build_user_data(self._user_data_content(props), props[s.USER_DATA_FORMAT], metadata_for_user_data)
         bdm_v1 = requests.legacy_block_devices(props[s.BLOCK_DEVICE_MAPPING], props[s.IMAGE] or None)
         request: dict[str, Any] = {
@@ -433,6 +442,9 @@ class Server(Resource):
             compute.set_server_metadata(live, **metadata)
         if s.TAGS in prop_diff:
             self._set_tags(server_id, after[s.TAGS] or [])
+        if s.SOFTWARE_CONFIG_TRANSPORT in prop_diff and after[s.USER_DATA_FORMAT] == s.SOFTWARE_CONFIG:
+            server_transport.forget_metadata_url(self)
+            server_transport.issue_metadata_url(self, after[s.SOFTWARE_CONFIG_TRANSPORT])
         if s.NAME in prop_diff:
             compute.update_server(server_id, name=after[s.NAME] or self.physical_resource_name())
         steps: list[dict[str, Any]] = []
@@ -469,7 +481,18 @@ class Server(Resource):
 
     # -- delete ------------------------------------------------------------------------------
 
+    def user_data_software_config(self) -> bool:
+        return self.properties[s.USER_DATA_FORMAT] == s.SOFTWARE_CONFIG
+
+    def live_metadata(self) -> dict[str, Any]:
+        """The metadata the server's agent reads: with SOFTWARE_CONFIG, the deployments
+        that target it and where to poll (``resources.server_transport``)."""
+        if not self.user_data_software_config():
+            return self.metadata_get()
+        return server_transport.server_metadata(self, DEFAULT_COLLECTORS)
+
     def _delete(self) -> dict[str, Any] | None:
+        server_transport.forget_metadata_url(self)
         helper = self.networks_helper()
         helper.delete_internal_ports()
         self.data_delete(EXTERNAL_PORTS)
@@ -631,7 +654,7 @@ class Server(Resource):
         if self.resource_id is None:
             return None
         if name == s.OS_COLLECT_CONFIG:
-            return self.metadata_get().get("os-collect-config", {})
+            return self.live_metadata().get("os-collect-config", {})
         if name == s.NAME_ATTR:
             return self.server_name()
         try:

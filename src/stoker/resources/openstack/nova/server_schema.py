@@ -358,9 +358,10 @@ PROPERTIES_SCHEMA = {
         "POLL_SERVER_CFN will allow calls to the cfn API action DescribeStackResource "
         "authenticated with the provided keypair. POLL_SERVER_HEAT will allow calls to the "
         "Heat API resource-show using the provided keystone credentials. POLL_TEMP_URL will "
-        "create and populate a Swift TempURL with metadata for polling. ZAQAR_MESSAGE will "
-        "create a dedicated zaqar queue and post the metadata for polling.",
-        default="POLL_SERVER_CFN",
+        "serve the metadata at a URL (stoker's own, in place of a Swift TempURL) for polling. "
+        "ZAQAR_MESSAGE will create a dedicated zaqar queue and post the metadata for polling. "
+        "stoker serves POLL_TEMP_URL (its default); the others need services it does not have.",
+        default="POLL_TEMP_URL",
         update_allowed=True,
         constraints=[constraints.AllowedValues(list(SOFTWARE_CONFIG_TRANSPORTS))],
     ),

@@ -1,0 +1,154 @@
+"""Software deployment routes of the Orchestration API v1, with Heat's paths, status
+codes and bodies (``heat/api/openstack/v1/software_deployments.py``, api-ref
+``software-config.inc``):
+
+    GET    /v1/{tenant_id}/software_deployments                      200 {"software_deployments": [...]}
+    POST   /v1/{tenant_id}/software_deployments                      200 {"software_deployment": {...}}
+    GET    /v1/{tenant_id}/software_deployments/{deployment_id}      200 {"software_deployment": {...}}
+    PUT    /v1/{tenant_id}/software_deployments/{deployment_id}      200 {"software_deployment": {...}}
+    DELETE /v1/{tenant_id}/software_deployments/{deployment_id}      204
+    GET    /v1/{tenant_id}/software_deployments/metadata/{server_id} 200 {"metadata": [config...]}
+
+The list takes ``server_id`` to show one server's deployments. An unknown deployment is
+404; a deployment of a config that does not exist is 400 (Heat's Invalid). Beyond Heat,
+a create may give the deployment's ``id`` (as the resource plugins do) and an update
+its ``updated_at``.
+
+The request's shape (types, NUL characters) is checked here; Heat's rules for what a
+deployment may hold are the SDK's, applied in ``engine.software_deployments``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.routing import Route
+
+from stoker.api.call import Call, Reply, endpoint
+from stoker.api.errors import BadRequestError
+from stoker.api.software_configs import refuse_nul
+from stoker.engine.software_deployments import StoredSoftwareDeployments
+from stoker.sdk.exceptions import ValidationError
+from stoker.sdk.software_config import (
+    DeploymentConfigNotFoundError,
+    SoftwareDeploymentNotFoundError,
+)
+
+# The fields of a create and of an update (Heat's controller reads these, and ignores
+# any other key of the body).
+CREATE_FIELDS = ("id", "config_id", "server_id", "input_values", "action", "status", "status_reason", "stack_user_project_id")
+UPDATE_FIELDS = ("config_id", "input_values", "output_values", "action", "status", "status_reason", "updated_at")
+_MAPS = frozenset({"input_values", "output_values"})
+
+
+def _deployments(call: Call) -> StoredSoftwareDeployments:
+    return StoredSoftwareDeployments(call.service.store, tenant=call.context.tenant_id)
+
+
+def _fields(call: Call, names: tuple[str, ...]) -> dict[str, Any]:
+    """The body's given (non-null) values of ``names``, each of its expected type."""
+    body = call.body
+    if not isinstance(body, Mapping):
+        raise BadRequestError(
+            "The request body must be a JSON object describing the software deployment",
+            hint='e.g. {"config_id": "<config id>", "server_id": "<server id>", "action": "CREATE", "status": "IN_PROGRESS"}',
+        )
+    fields: dict[str, Any] = {}
+    for name in names:
+        value = body.get(name)
+        if value is None:
+            continue
+        expected, kind = (Mapping, "map") if name in _MAPS else (str, "string")
+        if not isinstance(value, expected):
+            raise BadRequestError(f'The software deployment\'s "{name}" must be a {kind}, not {type(value).__name__}')
+        refuse_nul(value, f'The software deployment\'s "{name}"')
+        fields[name] = value
+    return fields
+
+
+def _refused(error: ValidationError) -> BadRequestError:
+    return BadRequestError(f"The software deployment is not valid: {error}")
+
+
+def _deployment_id(call: Call) -> str:
+    deployment_id = call.path("deployment_id")
+    if "\x00" in deployment_id:
+        raise SoftwareDeploymentNotFoundError(deployment_id)  # no deployment has such an id
+    return deployment_id
+
+
+def index(call: Call) -> dict[str, Any]:
+    """``GET /software_deployments``: oldest first; ``server_id``: only that server's."""
+    server_id = call.params.get("server_id") or None
+    if server_id is not None:
+        refuse_nul(server_id, 'The "server_id" query parameter')
+    return {"software_deployments": _deployments(call).list(server_id=server_id)}
+
+
+def create(call: Call) -> dict[str, Any]:
+    """``POST /software_deployments``: 200 with the stored deployment."""
+    fields = _fields(call, CREATE_FIELDS)
+    for name in ("config_id", "server_id"):
+        if name not in fields:
+            raise BadRequestError(f'The software deployment\'s "{name}" is required')
+    try:
+        created = _deployments(call).create(
+            server_id=fields["server_id"],
+            config_id=fields["config_id"],
+            input_values=fields.get("input_values"),
+            action=fields.get("action", "INIT"),
+            status=fields.get("status", "COMPLETE"),
+            status_reason=fields.get("status_reason", ""),
+            deployment_id=fields.get("id"),
+            stack_user_project_id=fields.get("stack_user_project_id"),
+        )
+    except DeploymentConfigNotFoundError:
+        raise
+    except ValidationError as error:
+        raise _refused(error) from None
+    return {"software_deployment": created}
+
+
+def show(call: Call) -> dict[str, Any]:
+    return {"software_deployment": _deployments(call).show(_deployment_id(call))}
+
+
+def update(call: Call) -> dict[str, Any]:
+    """``PUT /software_deployments/{id}``: only the fields given non-empty values change
+    (Heat's rule); 200 with the deployment."""
+    fields = _fields(call, UPDATE_FIELDS)
+    try:
+        updated = _deployments(call).update(_deployment_id(call), **fields)
+    except DeploymentConfigNotFoundError:
+        raise
+    except ValidationError as error:
+        raise _refused(error) from None
+    return {"software_deployment": updated}
+
+
+def delete(call: Call) -> Reply:
+    _deployments(call).delete(_deployment_id(call))
+    return Reply(204, empty=True)
+
+
+def metadata(call: Call) -> dict[str, Any]:
+    """``GET /software_deployments/metadata/{server_id}``: the configs deployed to the
+    server, by config name, as its agent reads them."""
+    server_id = call.path("server_id")
+    refuse_nul(server_id, "The server id")
+    return {"metadata": _deployments(call).metadata(server_id)}
+
+
+COLLECTION = "/v1/{tenant_id}/software_deployments"
+DEPLOYMENT = COLLECTION + "/{deployment_id}"
+METADATA = COLLECTION + "/metadata/{server_id}"
+
+routes = [
+    Route(COLLECTION, endpoint(index), methods=["GET"]),
+    Route(COLLECTION, endpoint(create), methods=["POST"]),
+    Route(METADATA, endpoint(metadata), methods=["GET"]),
+    Route(DEPLOYMENT, endpoint(show), methods=["GET"]),
+    Route(DEPLOYMENT, endpoint(update), methods=["PUT"]),
+    Route(DEPLOYMENT, endpoint(delete), methods=["DELETE"]),
+]

@@ -1,0 +1,147 @@
+"""The stored software deployments: ``sdk.software_config.SoftwareDeployments`` over
+the store.
+
+One implementation serves both sides, as for configs (``engine.software_configs``): the
+engine hands it to plugins (the hooks' ``software_deployments``, for
+OS::Heat::SoftwareDeployment and its kin) and the API's ``/software_deployments`` uses
+it. Heat's rules are the SDK's pure functions (``new_deployment``,
+``deployment_changes``, ``signal_outcome``, ``deployment_metadata``), shared with
+``MemorySoftwareDeployments``; what is here is only how they meet the store.
+
+Deployments are not partitioned by project when read, as stacks and configs are not
+(one server serves one tenant, ``api/auth.py``); each row records the project that made
+it. What it must not do: push metadata to servers or record events (its callers do).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from stoker.engine.software_configs import present as present_config
+from stoker.sdk.exceptions import ValidationError
+from stoker.sdk.software_config import (
+    IN_PROGRESS,
+    DeploymentConfigNotFoundError,
+    SoftwareDeploymentNotFoundError,
+    deployment_changes,
+    deployment_metadata,
+    format_deployment,
+    new_deployment,
+    signal_outcome,
+)
+from stoker.store import Store
+from stoker.store.records import SoftwareDeploymentRecord
+
+# Heat's software_deployment.tenant column.
+MAX_TENANT_LENGTH = 64
+
+
+class StoredSoftwareDeployments:
+    """Software deployments in ``store``; new ones are recorded as made by ``tenant``,
+    or by the project of stack ``stack_id`` (looked up when the first one is made)."""
+
+    def __init__(self, store: Store, tenant: str | None = None, stack_id: str | None = None):
+        self.store = store
+        self._tenant = tenant
+        self._stack_id = stack_id
+
+    def _project(self) -> str:
+        if self._tenant is None:
+            stack = self.store.get_stack(self._stack_id) if self._stack_id is not None else None
+            self._tenant = stack.project_id if stack is not None else ""
+        return self._tenant[:MAX_TENANT_LENGTH]
+
+    def _config(self, config_id: str) -> dict[str, Any] | None:
+        record = self.store.get_software_config(config_id)
+        return present_config(record) if record is not None else None
+
+    def _record(self, deployment_id: str) -> SoftwareDeploymentRecord:
+        record = self.store.get_software_deployment(deployment_id)
+        if record is None:
+            raise SoftwareDeploymentNotFoundError(deployment_id)
+        return record
+
+    def create(
+        self,
+        *,
+        server_id: str,
+        config_id: str,
+        input_values: Any = None,
+        action: str = "INIT",
+        status: str = "COMPLETE",
+        status_reason: str = "",
+        deployment_id: str | None = None,
+        stack_user_project_id: str | None = None,
+    ) -> dict[str, Any]:
+        fields = new_deployment(
+            server_id=server_id, config_id=config_id, input_values=input_values, action=action, status=status,
+            status_reason=status_reason, deployment_id=deployment_id, stack_user_project_id=stack_user_project_id,
+        )  # fmt: skip
+        if self.store.get_software_config(fields["config_id"]) is None:
+            raise DeploymentConfigNotFoundError(fields["config_id"])
+        record = SoftwareDeploymentRecord(**fields, tenant=self._project())
+        if not self.store.create_software_deployment(record):
+            raise ValidationError(f'"id": a software deployment with id {record.id} exists already')
+        # Answered as stored: PostgreSQL's JSON gives a number back as it keeps it
+        # (1e300 is an integer there), and a create must show what a show will.
+        return present(self.store.get_software_deployment(record.id) or record)
+
+    def show(self, deployment_id: str) -> dict[str, Any]:
+        return present(self._record(deployment_id))
+
+    def list(self, server_id: str | None = None) -> list[dict[str, Any]]:
+        # Heat filters only by a server id that is given and not empty.
+        return [present(record) for record in self.store.list_software_deployments(server_id=server_id or None)]
+
+    def update(
+        self,
+        deployment_id: str,
+        *,
+        config_id: str | None = None,
+        input_values: Any = None,
+        output_values: Any = None,
+        action: str | None = None,
+        status: str | None = None,
+        status_reason: str | None = None,
+        updated_at: datetime | str | None = None,
+    ) -> dict[str, Any]:
+        changes = deployment_changes(
+            config_id=config_id, input_values=input_values, output_values=output_values, action=action, status=status,
+            status_reason=status_reason, updated_at=updated_at,
+        )  # fmt: skip
+        self._record(deployment_id)  # a missing deployment is a 404 before a bad config is a 400
+        if "config_id" in changes and self.store.get_software_config(changes["config_id"]) is None:
+            raise DeploymentConfigNotFoundError(changes["config_id"])
+        record = self.store.update_software_deployment(deployment_id, **changes)
+        if record is None:
+            raise SoftwareDeploymentNotFoundError(deployment_id)
+        return present(record)
+
+    def delete(self, deployment_id: str) -> None:
+        if not self.store.delete_software_deployment(deployment_id):
+            raise SoftwareDeploymentNotFoundError(deployment_id)
+
+    def signal(self, deployment_id: str, details: Any, updated_at: datetime | str | None = None) -> str | None:
+        record = self._record(deployment_id)
+        outcome = signal_outcome(deployment_id, record.status, record.output_values, self._config(record.config_id), details)
+        if outcome is None:
+            return None
+        changes = deployment_changes(output_values=outcome.output_values, status=outcome.status, status_reason=outcome.status_reason, updated_at=updated_at)
+        # Only while still IN_PROGRESS: of two signals racing, the second finds it done.
+        if self.store.update_software_deployment(deployment_id, when_status=IN_PROGRESS, **changes) is None:
+            return None
+        return outcome.event_reason
+
+    def metadata(self, server_id: str) -> list[dict[str, Any]]:
+        if not server_id:
+            raise ValidationError("server_id must be specified")
+        records = self.store.list_software_deployments(server_id=server_id)
+        return deployment_metadata([self._config(record.config_id) for record in records])
+
+
+def present(record: SoftwareDeploymentRecord) -> dict[str, Any]:
+    return format_deployment(
+        record.id, record.server_id, record.config_id, record.input_values, record.output_values,
+        record.action, record.status, record.status_reason, record.created_at, record.updated_at,
+    )  # fmt: skip

@@ -1,0 +1,608 @@
+"""OS::Heat::SoftwareDeployment and OS::Heat::SoftwareDeploymentGroup: a software config
+applied to a server, which signals back the outcome.
+
+At each action it is triggered for, a deployment stores a *derived* config (the config
+with the deployment's input values and Heat's ``deploy_*`` inputs, among them where and
+how to signal) and points its stored deployment (``sdk.software_config``'s
+``SoftwareDeployments``: Heat's software_deployments, served by the API too) at it. The
+server's agent finds the derived config in its metadata, runs it and signals the
+outputs; the deployment then completes, or fails on a non-zero ``deploy_status_code`` or
+an ``error_output``. Signals come through stoker's own capability URL (CFN_SIGNAL: POST;
+TEMP_URL_SIGNAL: PUT), a credential valid only for this deployment and revoked when it is
+deleted. Waiting is polling the stored deployment, so a wait survives an engine restart
+and a signal sent while no engine runs is not lost.
+
+Must not: sleep, or put a signal URL (it holds a secret) into a message.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from stoker.resources.heat.resource_group import ResourceGroup
+from stoker.resources.unserved import ServedValues
+from stoker.sdk import attributes, constraints, properties, support
+from stoker.sdk.exceptions import (
+    InvalidTemplateAttribute,
+    StokerError,
+    UpdateReplace,
+    ValidationError,
+)
+from stoker.sdk.resource import Resource
+from stoker.sdk.software_config import (
+    SoftwareConfigNotFoundError,
+    SoftwareDeploymentNotFoundError,
+    software_configs,
+    software_deployments,
+)
+from stoker.sdk.stack_resource import NestedView
+
+SIGNAL_TRANSPORTS = (CFN_SIGNAL, TEMP_URL_SIGNAL, HEAT_SIGNAL, NO_SIGNAL, ZAQAR_SIGNAL) = (
+    "CFN_SIGNAL",
+    "TEMP_URL_SIGNAL",
+    "HEAT_SIGNAL",
+    "NO_SIGNAL",
+    "ZAQAR_SIGNAL",
+)
+# Heat's default_deployment_signal_transport; stoker serves it with its own URL.
+DEFAULT_SIGNAL_TRANSPORT = CFN_SIGNAL
+# What a transport stoker cannot serve is missing.
+UNSERVED_SIGNAL_TRANSPORTS = {
+    HEAT_SIGNAL: "HEAT_SIGNAL needs Keystone stack-user credentials, which stoker does not issue yet",
+    ZAQAR_SIGNAL: "ZAQAR_SIGNAL needs a Zaqar messaging service and Keystone stack-user credentials, which stoker does not have",
+}
+_VERBS = {CFN_SIGNAL: "POST", TEMP_URL_SIGNAL: "PUT"}
+
+# Keys of the deployment's data: its signal credential and URL (the URL holds the secret).
+CREDENTIAL_ID, SIGNAL_URL = "credential_id", "signal_url"
+
+STATUSES = (DEPLOY_IN_PROGRESS, DEPLOY_COMPLETE, DEPLOY_FAILED) = ("IN_PROGRESS", "COMPLETE", "FAILED")
+
+
+class DeploymentFailedError(StokerError):
+    """The server signalled a failure (Heat: "Deployment to server failed: ...")."""
+
+
+class SoftwareDeployment(Resource):
+    """This resource associates a server with some configuration.
+
+    The configuration is to be deployed to that server.
+
+    A deployment allows input values to be specified which map to the inputs schema
+    defined in the config resource. These input values are interpreted by the
+    configuration tool in a tool-specific manner.
+
+    Whenever this resource goes to an IN_PROGRESS state, it creates an ephemeral config
+    that includes the inputs values plus a number of extra inputs which have names
+    prefixed with ``deploy_``. The extra inputs relate to the current state of the
+    stack, along with the information and credentials required to signal back the
+    deployment results.
+
+    Unless signal_transport=NO_SIGNAL, this resource will remain in an IN_PROGRESS state
+    until the server signals it with the output values for that deployment. Those output
+    values are then available as resource attributes, along with the default attributes
+    deploy_stdout, deploy_stderr and deploy_status_code.
+
+    Specifying actions other than the default CREATE and UPDATE will result in the
+    deployment being triggered in those actions. For example this would allow cleanup
+    configuration to be performed during actions SUSPEND and DELETE. A config could be
+    designed to only work with some specific actions, or a config can read the value of
+    the deploy_action input to allow conditional logic to perform different configuration
+    for different actions.
+
+    stoker signals through its own URLs (``deploy_signal_id``, under the server's
+    ``public_url``): CFN_SIGNAL takes a POST and TEMP_URL_SIGNAL a PUT of the outputs.
+    HEAT_SIGNAL and ZAQAR_SIGNAL need services stoker lacks and are refused.
+    """
+
+    support_status = support.SupportStatus(version="2014.1")
+
+    PROPERTIES = (CONFIG, SERVER, INPUT_VALUES, DEPLOY_ACTIONS, NAME, SIGNAL_TRANSPORT) = (
+        "config",
+        "server",
+        "input_values",
+        "actions",
+        "name",
+        "signal_transport",
+    )
+
+    ALLOWED_DEPLOY_ACTIONS = (Resource.CREATE, Resource.UPDATE, Resource.DELETE, Resource.SUSPEND, Resource.RESUME)
+
+    ATTRIBUTES = (STDOUT, STDERR, STATUS_CODE) = ("deploy_stdout", "deploy_stderr", "deploy_status_code")
+
+    DERIVED_CONFIG_INPUTS = (
+        DEPLOY_SERVER_ID,
+        DEPLOY_ACTION,
+        DEPLOY_SIGNAL_ID,
+        DEPLOY_STACK_ID,
+        DEPLOY_RESOURCE_NAME,
+        DEPLOY_SIGNAL_VERB,
+        DEPLOY_SIGNAL_TRANSPORT,
+    ) = (
+        "deploy_server_id",
+        "deploy_action",
+        "deploy_signal_id",
+        "deploy_stack_id",
+        "deploy_resource_name",
+        "deploy_signal_verb",
+        "deploy_signal_transport",
+    )
+
+    properties_schema = {
+        CONFIG: properties.Schema(
+            properties.Schema.STRING,
+            "ID of software configuration resource to execute when applying to the server.",
+            update_allowed=True,
+        ),
+        SERVER: properties.Schema(
+            properties.Schema.STRING,
+            "ID of resource to apply configuration to. Normally this should be a Nova server ID.",
+            required=True,
+        ),
+        INPUT_VALUES: properties.Schema(
+            properties.Schema.MAP,
+            "Input values to apply to the software configuration on this server.",
+            update_allowed=True,
+        ),
+        DEPLOY_ACTIONS: properties.Schema(
+            properties.Schema.LIST,
+            "Which lifecycle actions of the deployment resource will result in this deployment being triggered.",
+            update_allowed=True,
+            default=[Resource.CREATE, Resource.UPDATE],
+            constraints=[constraints.AllowedValues(ALLOWED_DEPLOY_ACTIONS)],
+        ),
+        NAME: properties.Schema(
+            properties.Schema.STRING,
+            "Name of the derived config associated with this deployment. This is used to apply a "
+            "sort order to the list of configurations currently deployed to a server.",
+            update_allowed=True,
+        ),
+        SIGNAL_TRANSPORT: properties.Schema(
+            properties.Schema.STRING,
+            "How the server should signal to heat with the deployment output values. CFN_SIGNAL "
+            "will allow an HTTP POST to a signed URL (stoker's own). TEMP_URL_SIGNAL will create a "
+            "URL (stoker's own) to be signaled via HTTP PUT. HEAT_SIGNAL will allow calls to the "
+            "Heat API resource-signal using the provided keystone credentials (not available: "
+            "stoker issues none). ZAQAR_SIGNAL will create a dedicated zaqar queue to be signaled "
+            "using the provided keystone credentials (not available). NO_SIGNAL will result in the "
+            "resource going to the COMPLETE state without waiting for any signal.",
+            default=DEFAULT_SIGNAL_TRANSPORT,
+            constraints=[
+                constraints.AllowedValues(SIGNAL_TRANSPORTS),
+                ServedValues(SIGNAL_TRANSPORTS, UNSERVED_SIGNAL_TRANSPORTS, "signal_transport"),
+            ],
+        ),
+    }
+
+    attributes_schema = {
+        STDOUT: attributes.Schema("Captured stdout from the configuration execution.", type=attributes.Schema.STRING),
+        STDERR: attributes.Schema("Captured stderr from the configuration execution.", type=attributes.Schema.STRING),
+        STATUS_CODE: attributes.Schema(
+            "Returned status code from the configuration execution.", type=attributes.Schema.STRING
+        ),
+    }
+
+    # Any output the config declares is an attribute too.
+    dynamic_attributes: ClassVar[bool] = True
+
+    # -- the stores -----------------------------------------------------------------------
+
+    def _deployments(self) -> Any:
+        return software_deployments(self)
+
+    def _configs(self) -> Any:
+        return software_configs(self)
+
+    def _transport(self) -> str:
+        return self.properties[self.SIGNAL_TRANSPORT]
+
+    def _signal_transport_none(self) -> bool:
+        return self._transport() == NO_SIGNAL
+
+    # -- the derived config -----------------------------------------------------------------
+
+    def _load_config(self, config_id: str | None = None) -> dict[str, Any]:
+        """The config as stored (inputs and outputs as lists), or an empty one."""
+        if config_id is None:
+            config_id = self.properties[self.CONFIG]
+        config = dict(self._configs().show(config_id)) if config_id else {}
+        config["inputs"] = list(config.get("inputs") or [])
+        config["outputs"] = list(config.get("outputs") or [])
+        return config
+
+    def _signal_url(self) -> str:
+        """This deployment's capability URL, issued once and kept (sealed) in its data."""
+        url = self.data().get(SIGNAL_URL)
+        if url:
+            return str(url)
+        signals = self._hooks.signals(self)
+        credential = signals.issue_credential()
+        url = signals.waitcondition_url(credential)
+        self.data_set(CREDENTIAL_ID, credential.id)
+        self.data_set(SIGNAL_URL, url, redact=True)
+        return url
+
+    def _stack_path(self) -> str:
+        return f"{self.stack.name}/{self.stack.id}"
+
+    def _build_derived_inputs(self, action: str, source: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The config's inputs with their values, then any value that has no declared
+        input, then Heat's deploy_* inputs (as Heat's _build_derived_inputs)."""
+        values = dict(self.properties[self.INPUT_VALUES] or {})
+        inputs: list[dict[str, Any]] = []
+        for declared in source["inputs"]:
+            entry = dict(declared)
+            entry["value"] = values.pop(declared["name"], declared.get("default"))
+            inputs.append(entry)
+        for name, value in values.items():
+            inputs.append({"name": name, "type": "String", "value": value})
+
+        def deploy_input(name: str, value: Any, description: str) -> None:
+            inputs.append({"name": name, "description": description, "type": "String", "value": value})
+
+        deploy_input(self.DEPLOY_SERVER_ID, self.properties[self.SERVER], "ID of the server being deployed to")
+        deploy_input(self.DEPLOY_ACTION, action, "Name of the current action being deployed")
+        deploy_input(self.DEPLOY_STACK_ID, self._stack_path(), "ID of the stack this deployment belongs to")
+        deploy_input(self.DEPLOY_RESOURCE_NAME, self.name, "Name of this deployment resource in the stack")
+        deploy_input(
+            self.DEPLOY_SIGNAL_TRANSPORT,
+            self._transport(),
+            "How the server should signal to heat with the deployment output values.",
+        )
+        verb = _VERBS.get(self._transport())
+        if verb is not None:
+            deploy_input(self.DEPLOY_SIGNAL_ID, self._signal_url(), "ID of signal to use for signaling output values")
+            deploy_input(self.DEPLOY_SIGNAL_VERB, verb, "HTTP verb to use for signaling output values")
+        return inputs
+
+    def empty_config(self) -> Any:
+        return ""
+
+    def _build_derived_config(self, action: str, source: Mapping[str, Any], inputs: list[dict[str, Any]]) -> Any:
+        return source.get("config")
+
+    def _create_derived_config(self, action: str, source: Mapping[str, Any]) -> str:
+        inputs = self._build_derived_inputs(action, source)
+        derived = self._build_derived_config(action, source, inputs)
+        created = self._configs().create(
+            name=self.properties[self.NAME] or source.get("name") or self.physical_resource_name(),
+            group=source.get("group") or "Heat::Ungrouped",
+            config=derived or self.empty_config(),
+            inputs=inputs,
+            outputs=source["outputs"],
+            options=source.get("options"),
+        )
+        return created["id"]
+
+    def _delete_derived_config(self, config_id: str | None) -> None:
+        if not config_id:
+            return
+        try:
+            self._configs().delete(config_id)
+        except SoftwareConfigNotFoundError:
+            pass
+
+    def _derived_config_id(self) -> str | None:
+        try:
+            return self._deployments().show(self.resource_id)["config_id"]
+        except SoftwareDeploymentNotFoundError:
+            return None
+
+    # -- triggering ---------------------------------------------------------------------------
+
+    def _triggered_by(self, action: str, config: Mapping[str, Any]) -> bool:
+        if config.get("group") == "component":
+            body = config.get("config")
+            configs = body.get("configs") if isinstance(body, Mapping) else None
+            return any(action in (entry.get("actions") or []) for entry in configs or [] if isinstance(entry, Mapping))
+        return action in (self.properties[self.DEPLOY_ACTIONS] or [])
+
+    def _handle_action(self, action: str, config: Mapping[str, Any] | None = None, prev_derived: str | None = None) -> dict[str, Any] | None:
+        """Store a derived config for ``action`` and point the deployment at it; the token
+        to wait with, or None when there is nothing to wait for."""
+        if config is None:
+            config = self._load_config()
+        if not self._triggered_by(action, config):
+            return None
+        derived = self._create_derived_config(action, config)
+        if self._signal_transport_none():
+            status, reason = DEPLOY_COMPLETE, "Not waiting for outputs signal"
+        else:
+            status, reason = DEPLOY_IN_PROGRESS, "Deploy data available"
+        deployments = self._deployments()
+        if self.resource_id is None:
+            # The id is recorded before the deployment exists: a crash between the two
+            # leaves an id whose deployment is missing, never a deployment nobody owns.
+            self.resource_id_set(str(uuid.uuid4()))
+            deployments.create(
+                deployment_id=self.resource_id,
+                server_id=self.properties[self.SERVER],
+                config_id=derived,
+                input_values=self.properties[self.INPUT_VALUES],
+                action=action,
+                status=status,
+                status_reason=reason,
+            )
+        else:
+            if prev_derived is None:
+                prev_derived = self._derived_config_id()
+            deployments.update(
+                self.resource_id,
+                config_id=derived,
+                input_values=self.properties[self.INPUT_VALUES],
+                action=action,
+                status=status,
+                status_reason=reason,
+            )
+            self._delete_derived_config(prev_derived)
+        return None if self._signal_transport_none() else {"deployment": self.resource_id, "action": action}
+
+    def _check_complete(self) -> bool:
+        try:
+            deployment = self._deployments().show(self.resource_id)
+        except SoftwareDeploymentNotFoundError as error:
+            raise DeploymentFailedError(f"The deployment {self.resource_id} of resource {self.name} no longer exists") from error
+        if deployment["status"] == DEPLOY_COMPLETE:
+            return True
+        if deployment["status"] == DEPLOY_FAILED:
+            raise DeploymentFailedError(f"Deployment to server failed: {deployment['status_reason']}")
+        return False
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def handle_create(self) -> dict[str, Any] | None:
+        return self._handle_action(self.CREATE)
+
+    def check_create_complete(self, token: Any) -> bool:
+        return not token or self._check_complete()
+
+    def handle_update(self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]) -> dict[str, Any] | None:
+        prev_derived = None
+        old_inputs: dict[str, Any] = {}
+        if self.resource_id is not None:
+            prev_derived = self._derived_config_id()
+            if prev_derived:
+                try:
+                    old_inputs = {i["name"]: i for i in self._load_config(prev_derived)["inputs"]}
+                except SoftwareConfigNotFoundError:
+                    old_inputs = {}
+        self.properties = json_snippet.properties(self.properties_schema, self.context)
+        config = self._load_config()
+        for entry in self._build_derived_inputs(self.UPDATE, config):
+            old = old_inputs.get(entry["name"])
+            if entry.get("replace_on_change") and old is not None and entry.get("value") != old.get("value"):
+                # Heat: a changed input marked replace_on_change replaces the deployment.
+                raise UpdateReplace(self.name)
+        return self._handle_action(self.UPDATE, config=config, prev_derived=prev_derived)
+
+    def check_update_complete(self, token: Any) -> bool:
+        return not token or self._check_complete()
+
+    def handle_suspend(self) -> dict[str, Any] | None:
+        return self._handle_action(self.SUSPEND)
+
+    def check_suspend_complete(self, token: Any) -> bool:
+        return not token or self._check_complete()
+
+    def handle_resume(self) -> dict[str, Any] | None:
+        return self._handle_action(self.RESUME)
+
+    def check_resume_complete(self, token: Any) -> bool:
+        return not token or self._check_complete()
+
+    def handle_delete(self) -> dict[str, Any] | None:
+        # A deployment triggered only by DELETE has no stored deployment until now.
+        try:
+            token = self._handle_action(self.DELETE)
+        except (SoftwareDeploymentNotFoundError, SoftwareConfigNotFoundError):
+            token = None
+        if not token:
+            self._delete_resource()
+        return token
+
+    def check_delete_complete(self, token: Any) -> bool:
+        if not token or self._check_complete():
+            self._delete_resource()
+            return True
+        return False
+
+    def _delete_resource(self) -> None:
+        derived = None
+        if self.resource_id is not None:
+            derived = self._derived_config_id()
+            try:
+                self._deployments().delete(self.resource_id)
+            except SoftwareDeploymentNotFoundError:
+                pass
+        self._delete_derived_config(derived)
+        self._forget_signals()
+
+    def _forget_signals(self) -> None:
+        if self.data().get(CREDENTIAL_ID):
+            self._hooks.signals(self).revoke_credentials()
+            self.data_delete(SIGNAL_URL)
+            self.data_delete(CREDENTIAL_ID)
+
+    def handle_signal(self, details: Any = None) -> str | None:
+        """The server's outputs (``deploy_stdout``, ``deploy_stderr``,
+        ``deploy_status_code`` and the config's outputs); returns Heat's event text."""
+        if details is not None and not isinstance(details, Mapping):
+            raise ValidationError("The deployment's signal must be a JSON object of output values")
+        if self.resource_id is None:
+            raise ValidationError(f"Resource {self.name} has no deployment to signal yet")
+        now = datetime.now(UTC).isoformat()
+        return self._deployments().signal(self.resource_id, dict(details or {}), now)
+
+    # -- attributes ---------------------------------------------------------------------------
+
+    def get_attribute(self, key: str) -> Any:
+        """Attributes are the deployment's output values (Heat's get_attribute)."""
+        if key == attributes.SHOW:
+            return self._show_resource()
+        if self.resource_id is not None:
+            try:
+                values = self._deployments().show(self.resource_id).get("output_values") or {}
+            except SoftwareDeploymentNotFoundError:
+                values = {}
+            if key in values:
+                return values[key]
+        if key in self.ATTRIBUTES or key in self._output_names():
+            return None
+        raise InvalidTemplateAttribute(self.name, key)
+
+    def _output_names(self) -> set[str]:
+        config_id = self.properties[self.CONFIG]
+        if not config_id:
+            return set()
+        try:
+            return {output["name"] for output in self._configs().show(config_id).get("outputs") or []}
+        except SoftwareConfigNotFoundError:
+            return set()
+
+    def _show_resource(self) -> dict[str, Any] | None:
+        if self.resource_id is None:
+            return None
+        try:
+            return self._deployments().show(self.resource_id)
+        except SoftwareDeploymentNotFoundError:
+            return None
+
+
+class SoftwareDeploymentGroup(ResourceGroup):
+    """This resource associates a group of servers with some configuration.
+
+    The configuration is to be deployed to all servers in the group.
+
+    The properties work in a similar way to OS::Heat::SoftwareDeployment, and in addition
+    to the attributes documented, you may pass any attribute supported by
+    OS::Heat::SoftwareDeployment, including those exposing arbitrary outputs, and return a
+    map of deployment names to the specified attribute.
+    """
+
+    support_status = support.SupportStatus(version="5.0.0")
+
+    member_type = "OS::Heat::SoftwareDeployment"
+    member_class = SoftwareDeployment
+
+    PROPERTIES = (SERVERS, CONFIG, INPUT_VALUES, DEPLOY_ACTIONS, NAME, SIGNAL_TRANSPORT) = (
+        "servers",
+        SoftwareDeployment.CONFIG,
+        SoftwareDeployment.INPUT_VALUES,
+        SoftwareDeployment.DEPLOY_ACTIONS,
+        SoftwareDeployment.NAME,
+        SoftwareDeployment.SIGNAL_TRANSPORT,
+    )
+
+    ATTRIBUTES = (STDOUTS, STDERRS, STATUS_CODES) = ("deploy_stdouts", "deploy_stderrs", "deploy_status_codes")
+
+    _member_attributes = {
+        STDOUTS: SoftwareDeployment.STDOUT,
+        STDERRS: SoftwareDeployment.STDERR,
+        STATUS_CODES: SoftwareDeployment.STATUS_CODE,
+    }
+
+    properties_schema = {
+        SERVERS: properties.Schema(
+            properties.Schema.MAP,
+            "A map of names and server IDs to apply configuration to. The name is arbitrary and "
+            "is used as the Heat resource name for the corresponding deployment.",
+            update_allowed=True,
+            required=True,
+        ),
+        CONFIG: SoftwareDeployment.properties_schema[CONFIG],
+        INPUT_VALUES: SoftwareDeployment.properties_schema[INPUT_VALUES],
+        DEPLOY_ACTIONS: SoftwareDeployment.properties_schema[DEPLOY_ACTIONS],
+        NAME: SoftwareDeployment.properties_schema[NAME],
+        SIGNAL_TRANSPORT: SoftwareDeployment.properties_schema[SIGNAL_TRANSPORT],
+    }
+
+    attributes_schema = {
+        STDOUTS: attributes.Schema(
+            "A map of Nova names and captured stdouts from the configuration execution to each server.",
+            type=attributes.Schema.MAP,
+        ),
+        STDERRS: attributes.Schema(
+            "A map of Nova names and captured stderrs from the configuration execution to each server.",
+            type=attributes.Schema.MAP,
+        ),
+        STATUS_CODES: attributes.Schema(
+            "A map of Nova names and returned status code from the configuration execution.",
+            type=attributes.Schema.MAP,
+        ),
+    }
+
+    update_policy_schema = {
+        ResourceGroup.ROLLING_UPDATE: properties.Schema(
+            properties.Schema.MAP,
+            schema={
+                ResourceGroup.MAX_BATCH_SIZE: properties.Schema(
+                    properties.Schema.INTEGER,
+                    "The maximum number of deployments to replace at once.",
+                    constraints=[constraints.Range(min=1)],
+                    default=1,
+                ),
+                ResourceGroup.PAUSE_TIME: properties.Schema(
+                    properties.Schema.NUMBER,
+                    "The number of seconds to wait between batches of updates.",
+                    constraints=[constraints.Range(min=0)],
+                    default=0,
+                ),
+            },
+            support_status=support.SupportStatus(version="7.0.0"),
+        ),
+        ResourceGroup.BATCH_CREATE: properties.Schema(
+            properties.Schema.MAP,
+            schema=ResourceGroup.update_policy_schema[ResourceGroup.BATCH_CREATE].schema,
+            support_status=support.SupportStatus(version="7.0.0"),
+        ),
+    }
+
+    def _blacklist(self) -> list[str]:
+        return []
+
+    def member_names(self, blacklist: list[str] | None = None) -> list[str]:
+        return [str(name) for name in self.properties[self.SERVERS] or {}]
+
+    def members_changed(self, prop_diff: Mapping[str, Any]) -> bool:
+        # Heat's res_def_changed: every change reaches the members.
+        return True
+
+    def _member_definition(self, name: str) -> dict[str, Any]:
+        member = {key: copy.deepcopy(value) for key, value in self.properties.resolved().items() if key != self.SERVERS and value is not None}
+        servers = self.properties[self.SERVERS] or {}
+        member[SoftwareDeployment.SERVER] = servers.get(name)
+        return {"type": self.member_type, "properties": member}
+
+    def validate_nested(self) -> None:
+        names = self.member_names()
+        if names:
+            template = {"heat_template_version": "2015-04-30", "resources": {names[0]: self._member_definition(names[0])}}
+            self.nested_stacks().validate(self, template, {}, resource_count=len(names))
+
+    def own_attribute(self, key: str, view: NestedView, names: list[str]) -> tuple[bool, Any]:
+        member_attribute = self._member_attributes.get(key, key)
+        return True, {name: view.attribute(name, member_attribute, ()) for name in names}
+
+
+def resource_mapping() -> dict[str, type[Resource]]:
+    return {
+        "OS::Heat::SoftwareDeployment": SoftwareDeployment,
+        "OS::Heat::SoftwareDeploymentGroup": SoftwareDeploymentGroup,
+        "OS::Heat::SoftwareDeployments": SoftwareDeployments,
+    }
+
+
+class SoftwareDeployments(SoftwareDeploymentGroup):
+    """Deprecated alias of OS::Heat::SoftwareDeploymentGroup (hidden since 7.0.0)."""
+
+    support_status = support.SupportStatus(
+        status=support.HIDDEN,
+        message="Please use OS::Heat::SoftwareDeploymentGroup instead.",
+        version="7.0.0",
+        previous_status=support.SupportStatus(status=support.DEPRECATED, version="2014.2"),
+        substitute_class=SoftwareDeploymentGroup,
+    )
