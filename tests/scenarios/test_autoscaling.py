@@ -5,16 +5,14 @@ within its bounds, honouring the cooldown (on the engine's fake clock)."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
-
 import asyncio
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from stoker.engine.signals import SignalCredentialError
-
 from stoker.engine.clock import FakeClock
 from stoker.engine.errors import ActionInProgressError
+from stoker.engine.signals import SignalCredentialError
 from stoker.engine.states import Action
 from stoker.sdk.exceptions import ResourceFailure
 from stoker.template.errors import TemplateErrors

@@ -14,7 +14,6 @@ from stoker.sdk import attributes, constraints, properties, support
 from stoker.sdk.exceptions import ResourceFailure, ValidationError
 from stoker.sdk.resource import Resource
 
-
 # The policy's data: its alarm credential and URL (the URL holds the secret).
 ALARM_CREDENTIAL_KEY, ALARM_URL_KEY = "alarm_credential_id", "alarm_url"
 # What the alarm credential is for (engine.signals.ALARM).
