@@ -9,22 +9,26 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.engine.engine import Engine
-from stoker.engine.errors import StackNotFoundError
+from stoker.engine.errors import InvalidValueError, NotSupportedError, StackNotFoundError
 from stoker.engine.outputs import resolve_outputs
 from stoker.environment.registry import ResourceRegistry
 from stoker.masking import ENVIRONMENT_VALUE_SECTIONS, HiddenValues
 from stoker.sdk import support
-from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
+from stoker.sdk.exceptions import ResourceNotFoundError
+from stoker.settings import Settings
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
+from stoker.template.hot import Template
 
 
 class StackReads:
     store: Store
     engine: Engine
     registry: ResourceRegistry
+    settings: Settings
 
     def _current_resource(self, stack: StackRecord, resource_name: str) -> ResourceRecord:
         for record in self.store.list_resources(stack.id):
@@ -34,19 +38,27 @@ class StackReads:
 
     # -- resource types -------------------------------------------------------------
 
-    def resource_types(self, include_hidden: bool = False) -> list[str]:
-        """Registered types; HIDDEN ones only when asked (seed 000)."""
+    def resource_types(self, include_hidden: bool = False, support_status: str | None = None) -> list[str]:
+        """Registered types; HIDDEN ones only when asked (seed 000); with
+        ``support_status``, those in that status (a status Heat does not know is refused,
+        as its ``get_types`` does; any case is accepted)."""
+        if support_status is not None:
+            support_status = support_status.upper()
+            if support_status not in support.SUPPORT_STATUSES:
+                raise InvalidValueError(f"Invalid support status and should be one of {support.SUPPORT_STATUSES}")
         return [
             name
             for name in self.registry.known_types()
-            if include_hidden or self.registry.types[name].support_status.status != support.HIDDEN
+            if (include_hidden or self.registry.types[name].support_status.status != support.HIDDEN)
+            and support_status in (None, self.registry.types[name].support_status.status)
         ]
 
     def resource_type_schema(self, type_name: str) -> dict[str, Any]:
         """Heat's resource-type-show: the plugin's schemas, support status and docstring."""
         cls = self.registry.get_class(type_name)
         if cls.support_status.status == support.HIDDEN:
-            raise ValidationError(f"{type_name} is HIDDEN and cannot be shown", hint="it is kept only for old stacks")
+            # Heat's resource_schema (and generate_template): NotSupported, 400.
+            raise NotSupportedError(type_name, hint="the type is HIDDEN: kept for old stacks only")
         return {
             "resource_type": type_name,
             "description": inspect.getdoc(cls) or "",
@@ -83,19 +95,13 @@ class StackReads:
     def stack_parameters(self, stack: StackRecord) -> dict[str, Any]:
         """Every parameter's value as ``stack show`` gives it: hidden ones as '******'."""
         runtime = self.engine.load_runtime(stack)
-        hidden = HiddenValues.of(runtime.template.parameters)
-        values = hidden.parameters(runtime.params)
-        if runtime.template.version.kind == "cfn":
-            # A CFN stack shows its AWS:: pseudo parameters instead of the OS:: ones (Heat).
-            from stoker.template.functions.cfn import AWS_PSEUDO, cfn_parameter
+        return shown_parameters(runtime.template, runtime.params, runtime)
 
-            values = {name: value for name, value in values.items() if not name.startswith("OS::")}
-            values.update({name: cfn_parameter(name, runtime) for name in AWS_PSEUDO})
-        return values
-
-    def list_stacks(self, nested: bool = False) -> list[StackRecord]:
-        """Top-level stacks; with ``nested``, nested stacks too (their parent is owner_id)."""
-        return self.store.list_stacks(include_nested=nested)
+    def list_stacks(self, nested: bool = False, hidden: bool = False) -> list[StackRecord]:
+        """Top-level stacks; with ``nested``, nested stacks too (their parent is owner_id).
+        Stacks with a hidden tag (``hidden_stack_tags``) only with ``hidden``, as in Heat."""
+        hidden_tags = () if hidden else self.settings.hidden_stack_tags
+        return self.store.list_stacks(include_nested=nested, hidden_tags=hidden_tags)
 
     def list_resources(self, name_or_id: str) -> list[ResourceRecord]:
         stack = self.get_stack(name_or_id)
@@ -127,7 +133,7 @@ class StackReads:
         runtime = self.engine.load_runtime(stack)
         values: dict[str, Any] = {}
         try:
-            names = sorted(runtime.plugin_class(record.type).all_attributes_schema())
+            names = sorted(runtime.plugin_class(record.type, record.name).all_attributes_schema())
         except Exception:  # noqa: BLE001 - an unknown type (plugin gone) has no attributes to show
             return values
         for name in names:
@@ -150,7 +156,7 @@ class StackReads:
 
     def _metadata(self, stack: StackRecord, record: ResourceRecord) -> dict[str, Any]:
         runtime = self.engine.load_runtime(stack)
-        live = getattr(runtime.plugin_class(record.type), "live_metadata", None)
+        live = getattr(runtime.plugin_class(record.type, record.name), "live_metadata", None)
         if live is None or record.action in ("INIT", "DELETE") and record.physical_resource_id is None:
             return dict((record.definition or {}).get("metadata") or {})
         cached = record.id in runtime.instances
@@ -215,3 +221,17 @@ class StackReads:
         """The stack template's description (HOT ``description``, CFN ``Description``)."""
         data = self.template_of(name_or_id)
         return str(data.get("description") or data.get("Description") or "")
+
+
+def shown_parameters(template: Template, params: Mapping[str, Any], context: Any) -> dict[str, Any]:
+    """A stack's parameters as Heat shows them (pseudo parameters included; a CFN
+    stack's are the AWS:: ones), hidden ones as '******'. ``context`` resolves the
+    pseudo parameters (a runtime, or a preview's context)."""
+    values = HiddenValues.of(template.parameters).parameters(params)
+    if template.version.kind == "cfn":
+        # A CFN stack shows its AWS:: pseudo parameters instead of the OS:: ones (Heat).
+        from stoker.template.functions.cfn import AWS_PSEUDO, cfn_parameter
+
+        values = {name: value for name, value in values.items() if not name.startswith("OS::")}
+        values.update({name: cfn_parameter(name, context) for name in AWS_PSEUDO})
+    return values

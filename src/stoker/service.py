@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stoker.engine import admission, scaling, signals
+from stoker.engine import admission, implementations, scaling, signals
 from stoker.engine.clock import Clock
 from stoker.engine.engine import Engine, EngineSettings, Job
 from stoker.engine.errors import ActionInProgressError, StackExistsError
@@ -28,6 +28,8 @@ from stoker.engine.validation import (
     validate,
 )
 from stoker.environment import environment as environment_module
+from stoker.environment import merge as environment_merge
+from stoker.environment.directory import load_environment_dir
 from stoker.environment.environment import Environment
 from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
@@ -76,17 +78,46 @@ def _new_stack(name: str, parameters: dict[str, Any], disable_rollback: bool, ti
     )
 
 
+def _validate_parameters(template: Template, given: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """Heat's format_validate_parameter for each of the template's parameters: the
+    ``Default`` an environment's parameter_defaults sets, else the template's; ``Value``
+    only for one the environment (or the request) gives a value, as Heat's
+    ``if param.user_value``; a hidden one's masked."""
+    parameters = {}
+    for key, schema in template.parameters.items():
+        entry = schema.to_validate_dict()
+        if defaults.get(key) is not None:
+            entry["Default"] = MASK if schema.hidden else defaults[key]
+        if given.get(key):
+            entry["Value"] = MASK if schema.hidden else given[key]
+        parameters[key] = entry
+    return parameters
+
+
+def _validate_environment(template: Template, environment: Environment, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The environment as Heat's validate returns it (``user_env_as_dict``): four keys;
+    the registry with its ``resources`` section, and each template file the template uses
+    as a type (``inner.yaml: inner.yaml``), which Heat's registry records when asked."""
+    registry = dict(environment.resource_registry)
+    registry.setdefault("resources", {})
+    for definition in template.resources.values():
+        kind = definition.resource_type
+        if isinstance(kind, str) and kind.endswith((".yaml", ".template")) and kind not in registry:
+            registry[kind] = kind
+    return {
+        "resource_registry": registry,
+        "parameters": dict(given),
+        "parameter_defaults": dict(environment.parameter_defaults),
+        "event_sinks": list(environment.event_sinks),
+    }
+
+
 def _nested_parameters(result: ValidationResult) -> dict[str, Any]:
     """Heat's ``NestedParameters``: per nested stack resource, its type, the nested
-    template's description and parameters (each with the ``Value`` it would get)."""
+    template's description and parameters (``Value``: what the parent gives it)."""
     nested = {}
     for name, child in result.nested.items():
-        parameters = {}
-        for key, schema in child.template.parameters.items():
-            entry = schema.to_validate_dict()
-            if key in child.params:
-                entry["Value"] = MASK if schema.hidden else child.params[key]
-            parameters[key] = entry
+        parameters = _validate_parameters(child.template, child.given, child.defaults)
         body: dict[str, Any] = {
             "Type": result.template.resources[name].resource_type,
             "Description": child.template.description or "No description",
@@ -106,9 +137,12 @@ def build_registry(settings: Settings) -> ResourceRegistry:
     registry.clients.register_mapping(builtin_client_mapping(), "stoker.resources")
     registry.constraints.update(builtin_constraint_mapping())
     load_plugin_dirs(registry, settings.plugin_dirs)
+    # Beneath every stack's own environment, as Heat's environment_dir.
+    load_environment_dir(registry, settings.environment_dir)
     # Only what the operator turned on: a plugin falls back on the environment
     # (STOKER_ALLOW_IMAGE_URLS) for what these settings leave out.
     registry.client_settings = {"allow_image_urls": True} if settings.allow_image_urls else {}
+    registry.region_name = settings.region_name
     return registry
 
 
@@ -137,6 +171,7 @@ class Service(StackReads):
         )
         # Serve mode (serve_on): jobs run in the background on the server's loop.
         self.jobs: Any = None
+        self._service_report: Any = None
         self._cloud_source = None
         if self.settings.os_cloud:
             from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
@@ -158,9 +193,13 @@ class Service(StackReads):
     def serve_on(self, loop: asyncio.AbstractEventLoop) -> None:
         """Run every job in the background on ``loop`` (the API server's): an action
         then returns once its job has recorded the stack IN_PROGRESS (see jobs.py)."""
+        from stoker.engine.services import ServiceReport
         from stoker.jobs import BackgroundJobs
 
         self.jobs = BackgroundJobs(self.engine, self.store, loop)
+        # The engine serving the API is a Heat service (GET /services) while it serves.
+        self._service_report = ServiceReport(self.store, self.engine.engine_id, self.settings.service_report_interval_s)
+        self._service_report.start(loop)
 
     def recover_nowait(self) -> list[StackRecord]:
         """Serve mode: start finishing the actions a dead engine left IN_PROGRESS."""
@@ -170,6 +209,14 @@ class Service(StackReads):
     async def stop_jobs(self) -> None:
         if self.jobs is not None:
             await self.jobs.stop()
+        if self._service_report is not None:
+            await self._service_report.stop()
+
+    def list_services(self) -> list[dict[str, Any]]:
+        """Heat's list_services: the engines serving the API, each ``up`` or ``down``."""
+        from stoker.engine.services import formatted
+
+        return [formatted(row) for row in self.store.list_services()]
 
     def _call(self, coroutine: Any) -> Any:
         """Run one engine coroutine to its end: on the serving loop when there is one."""
@@ -224,9 +271,19 @@ class Service(StackReads):
         except TemplateError as error:  # one problem stops reading: report it like the rest
             raise TemplateErrors([error])
 
-    def parse_environments(self, sources: Sequence[Source]) -> Environment:
+    def parse_environments(
+        self, sources: Sequence[Source], template: Template | None = None, files: Mapping[str, str] | None = None, loaded: bool = True
+    ) -> Environment:
+        """The request's environment files combined in order as Heat combines them
+        (parameter_merge_strategies by the types of ``template``'s parameters and of the
+        templates in ``files``; environment.merge). Not ``loaded``: registry ``null``
+        entries are kept, to remove mappings of the stack's own environment."""
         try:
-            return environment_module.merge_all(self._parse_environment(s) for s in sources)
+            parsed = [(source.name or f"environment {number}", self._parse_environment(source)) for number, source in enumerate(sources, 1)]
+            types = None
+            if template is not None and len(parsed) > 1:
+                types = environment_merge.parameter_types(template.parameters, files)
+            return environment_merge.merge_environments(parsed, types, loaded)
         except TemplateError as error:
             raise TemplateErrors([error])
 
@@ -247,27 +304,33 @@ class Service(StackReads):
         parameters: Mapping[str, Any] | None = None,
         files: Mapping[str, str] | None = None,
         show_nested: bool = False,
+        notes: list[str] | None = None,
     ) -> tuple[dict[str, Any], list[str]]:
         """Heat's template-validate result, and the warnings (deprecated things in use).
-        With ``show_nested``, ``NestedParameters`` describes each nested stack's template
-        and the values its parameters would get, level by level."""
+        As Heat (strict validation off), no parameter value is needed or judged: what
+        create would need is appended to ``notes``, not raised. With ``show_nested``,
+        ``NestedParameters`` describes each nested stack's template and the values its
+        parameters are given, level by level."""
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
         self._check_limits(parsed)
         result = self._validate(parsed, environment, parameters or {}, strict=False)
         check_resource_limits(result, self.settings.max_resources_per_stack)
         hidden = HiddenValues.of(parsed.parameters, parameters, result.params, environment.parameters, environment.parameter_defaults)
-        body = {
+        # Heat's user values: the environment's parameters with the request's on top.
+        given = {**environment.parameters, **(parameters or {})}
+        body: dict[str, Any] = {
             "Description": parsed.description or "No description",
-            "Parameters": {name: schema.to_validate_dict() for name, schema in parsed.parameters.items()},
-            "ParameterGroups": parsed.parameter_groups,
-            "Environment": hidden.environment(environment.to_dict()),
+            "Parameters": _validate_parameters(parsed, given, environment.parameter_defaults),
         }
-        if parsed.version.kind == "cfn":
-            del body["ParameterGroups"]  # CFN templates have none; Heat leaves the key out
+        if parsed.parameter_groups:
+            body["ParameterGroups"] = parsed.parameter_groups
         if show_nested and result.nested:
             # A nested parameter fed from a hidden one is masked by value.
             body["NestedParameters"] = hidden.data(_nested_parameters(result))
+        body["Environment"] = hidden.environment(_validate_environment(parsed, environment, given))
+        if notes is not None:
+            notes.extend(result.notes)
         return body, result.warnings
 
     # -- actions --------------------------------------------------------------
@@ -293,7 +356,10 @@ class Service(StackReads):
         tags: Sequence[str] = (),
         listeners: Sequence[Listener] = (),
         on_created: Callable[[StackRecord], None] | None = None,
+        project_id: str = "",
     ) -> StackRecord:
+        """``project_id``: the project that makes the stack (the API's tenant), which
+        the OS::project_id pseudo parameter gives (Heat's stack identifier's tenant)."""
         if not _STACK_NAME.fullmatch(name or ""):
             raise ValidationError(
                 f'Invalid stack name "{name}"',
@@ -302,9 +368,10 @@ class Service(StackReads):
         if self.store.find_stack(name) is not None:
             raise StackExistsError(name)
         parsed = self.parse_template(template, files)
-        environment = self.parse_environments(environments)
+        environment = self.parse_environments(environments, parsed, files)
         user = dict(parameters or {})
         stack = _new_stack(name, user, disable_rollback, timeout_mins, tags)
+        stack.project_id = project_id
         self._check_limits(parsed)
         self._validate(parsed, environment, user, stack)
         stack.raw_template_id = self._store_template(parsed, dict(files or {}), environment)
@@ -328,7 +395,11 @@ class Service(StackReads):
         tags: Sequence[str] | None = None,
     ) -> StackRecord:
         """Update a stack; ``disable_rollback``, ``timeout_mins`` and ``tags``, when
-        given, replace the stack's own (the job reads them from the stack row)."""
+        given, replace the stack's own (the job reads them from the stack row). As in
+        Heat, an update that is not ``existing`` (PUT) without tags leaves the stack
+        without tags; an ``existing`` one (PATCH) keeps them unless given (``[]`` clears)."""
+        if tags is None and not existing:
+            tags = ()
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
         parsed, environment, user, kept_files = self._update_request(stack, template, environments, parameters, files, existing, clear_parameters)
@@ -345,10 +416,71 @@ class Service(StackReads):
         from stoker.engine import preview
 
         parsed = self.parse_template(template, files)
-        environment = self.parse_environments(environments)
+        environment = self.parse_environments(environments, parsed, files)
         result = self._validate(parsed, environment, dict(parameters or {}))
         hidden = HiddenValues.of(parsed.parameters, parameters, result.params, environment.parameters, environment.parameter_defaults)
-        return hidden.data(preview.as_result(preview.preview_create(result.template)))
+        # where the registry lists candidates: the template chosen for each resource (seed 003)
+        return implementations.with_preview(hidden.data(preview.as_result(preview.preview_create(result.template))), parsed, environment)
+
+    def preview_stack(
+        self,
+        name: str,
+        template: Source,
+        environments: Sequence[Source] = (),
+        parameters: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        disable_rollback: bool = True,
+        timeout_mins: int | None = None,
+        tags: Sequence[str] | None = None,
+        project_id: str = "",
+    ) -> dict[str, Any]:
+        """Heat's preview_stack (``format_stack_preview``): the stack a create would make,
+        checked as create checks it (name, template, parameters), with no id (``"None"``),
+        its parameters (pseudo parameters included) and its resources, each with its
+        properties resolved. ``stack_identity`` is for the API to make ``id`` and links of."""
+        from stoker.engine import preview
+        from stoker.engine.outputs import output_entries
+        from stoker.reads import shown_parameters
+        from stoker.template.functions.base import resolve
+
+        if not _STACK_NAME.fullmatch(name or ""):
+            raise ValidationError(
+                f'Invalid stack name "{name}"',
+                hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.'",
+            )
+        if self.store.find_stack(name) is not None:
+            raise StackExistsError(name)
+        parsed = self.parse_template(template, files)
+        environment = self.parse_environments(environments)
+        user = dict(parameters or {})
+        stack = _new_stack(name, user, disable_rollback, timeout_mins, tags or ())
+        stack.id, stack.project_id = "None", project_id
+        self._check_limits(parsed)
+        result = self._validate(parsed, environment, user, stack)
+        hidden = HiddenValues.of(parsed.parameters, user, result.params, environment.parameters, environment.parameter_defaults)
+        context = preview.preview_context(result, self.registry)
+        description = parsed.description or "No description"
+        body = {
+            "stack_identity": {"stack_name": name, "stack_id": "None", "tenant": project_id, "path": ""},
+            "stack_name": name,
+            "creation_time": utcnow(),
+            "updated_time": None,
+            "deletion_time": None,
+            "notification_topics": [],
+            "parameters": shown_parameters(result.template, result.params, context),
+            "description": description,
+            "template_description": description,
+            "capabilities": [],
+            "disable_rollback": disable_rollback,
+            "timeout_mins": timeout_mins,
+            "stack_owner": None,
+            "parent": None,
+            "stack_user_project_id": None,
+            "tags": list(tags) if tags else None,
+            "outputs": output_entries(result.template.outputs.values(), lambda value: resolve(value, context)),
+            "resources": preview.preview_resources(result, self.registry, name, project_id),
+        }
+        return hidden.data(body)
 
     def preview_update(
         self,
@@ -371,7 +503,9 @@ class Service(StackReads):
         runtime.environment = environment
         runtime.aliases = environment.type_aliases()
         hidden = HiddenValues.of(parsed.parameters, user, params, environment.parameters, environment.parameter_defaults)
-        return hidden.data(preview.as_result(preview.preview_update(runtime, current.template)))
+        # where the registry lists candidates: which resources change implementation (seed 003)
+        changes = hidden.data(preview.as_result(preview.preview_update(runtime, current.template)))
+        return implementations.with_update_preview(changes, current.template, current.environment, parsed, environment)
 
     # -- snapshots ------------------------------------------------------------------
 
@@ -480,8 +614,10 @@ class Service(StackReads):
         disable_rollback: bool = True,
         timeout_mins: int | None = None,
         listeners: Sequence[Listener] = (),
+        project_id: str = "",
     ) -> StackRecord:
-        """Make a stack from exported data, taking over its physical resources."""
+        """Make a stack from exported data, taking over its physical resources
+        (``project_id`` as for ``create_stack``)."""
         if not self.settings.enable_stack_adopt:
             raise ValidationError("Stack adopt is disabled", hint="set STOKER_ENABLE_STACK_ADOPT=true to allow it")
         if not isinstance(adopt_data, Mapping) or not isinstance(adopt_data.get("template"), Mapping):
@@ -490,9 +626,10 @@ class Service(StackReads):
             raise StackExistsError(name)
         files = dict(adopt_data.get("files") or {})
         parsed = self.parse_template(Source(adopt_data["template"], "adopt data template"), files)
-        environment = Environment.from_dict(adopt_data.get("environment")).merge(self.parse_environments(environments))
+        environment = Environment.from_dict(adopt_data.get("environment")).merge(self.parse_environments(environments, parsed, files))
         user = {**(adopt_data.get("parameters") or {}), **(parameters or {})}
         stack = _new_stack(name, user, disable_rollback, timeout_mins, adopt_data.get("tags") or [])
+        stack.project_id = project_id
         self._check_limits(parsed)
         self._validate(parsed, environment, user, stack)
         stack.raw_template_id = self.store.store_template(parsed.data, files, environment.to_dict())
@@ -527,7 +664,7 @@ class Service(StackReads):
             parsed = Template.from_data(stored.template, kept_files)
         else:
             parsed = self.parse_template(template, kept_files)
-        environment = self.parse_environments(environments)
+        environment = self.parse_environments(environments, parsed, files, loaded=not existing)
         user = dict(parameters or {})
         if existing:
             environment = Environment.from_dict(stored.environment).merge(environment)
@@ -633,15 +770,18 @@ class Service(StackReads):
         self._check_idle(stack)
         self._current_resource(stack, resource_name)  # a missing resource is named at once
 
+        # Heat's resource_mark_unhealthy: the user's reason is kept as given, for a mark
+        # and for a reset alike; a deleted resource is not marked.
+        why = reason or "state changed by resource_mark_unhealthy api"
+
         def mark(current: StackRecord) -> None:
             record = self._current_resource(current, resource_name)
-            if unhealthy:
-                why = f"Marked unhealthy by user: {reason}" if reason else "Marked unhealthy by user"
+            if unhealthy and record.action != "DELETE":
                 event = resource_event(record, "CHECK", "FAILED", why)
                 self.store.update_resource(record, event=event, action="CHECK", status="FAILED", status_reason=why)
-            elif record.action == "CHECK" and record.status == "FAILED":
-                event = resource_event(record, "CHECK", "COMPLETE", "Unhealthy mark reset by user")
-                self.store.update_resource(record, event=event, action="CHECK", status="COMPLETE", status_reason="Unhealthy mark reset by user")
+            elif not unhealthy and record.action == "CHECK" and record.status == "FAILED":
+                event = resource_event(record, "CHECK", "COMPLETE", why)
+                self.store.update_resource(record, event=event, action="CHECK", status="COMPLETE", status_reason=why)
 
         self._holding(stack, mark)
 

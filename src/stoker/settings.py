@@ -62,6 +62,21 @@ class Settings:
     # Where agents (servers signalling a wait condition handle, cfn-signal, curl) reach
     # this server's API: the base of the signal URLs stoker hands out (STOKER_PUBLIC_URL).
     public_url: str = "http://127.0.0.1:8004"
+    # The region this server orchestrates (STOKER_REGION_NAME): an OS::Heat::Stack whose
+    # context names it is a nested stack here; another region is refused, as Heat
+    # refuses a region without an orchestration endpoint.
+    region_name: str = "RegionOne"
+    # Heat's environment_dir: a directory of environment files whose resource_registry
+    # lies beneath every stack's environment, read once at start in sorted name order
+    # (STOKER_ENVIRONMENT_DIR; none by default).
+    environment_dir: str | None = None
+    # Heat's hidden_stack_tags: stacks carrying any of these tags are left out of stack
+    # lists unless asked for with show_hidden (STOKER_HIDDEN_STACK_TAGS, comma-separated;
+    # set it empty to hide nothing).
+    hidden_stack_tags: list[str] = field(default_factory=lambda: ["data-processing-cluster"])
+    # Seconds between an API server's reports that its engine is alive (Heat's
+    # periodic_interval): GET /services shows an engine down after two missed ones.
+    service_report_interval_s: int = 60
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -71,10 +86,16 @@ class Settings:
             settings.database_url = env["STOKER_DATABASE_URL"]
         if env.get("STOKER_PUBLIC_URL"):
             settings.public_url = env["STOKER_PUBLIC_URL"]
+        if env.get("STOKER_REGION_NAME"):
+            settings.region_name = env["STOKER_REGION_NAME"]
+        if env.get("STOKER_ENVIRONMENT_DIR"):
+            settings.environment_dir = env["STOKER_ENVIRONMENT_DIR"]
         if env.get("STOKER_OS_CLOUD"):
             settings.os_cloud = env["STOKER_OS_CLOUD"]
         if env.get("STOKER_ENCRYPTION_KEY"):
             settings.encryption_keys = [k for k in env["STOKER_ENCRYPTION_KEY"].split(",") if k.strip()]
+        if "STOKER_HIDDEN_STACK_TAGS" in env:
+            settings.hidden_stack_tags = [t.strip() for t in env["STOKER_HIDDEN_STACK_TAGS"].split(",") if t.strip()]
         if env.get("STOKER_PLUGIN_DIRS"):
             settings.plugin_dirs = [d for d in env["STOKER_PLUGIN_DIRS"].split(os.pathsep) if d]
         for name, variable in (
@@ -90,6 +111,7 @@ class Settings:
             ("yaql_memory_quota_bytes", "STOKER_YAQL_MEMORY_QUOTA_BYTES"),
             ("yaql_workers", "STOKER_YAQL_WORKERS"),
             ("yaql_worker_memory_bytes", "STOKER_YAQL_WORKER_MEMORY_BYTES"),
+            ("service_report_interval_s", "STOKER_SERVICE_REPORT_INTERVAL_S"),
         ):
             if env.get(variable):
                 try:

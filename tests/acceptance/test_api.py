@@ -190,7 +190,17 @@ def test_api_preview_validate_and_catalog(heat):
     schema = heat.resource_types.get("OS::Heat::RandomString")
     assert schema["properties"]["length"]["type"] == "integer" and "value" in schema["attributes"]
     generated = heat.resource_types.generate_template("OS::Heat::RandomString", template_type="hot")
-    assert generated["resources"]["OS::Heat::RandomString"]["properties"]["length"] == {"get_param": "length"}
+    # Heat names the resource after the type's class (its last part), outputs and description too.
+    assert list(generated["resources"]) == ["RandomString"]
+    assert generated["resources"]["RandomString"] == {"type": "OS::Heat::RandomString", "properties": generated["resources"]["RandomString"]["properties"]}
+    assert generated["resources"]["RandomString"]["properties"]["length"] == {"get_param": "length"}
+    assert generated["description"] == "Initial template of RandomString"
+    assert generated["outputs"]["value"]["value"] == {"get_attr": ["RandomString", "value"]}
+    cfn = heat.resource_types.generate_template("OS::Heat::TestResource", template_type="cfn")
+    assert list(cfn["Resources"]) == ["TestResource"] and cfn["Resources"]["TestResource"]["Type"] == "OS::Heat::TestResource"
+    assert cfn["HeatTemplateFormatVersion"] == "2012-12-12" and cfn["Description"] == "Initial template of TestResource"
+    assert cfn["Outputs"]["OS::stack_id"] == {"Value": {"Ref": "TestResource"}}
+    assert generated["outputs"]["OS::stack_id"] == {"value": {"get_resource": "RandomString"}}
     with pytest.raises(heat_exc.HTTPNotFound):
         heat.resource_types.get("OS::Heat::Nope")
 
@@ -229,7 +239,7 @@ def test_api_actions_snapshots_and_resources(heat):
 
     heat.resources.mark_unhealthy("acts", "second", True, "disk errors")
     marked = heat.resources.get("acts", "second")
-    assert marked.resource_status == "CHECK_FAILED" and "disk errors" in marked.resource_status_reason
+    assert (marked.resource_status, marked.resource_status_reason) == ("CHECK_FAILED", "disk errors")
 
     exported = heat.stacks.export("acts")
     assert set(exported["resources"]) == {"first", "second"}

@@ -156,7 +156,7 @@ def test_bomb_output_over_the_budget_is_an_output_error(tmp_path):
     outputs = json.loads(shown.stdout)
     assert outputs["small"]["output_value"] == "fine"
     assert outputs["big"]["output_value"] is None
-    assert outputs["big"]["output_error"].startswith("outputs.big.value: The output 'big' makes a value of more than 1000 bytes")
+    assert outputs["big"]["output_error"].startswith("The output 'big' makes a value of more than 1000 bytes")
 
 
 # -- expressions that would hold the server -----------------------------------------
@@ -275,7 +275,7 @@ def test_bomb_yaql_outputs_are_answered_while_the_server_serves_others(server):
     assert backtracking_s < 6  # "a few seconds": the old server never answered
     assert power_status == 200, power
     assert power["output"]["output_error"] == (
-        "outputs.power.value: The yaql expression failed: the expression ran longer than 1 s and was stopped"
+        "The yaql expression failed: the expression ran longer than 1 s and was stopped"
     )
     assert power_s < 6  # the old server took 12-15 s
     assert watcher.answers > 0 and not watcher.failures, watcher.failures

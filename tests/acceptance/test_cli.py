@@ -271,3 +271,16 @@ def test_cli_nested_stacks_from_files_beside_the_template_and_environment(run, t
     assert "NestedParameters" not in json.loads(run("template", "validate", "-t", top, "-e", env, "-f", "json").stdout)
     assert run("stack", "delete", "nest", "-y").returncode == 0
     assert json.loads(run("stack", "list", "--nested", "-f", "json").stdout) == []
+
+
+def test_cli_stack_list_leaves_out_hidden_stacks_unless_hidden(run, tmp_path):
+    template = write(tmp_path, "one.yaml", """
+        heat_template_version: 2021-04-16
+        resources:
+          value: {type: OS::Heat::Value, properties: {value: v}}
+    """)
+    run("stack", "create", "shown", "-t", template, "--wait")
+    run("stack", "create", "tucked", "-t", template, "--wait", "--tags", "x,data-processing-cluster")
+    names = lambda *extra: {s["Stack Name"] for s in json.loads(run("stack", "list", *extra, "-f", "json").stdout)}  # noqa: E731
+    assert names() == {"shown"}
+    assert names("--hidden") == {"shown", "tucked"}

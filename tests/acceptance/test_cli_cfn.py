@@ -70,6 +70,7 @@ def test_cli_template_validate_cfn(run, tmp_path):  # noqa: F811
             "Description": "",
             "Label": "Password",
             "MinLength": 8,
+            "Value": "******",  # given (Heat shows a given value; a hidden one masked)
         },
     }
     assert refused.returncode == 1

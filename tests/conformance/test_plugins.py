@@ -186,9 +186,9 @@ SAMPLE_TRANSLATED = {"OS::Heat::RandomString": {"sequence": "digits"}}
 @pytest.mark.parametrize(("type_name", "cls"), TYPES, ids=[t for t, _ in TYPES])
 def test_plugin_translation_rules_are_valid(type_name, cls):
     from stoker.sdk.testing import PluginHarness
-    from stoker.sdk.translation import check_rules
+    from stoker.sdk.translation import check_rules, resource_rules
 
     for sample in ({**SAMPLE_PROPERTIES.get(type_name, {})}, {**SAMPLE_PROPERTIES.get(type_name, {}), **SAMPLE_TRANSLATED.get(type_name, {})}):
         harness = PluginHarness(cls, sample)
-        rules = harness.resource.translation_rules(harness.resource.properties) or []
+        rules = resource_rules(harness.resource, harness.resource.properties) or []
         assert check_rules(cls.properties_schema, rules) == []

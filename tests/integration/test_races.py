@@ -109,8 +109,9 @@ def test_races_delete_of_a_stack_paused_at_a_hook_is_prompt_and_final(server: Se
     for stack_id in stack_ids:
         deadline = time.monotonic() + 30
         while True:
-            status, body = server.request("GET", f"/stacks/paused{stack_ids.index(stack_id)}/{stack_id}/resources/held")
-            if status == 200 and "paused until Hook pre-create" in body["resource"]["resource_status_reason"]:
+            # Heat: the pause is an event; the resource stays INIT_COMPLETE meanwhile.
+            status, body = server.request("GET", f"/stacks/paused{stack_ids.index(stack_id)}/{stack_id}/resources/held/events")
+            if status == 200 and any("paused until Hook pre-create" in event["resource_status_reason"] for event in body["events"]):
                 break
             assert time.monotonic() < deadline, body
             time.sleep(0.1)

@@ -190,6 +190,28 @@ def test_list_stacks_hides_deleted_unless_include_deleted(store: Store) -> None:
     assert [s.id for s in store.list_stacks(include_deleted=True)] == [first.id, second.id, third.id]
 
 
+def test_list_stacks_leaves_out_stacks_with_a_hidden_tag(store: Store) -> None:
+    plain = make_stack(store, "plain", created_at=datetime(2024, 1, 1))
+    hidden = make_stack(store, "hidden", created_at=datetime(2024, 1, 2), tags=["keep", "me_too"])
+    tagged = make_stack(store, "tagged", created_at=datetime(2024, 1, 3), tags=["keep"])
+
+    assert [s.id for s in store.list_stacks(hidden_tags=["hide_me", "me_too"])] == [plain.id, tagged.id]
+    assert [s.id for s in store.list_stacks()] == [plain.id, hidden.id, tagged.id]
+
+
+def test_services_report_delete_and_list(store: Store) -> None:
+    now = datetime(2024, 5, 1, 12, 0, 0)
+    row = {"engine_id": new_id(), "host": "h", "hostname": "h", "binary": "heat-engine", "topic": "engine", "report_interval": 60, "created_at": now, "updated_at": now, "deleted_at": None}
+    first, second = new_id(), new_id()
+    store.add_service({**row, "id": first})
+    store.add_service({**row, "id": second, "created_at": now + timedelta(seconds=1)})
+    assert [s["id"] for s in store.list_services()] == [first, second]
+    store.report_service(first, now + timedelta(seconds=60))
+    assert store.list_services()[0]["updated_at"] == now + timedelta(seconds=60)
+    store.delete_services([second], now + timedelta(seconds=61))
+    assert [s["id"] for s in store.list_services()] == [first]
+
+
 def test_list_stacks_orders_by_created_at(store: Store) -> None:
     base = datetime(2024, 3, 1)
     later = make_stack(store, "later", created_at=base + timedelta(hours=2))

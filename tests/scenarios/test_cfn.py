@@ -143,8 +143,12 @@ def test_cfn_validation_errors_carry_cfn_paths_and_places(service):
     body = V1.replace('length: {"Fn::FindInMap": [Lengths, {Ref: Env}, secret]}', "length: many")
 
     with pytest.raises(TemplateErrors) as caught:
-        service.validate_template(template(body, "cfn.yaml"))
+        service.preview_create("cfn", template(body, "cfn.yaml"))
 
     assert [(str(error.location), error.path) for error in caught.value.errors] == [
         ("cfn.yaml:23:15", "Resources.secret.Properties.length")
     ]
+    # Template validate judges no property value (Heat: with_value=False): a note.
+    notes: list[str] = []
+    service.validate_template(template(body, "cfn.yaml"), notes=notes)
+    assert [note.split(": ")[0:2] for note in notes] == [["cfn.yaml:23:15", "Resources.secret.Properties.length"]]

@@ -442,8 +442,7 @@ def test_validate_show_nested_parameters(service):
         "NoEcho": "false",
         "Description": "",
         "Label": "size",
-        "Default": 2,
-        "Value": 2,
+        "Default": 2,  # no Value: nothing gives it one (Heat's user_value)
     }
     plain, _ = service.validate_template(
         template(USES_PROVIDER), [template(ENVIRONMENT, "env.yaml")], files=files
@@ -597,7 +596,8 @@ def test_hooks_nest_by_resource_name(service):
         record = next((r for r in service.list_resources(stack.id) if r.name == "group"), None) if stack else None
         if record is None or record.physical_resource_id is None:
             return None
-        members = {r.name: r for r in service.list_resources(record.physical_resource_id)}
+        # The parent records the child's id before the child's row is written.
+        members = {r.name: r for r in service.store.list_resources(record.physical_resource_id) if r.current}
         return record.physical_resource_id if members.get("0") and members["0"].hook == "pre-create" else None
 
     while (child_id := waiting_member()) is None:

@@ -425,3 +425,20 @@ def test_unknown_attribute_of_a_deployment_is_refused_and_outputs_are_known(serv
     shown = {o["output_key"]: o for o in service.outputs("d")}
     assert shown["result"]["output_value"] is None
     assert "no_such_output" in str(shown["nope"].get("output_error"))
+
+
+def test_a_server_of_the_stack_must_take_software_config_user_data(service):
+    """Heat's rule, checked once the server exists: a server deployments target that
+    takes RAW (or HEAT_CFNTOOLS) user data would never poll for them."""
+    from stoker.resources.heat.software_deployment import SoftwareDeployment
+    from stoker.sdk.signals import MemorySignals, SignalSource
+    from stoker.sdk.testing import PluginHarness
+
+    harness = PluginHarness(SoftwareDeployment, {"server": "srv-1", "signal_transport": "NO_SIGNAL"})
+    harness.signals = MemorySignals(sources={"srv-1": SignalSource("vm", object, MemorySignals(), {"user_data_format": "RAW"})})
+    with pytest.raises(ValidationError, match="Resource vm's property user_data_format should be set to SOFTWARE_CONFIG since there are software deployments on it."):
+        harness.create()
+    assert harness.software_deployments.list() == []
+    harness.signals = MemorySignals(sources={"srv-1": SignalSource("vm", object, MemorySignals(), {"user_data_format": "SOFTWARE_CONFIG"})})
+    harness.create()
+    assert len(harness.software_deployments.list()) == 1

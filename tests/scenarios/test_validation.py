@@ -145,7 +145,13 @@ def test_template_validate_needs_no_parameter_values_as_in_heat(service):
     result, _ = service.validate_template(template(body))
 
     assert set(result["Parameters"]) == {"size", "name"}
-    # A value given is still checked.
-    with pytest.raises(TemplateErrors, match="size"):
-        service.validate_template(template(body), parameters={"size": 99})
+    # Nor are values given judged (Heat: validate_value=False): what create would refuse
+    # is a note, and the value is shown as given.
+    notes: list[str] = []
+    result, _ = service.validate_template(template(body), parameters={"size": 99}, notes=notes)
+    assert result["Parameters"]["size"]["Value"] == 99
+    assert [note.split("parameters.", 1)[1] for note in notes] == [
+        "size: Parameter 'size' is invalid: 99 is out of range (min: 1, max: 9)",
+        "name: The Parameter (name) was not provided. (pass --parameter name=VALUE or set it in an environment file)",
+    ]
     assert problems(service, body)[0].endswith("parameters.size: The Parameter (size) was not provided. (pass --parameter size=VALUE or set it in an environment file)")

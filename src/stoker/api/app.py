@@ -19,7 +19,15 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
-from stoker.api import catalog, errors, resources, software_configs, software_deployments, stacks
+from stoker.api import (
+    capabilities,
+    catalog,
+    errors,
+    resources,
+    software_configs,
+    software_deployments,
+    stacks,
+)
 from stoker.api.call import MAX_JSON_BODY_BYTES
 from stoker.service import Service
 from stoker.settings import Settings
@@ -47,7 +55,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
                 current.close()
 
     app = Starlette(
-        routes=[*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes],
+        routes=[*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes, *capabilities.routes],
         exception_handlers={HTTPException: errors.http_exception},
         lifespan=lifespan,
     )

@@ -1,7 +1,7 @@
 """What the engine offers, over the Orchestration API v1: template validation, resource
 types (list, schema, a generated template), template versions and their functions,
-build info, and the version document at ``/``. Bodies follow
-``heat/api/openstack/v1/stacks.py`` and ``build_info.py``.
+build info, the engines serving (``/services``), and the version document at ``/``.
+Bodies follow ``heat/api/openstack/v1/stacks.py``, ``build_info.py`` and ``services.py``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def resource_types(call: Call) -> dict[str, Any]:
     description too; ``name`` (a regular expression, as Heat) and ``support_status``
     (SUPPORTED, DEPRECATED, ...) filter."""
     service = call.service
-    names = service.resource_types()
+    names = service.resource_types(support_status=call.params.get("support_status"))
     pattern = call.params.get("name")
     if pattern:
         # RE2, not re: a pattern from the query must not backtrack for ever (``(a*)*b``).
@@ -44,9 +44,6 @@ def resource_types(call: Call) -> dict[str, Any]:
         except patterns.PatternError as error:
             raise BadRequestError(f"Invalid name filter {pattern}: {error}")
         names = [name for name in names if compiled.search(name)]
-    status = call.params.get("support_status")
-    if status:
-        names = [name for name in names if service.registry.types[name].support_status.status == status.upper()]
     if not call.bool_param("with_description"):
         return {"resource_types": names}
     described = []
@@ -75,6 +72,9 @@ def generate_template(call: Call) -> Any:
     if kind not in ("hot", "cfn"):
         raise BadRequestError(f"Template type is not supported: Invalid template type \"{kind}\", valid types are: cfn, hot.")
     schema = call.service.resource_type_schema(type_name)
+    # Heat names the resource (and the description) after the plugin class, whose name
+    # is the type's last part: OS::Heat::TestResource -> TestResource.
+    resource_name = type_name.rsplit("::", 1)[-1]
     parameters, properties, outputs = {}, {}, {}
     for name, prop in schema["properties"].items():
         parameter: dict[str, Any] = {"type": _PARAMETER_TYPES.get(prop.get("type"), "string"), "description": prop.get("description") or ""}
@@ -86,22 +86,25 @@ def generate_template(call: Call) -> Any:
         parameters[name] = parameter
         properties[name] = {"get_param": name} if kind == "hot" else {"Ref": name}
     for name, attribute in schema["attributes"].items():
-        value = {"get_attr": [type_name, name]} if kind == "hot" else {"Fn::GetAtt": [type_name, name]}
+        value = {"get_attr": [resource_name, name]} if kind == "hot" else {"Fn::GetAtt": [resource_name, name]}
         description = attribute.get("description") or ""
         outputs[name] = {"description": description, "value": value} if kind == "hot" else {"Description": description, "Value": value}
+    # Heat's as_outputs adds the stack id of a provider template made from it.
+    outputs["OS::stack_id"] = {"value": {"get_resource": resource_name}} if kind == "hot" else {"Value": {"Ref": resource_name}}
     if kind == "hot":
         return {
             "heat_template_version": "2016-10-14",
-            "description": f"Initial template of {type_name}",
+            "description": f"Initial template of {resource_name}",
             "parameters": parameters,
-            "resources": {type_name: {"type": type_name, "properties": properties}},
+            "resources": {resource_name: {"type": type_name, "properties": properties}},
             "outputs": outputs,
         }
     return {
-        "AWSTemplateFormatVersion": "2010-09-09",
-        "Description": f"Initial template of {type_name}",
+        # Heat's build_template_dict writes the cfn template's alternate version key.
+        "HeatTemplateFormatVersion": "2012-12-12",
+        "Description": f"Initial template of {resource_name}",
         "Parameters": parameters,
-        "Resources": {type_name: {"Type": type_name, "Properties": properties}},
+        "Resources": {resource_name: {"Type": type_name, "Properties": properties}},
         "Outputs": outputs,
     }
 
@@ -121,6 +124,11 @@ def template_functions(call: Call) -> dict[str, Any]:
     except KeyError:
         raise NotFoundError(f"Template with version {version} not found", hint="see GET /template_versions")
     return {"template_functions": found}
+
+
+def services(call: Call) -> dict[str, Any]:
+    """``GET /services``: the engines serving the API, as Heat's service list."""
+    return {"services": call.service.list_services()}
 
 
 def build_info(call: Call) -> dict[str, Any]:
@@ -153,4 +161,5 @@ routes = [
     Route("/v1/{tenant_id}/template_versions", endpoint(template_versions), methods=["GET"]),
     Route("/v1/{tenant_id}/template_versions/{template_version}/functions", endpoint(template_functions), methods=["GET"]),
     Route("/v1/{tenant_id}/build_info", endpoint(build_info), methods=["GET"]),
+    Route("/v1/{tenant_id}/services", endpoint(services), methods=["GET"]),
 ]

@@ -13,7 +13,10 @@ python-heatclient parses (``heatclient/exc.py`` reads ``error.message``)::
      "error": {"type": "StackValidationFailed", "message": "...", "traceback": null}}
 
 The message is stoker's own: template problems keep their place (file:line:col when the
-template came as text, else the template path) and hint. There is never a traceback:
+template came as text, else the template path) and hint; where a message is Heat's own
+text, word for word (``StokerError.verbatim``), it goes alone, as Heat sends it, and the
+problems with their places go in ``error.details`` (stoker's key). There is never a
+traceback:
 an unexpected exception is logged here and answered 500 with its type and text.
 """
 
@@ -27,7 +30,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from stoker.engine.errors import ActionInProgressError, StackExistsError, StackNotFoundError
+from stoker.engine.errors import (
+    ActionInProgressError,
+    InvalidValueError,
+    NotSupportedError,
+    StackExistsError,
+    StackNotFoundError,
+)
 from stoker.engine.signals import SignalCredentialError
 from stoker.environment.registry import UnknownResourceTypeError
 from stoker.sdk.exceptions import ResourceNotFoundError, StokerError, ValidationError
@@ -36,6 +45,7 @@ from stoker.sdk.software_config import (
     SoftwareConfigNotFoundError,
     SoftwareDeploymentNotFoundError,
 )
+from stoker.template.errors import InvalidTemplateVersionError, TemplateErrors
 
 LOG = logging.getLogger(__name__)
 
@@ -97,12 +107,16 @@ _MAP: list[tuple[type[BaseException], int, str]] = [
     (SoftwareDeploymentNotFoundError, 404, "NotFound"),
     (DeploymentConfigNotFoundError, 400, "Invalid"),
     (UnknownResourceTypeError, 404, "EntityNotFound"),
+    (NotSupportedError, 400, "NotSupported"),
+    (InvalidValueError, 400, "Invalid"),
     (ValidationError, 400, "StackValidationFailed"),
     (SignalCredentialError, 403, "Forbidden"),
 ]
 
 
-def fault(status: int, heat_type: str, message: str) -> JSONBody:
+def fault(status: int, heat_type: str, message: str, details: str | None = None) -> JSONBody:
+    """Heat's fault body; ``details`` (stoker's): the problems with their places, where
+    the message is Heat's verbatim text without them."""
     title, explanation = _TITLES.get(status, _TITLES[500] if status >= 500 else _TITLES[400])
     body: dict[str, Any] = {
         "code": status,
@@ -110,7 +124,27 @@ def fault(status: int, heat_type: str, message: str) -> JSONBody:
         "explanation": explanation,
         "error": {"type": heat_type, "message": escaped(message), "traceback": None},
     }
+    if details is not None and details != message:
+        body["error"]["details"] = escaped(details)
     return JSONBody(body, status_code=status)
+
+
+def message(error: BaseException) -> str:
+    """The fault's message: every problem with its place and hint (``str``), except
+    where each is Heat's verbatim text (``StokerError.verbatim``), which Heat's clients
+    and tests match word for word: then the texts alone."""
+    problems = error.errors if isinstance(error, TemplateErrors) else [error]
+    if problems and all(getattr(problem, "verbatim", False) for problem in problems):
+        return "; ".join(str(getattr(problem, "message", problem)) for problem in problems)
+    return str(error)
+
+
+def _heat_type(error: BaseException, default: str) -> str:
+    """Heat's exception name for one problem that has a closer one than ``default``."""
+    problems = error.errors if isinstance(error, TemplateErrors) else [error]
+    if len(problems) == 1 and isinstance(problems[0], InvalidTemplateVersionError):
+        return "InvalidTemplateVersion"
+    return default
 
 
 def error_response(error: BaseException) -> JSONBody:
@@ -119,8 +153,7 @@ def error_response(error: BaseException) -> JSONBody:
         return fault(error.status, error.heat_type, str(error))
     for kind, status, heat_type in _MAP:
         if isinstance(error, kind):
-            # str(): a TemplateErrors lists every problem with its place and hint.
-            return fault(status, heat_type, str(error))
+            return fault(status, _heat_type(error, heat_type), message(error), str(error))
     if isinstance(error, StokerError):
         # A deliberate refusal without a closer mapping: the request cannot be done.
         return fault(400, type(error).__name__.removesuffix("Error"), str(error))

@@ -10,7 +10,7 @@ has recorded the stack IN_PROGRESS; the job goes on on the server's loop.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -20,7 +20,6 @@ from stoker.api import schemas, views
 from stoker.api.call import Call, Reply, endpoint
 from stoker.api.errors import BadRequestError, NotFoundError
 from stoker.engine.states import Action
-from stoker.masking import HiddenValues
 
 # Heat's stack list sort keys (API name -> record attribute).
 _SORT_KEYS = {"stack_name": "name", "name": "name", "stack_status": "status", "status": "status",
@@ -65,7 +64,8 @@ def index(call: Call) -> dict[str, Any]:
     """``GET /stacks``: newest first unless sorted otherwise; ``limit`` and ``marker``
     (a stack id) page through, with a ``next`` link when a page is full."""
     show_nested = call.bool_param("show_nested")
-    stacks = call.service.store.list_stacks(include_deleted=call.bool_param("show_deleted"), include_nested=show_nested)
+    hidden = () if call.bool_param("show_hidden") else call.service.settings.hidden_stack_tags
+    stacks = call.service.store.list_stacks(include_deleted=call.bool_param("show_deleted"), include_nested=show_nested, hidden_tags=hidden)
     stacks = [stack for stack in stacks if _matches(stack, call)]
     keys = [_SORT_KEYS.get(key) for key in call.params.getlist("sort_keys")] or ["created_at"]
     if None in keys:
@@ -98,7 +98,15 @@ def create(call: Call) -> Reply:
     name = schemas.stack_name(data)
     service = call.service
     if data.adopt_data is not None:
-        stack = service.adopt_stack(name, data.adopt_data, data.environments, data.parameters, data.disable_rollback is not False, data.timeout_mins)
+        stack = service.adopt_stack(
+            name,
+            data.adopt_data,
+            data.environments,
+            data.parameters,
+            data.disable_rollback is not False,
+            data.timeout_mins,
+            project_id=call.context.tenant_id,
+        )
     else:
         stack = service.create_stack(
             name,
@@ -109,65 +117,28 @@ def create(call: Call) -> Reply:
             disable_rollback=data.disable_rollback is not False,
             timeout_mins=data.timeout_mins,
             tags=data.tags or [],
+            project_id=call.context.tenant_id,
         )
     href = call.stack_url(stack)
     return Reply(201, {"stack": {"id": stack.id, "links": [call.link(href)]}}, {"Location": href})
 
 
 def preview(call: Call) -> dict[str, Any]:
-    """``POST /stacks/preview``: the stack as it would be created, with its resources."""
+    """``POST /stacks/preview``: the stack a create would make (Heat's preview_stack,
+    through its stacks view): id ``"None"``, its parameters and resources."""
     data = schemas.instantiation(call.body)
-    name = schemas.stack_name(data)
-    source = schemas.template_of(data)
-    service = call.service
-    changes = service.preview_create(name, source, data.environments, data.parameters, files=data.files)
-    template = service.parse_template(source, data.files)
-    environment = service.parse_environments(data.environments)
-    hidden = HiddenValues.of(template.parameters, data.parameters, environment.parameters, environment.parameter_defaults)
-    now = views.isotime(datetime.now(UTC))
-    resources = []
-    for change in changes["resource_changes"]["added"]:
-        definition = template.resources[change["resource_name"]]
-        resources.append(
-            {
-                "resource_name": change["resource_name"],
-                "resource_type": change["resource_type"],
-                "resource_action": "INIT",
-                "resource_status": "COMPLETE",
-                "resource_status_reason": "",
-                "physical_resource_id": "",
-                "description": definition.description,
-                "properties": definition.render().get("properties", {}),
-                "metadata": {},
-                "required_by": sorted(other for other, d in template.resources.items() if change["resource_name"] in d.required_resource_names()),
-                "stack_name": name,
-                "creation_time": now,
-                "updated_time": now,
-            }
-        )
-    return {
-        "stack": hidden.data({
-            # Not stored: no id and no link (Heat's preview stack has no id either).
-            "id": None,
-            "links": [],
-            "stack_name": name,
-            "description": template.description or "",
-            "template_description": template.description or "",
-            "parameters": hidden.parameters({key: views.parameter_text(value) for key, value in data.parameters.items()}),
-            "disable_rollback": data.disable_rollback is not False,
-            "timeout_mins": data.timeout_mins,
-            "tags": data.tags or None,
-            "notification_topics": [],
-            "capabilities": [],
-            "creation_time": now,
-            "updated_time": None,
-            "deletion_time": None,
-            "stack_owner": None,
-            "parent": None,
-            "stack_user_project_id": None,
-            "resources": resources,
-        })
-    }
+    stack = call.service.preview_stack(
+        schemas.stack_name(data),
+        schemas.template_of(data),
+        data.environments,
+        data.parameters,
+        files=data.files,
+        disable_rollback=data.disable_rollback is not False,
+        timeout_mins=data.timeout_mins,
+        tags=data.tags,
+        project_id=call.context.tenant_id,
+    )
+    return {"stack": views.stack_preview(call, stack)}
 
 
 def lookup(call: Call, subpath: str | None = None) -> Reply:

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from stoker.api.call import Call
+from stoker.engine import implementations
 from stoker.masking import HiddenValues
 from stoker.store import EventRecord, ResourceRecord, SnapshotRecord, StackRecord
 
@@ -73,9 +74,26 @@ def stack_detail(call: Call, stack: StackRecord, resolve_outputs: bool = True) -
             "tags": stack.tags or None,
         }
     )
+    body.update(implementations.shown(service.store, stack))  # candidate templates chosen (seed 003)
     # Heat: outputs unless the stack is DELETE_COMPLETE (or not asked for).
     if resolve_outputs and not deleted:
         body["outputs"] = service.outputs(stack.id)
+    return body
+
+
+def stack_preview(call: Call, stack: dict[str, Any]) -> dict[str, Any]:
+    """A previewed stack (service.preview_stack) through Heat's stacks view: its
+    ``stack_identity`` becomes ``id`` (``"None"``) and a self link; parameters are
+    strings; resources are as the engine formats them."""
+    body = dict(stack)
+    identity = body.pop("stack_identity")
+    body = {
+        "id": identity["stack_id"],
+        "links": [call.link(call.url("stacks", identity["stack_name"], identity["stack_id"]))],
+        **body,
+        "creation_time": isotime(body["creation_time"]),
+        "parameters": {name: parameter_text(value) for name, value in body["parameters"].items()},
+    }
     return body
 
 

@@ -68,9 +68,13 @@ def template_validate(ctx, template_path, environments, parameters, show_nested,
     service = _service(ctx)
     source = _template(service, template_path)
     envs = [_source(e) for e in environments]
-    result, warnings = service.validate_template(source, envs, _parameters(parameters), files=_files_for(service, source, envs), show_nested=show_nested)
+    notes: list[str] = []
+    result, warnings = service.validate_template(source, envs, _parameters(parameters), files=_files_for(service, source, envs), show_nested=show_nested, notes=notes)
     for warning in warnings:
         click.echo(f"WARNING: {warning}", err=True)
+    # Not errors (Heat's validate needs no values): what a create would still need.
+    for note in notes:
+        click.echo(f"NOTE: stack create needs: {note}", err=True)
     if fmt == "json":
         click.echo(json.dumps(result, indent=4, default=str))
     else:

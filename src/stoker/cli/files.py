@@ -24,6 +24,7 @@ from typing import Any
 
 import click
 
+from stoker.environment.capabilities import registry_templates
 from stoker.template import loader
 from stoker.template.errors import Location, TemplateError, TemplateErrors, TemplateLimitError
 
@@ -133,7 +134,7 @@ def files_for(
         base = (Path(environment.name).parent if environment.name else Path.cwd()).resolve()
         data = _load(environment.text, loader.DEFAULT_LIMITS)
         registry = data.get("resource_registry") if isinstance(data, dict) else None
-        for target in (registry if isinstance(registry, dict) else {}).values():
+        for target in registry_templates(registry if isinstance(registry, dict) else {}):
             if _is_template(target):
                 pending.append((target, base, "resource_registry"))
     while pending:

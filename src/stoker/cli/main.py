@@ -169,6 +169,12 @@ def _print_preview(preview: dict, fmt: str) -> None:
         for r in resources
     ]
     render.print_list(rows, fmt, ["change", "resource_name", "resource_type", "reason"])
+    # Where the environment lists candidate templates (seed 003): the choice, and what an
+    # update changes.
+    if preview.get("implementations"):
+        render.print_list(preview["implementations"], fmt, ["resource_name", "resource_type", "template", "requires"])
+    if preview.get("implementation_changes"):
+        render.print_list(preview["implementation_changes"], fmt, ["resource_name", "resource_type", "from", "to"])
 
 
 def _progress(wait: bool, fmt: str) -> list[Callable]:
@@ -306,15 +312,16 @@ _simple_action("check", "Check that the resources of stacks are as recorded.")
 
 @stack.command("list")
 @click.option("--nested", is_flag=True, help="Include nested stacks (with their parent's id).")
+@click.option("--hidden", is_flag=True, help="Include stacks with a hidden tag (STOKER_HIDDEN_STACK_TAGS).")
 @FORMAT
 @click.pass_context
-def stack_list(ctx, nested, fmt):
+def stack_list(ctx, nested, hidden, fmt):
     """List stacks."""
     service = _service(ctx)
     columns = ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"] + (
         ["Parent"] if nested else []
     )
-    rows = [render.stack_row(s, parent=nested) for s in service.list_stacks(nested=nested)]
+    rows = [render.stack_row(s, parent=nested) for s in service.list_stacks(nested=nested, hidden=hidden)]
     render.print_list(rows, fmt, columns)
 
 
@@ -328,7 +335,11 @@ def stack_show(ctx, name, fmt):
     record = service.get_stack(name)
     outputs = service.outputs(record.id)
     description = service.description_of(record.id)
-    render.print_detail(render.stack_detail(record, description, outputs, service.stack_parameters(record)), fmt)
+    detail = render.stack_detail(record, description, outputs, service.stack_parameters(record))
+    from stoker.engine.implementations import shown
+
+    detail.update(shown(service.store, record))  # the candidate templates chosen (seed 003)
+    render.print_detail(detail, fmt)
 
 
 @stack.group("resource")
@@ -479,7 +490,7 @@ def serve(ctx, host, port):
 
 
 # The other commands live beside this module; importing them registers them.
-from stoker.cli import catalog, operations  # noqa: E402,F401
+from stoker.cli import capabilities, catalog, operations  # noqa: E402,F401
 
 if __name__ == "__main__":  # pragma: no cover
     main()

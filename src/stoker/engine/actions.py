@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from stoker.engine import implementations
 from stoker.engine.lifecycle import ActionContext
 from stoker.engine.states import Action, Status
 from stoker.graph import WalkOutcome
@@ -15,6 +16,7 @@ async def stack_started(context: ActionContext, action: Action, **fields: Any) -
     await context.recorder.stack_state(action, Status.IN_PROGRESS, f"Stack {action} started", **fields)
     if action in (Action.CREATE, Action.UPDATE):
         await announce_warnings(context, action)
+        await implementations.announce(context, action)  # candidate templates chosen (seed 003)
 
 
 async def announce_warnings(context: ActionContext, action: Action) -> None:
@@ -26,7 +28,7 @@ async def announce_warnings(context: ActionContext, action: Action) -> None:
     classes = {}
     for name, definition in runtime.template.resources.items():
         try:
-            classes[name] = runtime.plugin_class(definition.resource_type)
+            classes[name] = runtime.plugin_class(definition.resource_type, name)
         except UnknownResourceTypeError:
             continue
     for warning in support_warnings(runtime.template, classes):

@@ -7,6 +7,8 @@
         ActionInProgressError    the stack is busy with another action
         NothingToResumeError     a resumed job found its stack no longer in progress
         ActionFailedError        the stack action ended FAILED (carries the reason)
+        NotSupportedError        what is kept but no longer offered (a HIDDEN type's schema)
+        InvalidValueError        a request's value is none the engine knows (Heat's Invalid)
 """
 
 from stoker.sdk.exceptions import StokerError
@@ -38,3 +40,17 @@ class NothingToResumeError(EngineError):
 
 class ActionFailedError(EngineError):
     pass
+
+
+class NotSupportedError(EngineError):
+    """Heat's NotSupported (400): ``<feature> is not supported.``"""
+
+    def __init__(self, feature: str, hint: str | None = None):
+        super().__init__(f"{feature} is not supported.", hint=hint)
+
+
+class InvalidValueError(EngineError):
+    """Heat's Invalid (400): ``Data supplied was not valid: <reason>``."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"Data supplied was not valid: {reason}")

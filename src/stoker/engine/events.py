@@ -77,6 +77,16 @@ class Recorder:
             setattr(record, key, value)
         self._announce(event)
 
+    async def resource_event(self, record: ResourceRecord, reason: str, **fields: Any) -> None:
+        """An event about a resource that does not change its state (a hook reached),
+        in the state the resource is in, as Heat's ``Resource._add_event``."""
+        reason = self.hidden.text(reason)
+        event = resource_event(record, record.action, record.status, reason)
+        await self.store.update_resource_async(record, event=event, **fields)
+        for key, value in fields.items():
+            setattr(record, key, value)
+        self._announce(event)
+
     def _stack_event(self, action: Action, status: Status, reason: str) -> EventRecord:
         return stack_event(self.stack, action, status, self.hidden.text(reason))
 

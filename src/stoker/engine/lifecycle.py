@@ -215,13 +215,11 @@ async def _adopt_external(context: ActionContext, record: ResourceRecord, defini
 
 
 def restricted(context: ActionContext, name: str, action: str) -> bool:
-    """Whether the environment forbids ``action`` (update, replace) on resource ``name``."""
-    entries = context.runtime.environment.resource_registry.get("resources") or {}
-    entry = entries.get(name) if isinstance(entries, dict) else None
-    actions = (entry or {}).get("restricted_actions") or []
-    if isinstance(actions, str):
-        actions = [actions]
-    return action in actions
+    """Whether the environment forbids ``action`` (update, replace) on resource ``name``
+    (its ``resources`` entries whose name or pattern matches, as in Heat)."""
+    from stoker.environment.environment import restricted_actions
+
+    return action in restricted_actions(context.runtime.environment.resource_registry, name)
 
 
 async def _save_token(context: ActionContext, record: ResourceRecord, token: Any) -> None:
@@ -313,8 +311,10 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
         )
     if new_external is not None:
         return UpdatePlan("none")
-    if record.type != definition.resource_type:
+    type_changed = record.type != definition.resource_type
+    if type_changed and not substituted(runtime, record, definition):
         return UpdatePlan("replace", f"type changed from {record.type} to {definition.resource_type}")
+    # A substitute's class (seed 000's substitute_class) takes over the record in place.
     instance = runtime.instance(record, definition, fresh=True)
     unfinished = record.status == Status.FAILED or record.action == "INIT" or (record.action == Action.CREATE and record.status != Status.COMPLETE)
     never_made = record.action == "INIT" or record.physical_resource_id is None
@@ -349,7 +349,7 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
         # Heat's UpdateWaitConditionHandle: every stack update makes a new handle (new URL,
         # no signals), so that agents signal again and its waiters wait again.
         return UpdatePlan("replace", f"{record.type} is replaced at every update")
-    if not tmpl_diff and not child_changed:
+    if not tmpl_diff and not child_changed and not type_changed:
         return UpdatePlan("none")
     schema = type(instance).properties_schema
     immutable = sorted(key for key in prop_diff if key in schema and schema[key].immutable)
@@ -371,8 +371,9 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
     if instance.needs_replace_with_tmpl_diff(tmpl_diff):
         return UpdatePlan("replace", f"{record.type} requires replacement for this template change")
     if not prop_diff and not child_changed:
-        # Metadata or policies only: recorded without calling the plugin.
-        return UpdatePlan("metadata", "", {}, tmpl_diff, new_properties)
+        # Metadata, policies or a substitute type only: recorded without calling the plugin.
+        reason = f"type changed from {record.type} to {definition.resource_type} (its substitute)" if type_changed else ""
+        return UpdatePlan("metadata", reason, {}, tmpl_diff, new_properties)
     return UpdatePlan("update", "", prop_diff, tmpl_diff, new_properties)
 
 
@@ -389,6 +390,10 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
     if record.action == "INIT":  # never started (e.g. a replacement before a restart)
         await create_resource(context, record, definition)
         return record
+    if _updatable(context.runtime, record, definition):
+        # Heat's Resource.update stops here before deciding anything: the hook fires
+        # when nothing changed and before a replacement too.
+        await hooks.pause(context, record, Action.UPDATE, "pre")
     try:
         plan: UpdatePlan = await context.runner.call(plan_update, context, record, definition)
     except Exception as error:  # noqa: BLE001
@@ -408,8 +413,9 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
             return record
         plan = UpdatePlan("replace", failure)
     if plan.kind == "metadata":
-        await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS)
-        await recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, "metadata updated", definition=definition.render())
+        await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS, type=definition.resource_type)
+        await recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, plan.reason or "metadata updated", definition=definition.render())
+        await hooks.pause(context, record, Action.UPDATE, "post")
         return record
     if plan.kind == "update":
         try:
@@ -423,12 +429,36 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
     return await replace_resource(context, record, definition, plan.reason)
 
 
+def _updatable(runtime: StackRuntime, record: ResourceRecord, definition: ResourceDefinition) -> bool:
+    """Whether Heat would call the resource's ``update`` (where the pre-update hook is):
+    not for a change of type (replaced at once) unless to its substitute, nor for an
+    external resource."""
+    was_external = (record.definition or {}).get("external_id") is not None
+    same_type = record.type == definition.resource_type or substituted(runtime, record, definition)
+    return same_type and not was_external and definition.external_id is None
+
+
+def substituted(runtime: StackRuntime, record: ResourceRecord, definition: ResourceDefinition) -> bool:
+    """Whether the new type of a resource is its old type's ``substitute_class`` or extends
+    it (seed 000; Heat's ``check_is_substituted``): the type changes in place, no
+    replacement."""
+    if record.type == definition.resource_type:
+        return False
+    try:
+        old_class = runtime.plugin_class(record.type, record.name)
+        new_class = runtime.plugin_class(definition.resource_type, record.name)
+    except (LookupError, StokerError):
+        return False  # a type no longer known cannot hand its resource over
+    status = getattr(old_class, "support_status", None)
+    return status is not None and status.is_substituted(new_class)
+
+
 async def _check_unfinished(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, plan: UpdatePlan) -> str | None:
     """A resource whose create (or update) did not finish, unchanged in the template and
     not needing replacement by its plugin's say: its live object is checked (the plugin's
     ``handle_check``), then it is COMPLETE. Returns why it must be replaced instead."""
     runtime, recorder = context.runtime, context.recorder
-    await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS, f"Checking {record.name}: {plan.reason}")
+    await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS, f"Checking {record.name}: {plan.reason}", type=definition.resource_type)
     instance = runtime.instance(record, definition, fresh=True)
     instance.action, instance.status = Action.CHECK, Status.IN_PROGRESS
     if handler_pair(instance, Action.CHECK)[0] is not None:
@@ -460,8 +490,8 @@ async def _check_unfinished(context: ActionContext, record: ResourceRecord, defi
 
 async def _update_in_place(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition, plan: UpdatePlan) -> None:
     runtime, recorder = context.runtime, context.recorder
-    await hooks.pause(context, record, Action.UPDATE, "pre")
-    await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS)
+    # A substitute type (seed 000) is the record's from here on.
+    await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS, type=definition.resource_type)
     try:
         instance = runtime.instance(record, definition, fresh=True)
         # The plugin sees the old values as self.properties and the new ones through json_snippet.

@@ -22,7 +22,9 @@ and waits for them (``Engine.stop_children``) before anything else touches them.
 
 from __future__ import annotations
 
+import copy
 import fnmatch
+import textwrap
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +38,7 @@ from stoker.sdk.resource import Resource
 from stoker.store import StackRecord
 from stoker.store.repository import utcnow
 from stoker.template import loader
-from stoker.template.errors import TemplateError, TemplateErrors
+from stoker.template.errors import NestedStackErrors, TemplateError, TemplateErrors
 from stoker.template.hot import Template
 
 if TYPE_CHECKING:
@@ -53,13 +55,23 @@ def depth_error(depth: int, limit: int, name: str) -> ValidationError:
     )
 
 
-def child_environment(parent: Environment, resource_name: str | None = None) -> Environment:
+def child_environment(parent: Environment, resource_name: str | None = None, template_entry: tuple[str, ...] | None = None) -> Environment:
     """What a child inherits: the resource registry and parameter_defaults (as in Heat),
     not the parent's own ``parameters``. The registry's per-resource section (hooks,
     restricted_actions) nests by resource name, so the child gets the part under its
     parent resource's name (or a pattern matching it)."""
     inherited = Environment.from_dict(parent.to_dict())
     inherited.parameters = {}
+    if template_entry:
+        # The entry that made the parent resource this template is not the child's
+        # (Heat's remove_item): a template wrapping a type uses the type itself inside.
+        *above, last = template_entry
+        inherited.resource_registry = copy.deepcopy(inherited.resource_registry)
+        level: Any = inherited.resource_registry
+        for key in above:
+            level = level.get(key) if isinstance(level, Mapping) else None
+        if isinstance(level, dict):
+            level.pop(last, None)
     sections = parent.resource_registry.get("resources")
     if isinstance(sections, Mapping):
         below: dict[str, Any] = {}
@@ -83,8 +95,14 @@ def child_template(
 
 
 def errors_text(problems: TemplateErrors) -> str:
-    """A nested stack's problems, each with its own place, as one message of its parent."""
-    return "; ".join(f"nested stack: {error}" for error in problems.errors)
+    """A nested stack's problems, each with its own place (the nested file's name, line
+    and column), as one message of its parent: one problem on the line, several as a
+    list below it, indented under the parent's place (a deeper stack's list indents again)."""
+    errors = problems.errors
+    if len(errors) == 1:
+        return f"nested stack: {errors[0]}"
+    items = "".join("\n" + textwrap.indent(f"- {error}", "    ") for error in errors)
+    return f"nested stack: {len(errors)} problems:{items}"
 
 
 class ChildView:
@@ -94,11 +112,23 @@ class ChildView:
         self.runtime = runtime
 
     def outputs(self) -> dict[str, Any]:
+        """Every output's value; one that cannot be computed is None (Heat's
+        ``output_value`` beside its ``output_error``)."""
+        from stoker.engine.outputs import output_value
+
         values = {}
         for name, output in self.runtime.template.outputs.items():
-            value = self.runtime.resolve(output.value)
+            value, _ = output_value(output, self.runtime.resolve)
             values[name] = None if contains_unresolved(value) else value
         return values
+
+    def output(self, name: str) -> tuple[Any, str | None]:
+        """One output's value and None, or None and why it cannot be computed; KeyError
+        when the child has no such output."""
+        from stoker.engine.outputs import output_value
+
+        value, error = output_value(self.runtime.template.outputs[name], self.runtime.resolve)
+        return (None if contains_unresolved(value) else value), error
 
     def resource_names(self) -> list[str]:
         return list(self.runtime.template.resources)
@@ -142,7 +172,7 @@ class ChildStacks:
         try:
             return child_template(resource, template, self.runtime.template.files)
         except TemplateErrors as problems:
-            raise ValidationError(errors_text(problems), path=f"resources.{resource.name}")
+            raise NestedStackErrors(errors_text(problems), problems.errors, path=f"resources.{resource.name}")
         except TemplateError as error:
             raise ValidationError(
                 f"resources.{resource.name}: {error}", path=f"resources.{resource.name}"
@@ -161,7 +191,11 @@ class ChildStacks:
         if stack.nested_depth > limit:
             raise depth_error(stack.nested_depth, limit, resource.name)
         parsed = self._template(template, resource)
-        environment = child_environment(self.runtime.environment, resource.name)
+        environment = child_environment(
+            self.runtime.environment,
+            resource.name,
+            self.runtime.registry.user_template_path(resource.type, self.runtime.aliases, resource.name),
+        )
         try:
             check_resource_limit(parsed, self.engine.settings.max_resources_per_stack)
             validate(
@@ -174,7 +208,7 @@ class ChildStacks:
                 max_depth=limit,
             )
         except TemplateErrors as problems:
-            raise ValidationError(errors_text(problems), path=f"resources.{resource.name}")
+            raise NestedStackErrors(errors_text(problems), problems.errors, path=f"resources.{resource.name}")
         return parsed, environment
 
     def _record(

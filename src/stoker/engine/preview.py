@@ -6,6 +6,9 @@ or replace have no values yet (their references and attributes are UNRESOLVED) a
 resources updated in place have attributes that may change. So a property that depends
 on a replaced resource is reported as changing, exactly when the update would change it.
 Nothing is stored and no plugin handler runs.
+
+A create's preview is Heat's preview_stack: the stack a create would make, each resource
+INIT_COMPLETE with its properties resolved (``preview_resources``).
 """
 
 from __future__ import annotations
@@ -15,10 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from stoker.engine.lifecycle import ActionContext, plan_update, restricted
+from stoker.engine.outputs import shown
 from stoker.engine.stack import StackRuntime, dependency_graph
+from stoker.engine.validation import ValidationContext, ValidationResult
+from stoker.environment.registry import ResourceRegistry
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.properties import UNRESOLVED, contains_unresolved
+from stoker.sdk.resource import Resource
 from stoker.store import ResourceRecord
+from stoker.template.definitions import ResourceDefinition
+from stoker.template.functions.base import resolve
 from stoker.template.hot import Template
 
 KINDS = ("added", "deleted", "replaced", "updated", "unchanged")
@@ -120,3 +129,86 @@ def preview_runtime(base: StackRuntime, template: Template, params: Mapping[str,
     # Nested stacks are only read (a group's members for its removal policies).
     runtime.nested = base.nested
     return runtime
+
+
+# -- the stack a create would make (Heat's preview_stack) ------------------------------
+
+
+class _PreviewContext(ValidationContext):
+    """Values as Heat's preview shows them: a reference to a resource not created yet is
+    its name (Heat's ``get_reference_id`` without a physical id); its attributes are not
+    known (None once shown)."""
+
+    def resource_reference(self, name: str) -> Any:
+        return name
+
+
+def preview_context(result: ValidationResult, registry: ResourceRegistry) -> ValidationContext:
+    """What resolves a validated template's values as Heat's preview shows them."""
+    return _PreviewContext(result.template, result.params, result.classes, [], registry)
+
+
+def preview_resources(result: ValidationResult, registry: ResourceRegistry, stack_name: str, tenant: str, parent_resource: str | None = None) -> list[Any]:
+    """Heat's ``Stack.preview_resources`` formatted (``format_stack_resource`` with its
+    properties): every resource of a validated template in template order, with its
+    properties resolved and their defaults applied. A nested stack's resource is the
+    list of its child's resources instead (stack name ``<stack>-<resource>``)."""
+    context = preview_context(result, registry)
+    definitions = result.template.resources
+    required_by: dict[str, list[str]] = {name: [] for name in definitions}
+    for name, definition in definitions.items():
+        for needed in sorted(definition.required_resource_names()):
+            if needed in required_by:
+                required_by[needed].append(name)
+    stack_identity = {"stack_name": stack_name, "stack_id": "None", "tenant": tenant, "path": ""}
+    entries: list[Any] = []
+    for name, definition in definitions.items():
+        if name in result.nested:
+            entries.append(preview_resources(result.nested[name], registry, f"{stack_name}-{name}", tenant, parent_resource=name))
+            continue
+        cls = result.classes.get(name)
+        bound = definition.bind(lambda value: resolve(value, context))
+        entry: dict[str, Any] = {
+            "resource_name": name,
+            "resource_type": definition.resource_type,
+            "resource_action": "INIT",
+            "resource_status": "COMPLETE",
+            "resource_status_reason": "",
+            "physical_resource_id": "",
+            "resource_identity": {**stack_identity, "path": f"/resources/{name}"},
+            "stack_identity": dict(stack_identity),
+            "stack_name": stack_name,
+            "required_by": required_by[name],
+            "description": definition.description or "",
+            "metadata": _shown_or_none(bound.resolved_metadata) or {},
+            "attributes": {key: None for key in (cls.all_attributes_schema() if cls else {}) if key != "show"},
+            "properties": _preview_properties(bound, cls) if cls else {},
+            "creation_time": None,
+            "updated_time": None,
+        }
+        if parent_resource is not None:
+            entry["parent_resource"] = parent_resource
+        entries.append(entry)
+    return entries
+
+
+def _preview_properties(definition: ResourceDefinition, cls: type[Resource]) -> dict[str, Any]:
+    """Every property of the type (Heat's ``format_resource_properties``): its value, or
+    its default; None where it cannot be read. No custom constraint is checked (no
+    validation context): these values were validated already, as far as they are known."""
+    properties = definition.properties(cls.properties_schema, None, accept_any=cls.accepts_any_property)
+    values = {}
+    for key in properties:
+        schema = cls.properties_schema.get(key)
+        if definition.properties_data.get(key) is None and schema is not None and schema.default is None:
+            values[key] = None  # neither given nor defaulted: Heat's None, not an empty value
+        else:
+            values[key] = _shown_or_none(lambda key=key: properties[key])
+    return values
+
+
+def _shown_or_none(read: Any) -> Any:
+    try:
+        return shown(read())
+    except StokerError:
+        return None

@@ -189,7 +189,7 @@ class ResourceSignals:
         created = [r for r in list(runtime.current.values()) if r.action not in ("INIT", "DELETE") and r.physical_resource_id is not None]
         for record in created:
             if record.physical_resource_id == reference:
-                return self._source(record, runtime.plugin_class(record.type))
+                return self._source(record, runtime.plugin_class(record.type, record.name))
         for record in created:
             cached = record.id in runtime.instances
             try:
@@ -200,7 +200,7 @@ class ResourceSignals:
                 if not cached:
                     runtime.release(record)
             if found == reference:
-                return self._source(record, runtime.plugin_class(record.type))
+                return self._source(record, runtime.plugin_class(record.type, record.name))
         return None
 
     def source(self, name: str) -> SignalSource | None:
@@ -209,7 +209,7 @@ class ResourceSignals:
         record = runtime.current.get(name) if runtime is not None else None
         if record is None or record.action in ("INIT", "DELETE"):
             return None
-        cls = runtime.plugin_class(record.type)
+        cls = runtime.plugin_class(record.type, record.name)
         return self._source(record, cls) if getattr(cls, "handle_signal", None) is not None else None
 
     def _source(self, record: Any, cls: type) -> SignalSource:

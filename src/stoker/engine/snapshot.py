@@ -87,7 +87,7 @@ def restored_definitions(context: ActionContext, snapshot_data: Mapping[str, Any
         data = saved.get(name)
         if data is None:
             continue
-        cls = runtime.plugin_class(definition.resource_type)
+        cls = runtime.plugin_class(definition.resource_type, name)
         handle_restore = getattr(cls, "handle_restore", None)
         if handle_restore is None:
             continue

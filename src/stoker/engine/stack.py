@@ -21,9 +21,9 @@ from stoker.graph import Graph
 from stoker.identifiers import new_id
 from stoker.sdk.attributes import select_path
 from stoker.sdk.clients import Clients
-from stoker.sdk.exceptions import InvalidTemplateAttribute
+from stoker.sdk.exceptions import InvalidTemplateAttribute, StokerError
 from stoker.sdk.properties import UNRESOLVED
-from stoker.sdk.resource import Resource
+from stoker.sdk.resource import Resource, overrides_fn_get_att
 from stoker.sdk.stack_resource import StackResource
 from stoker.store import ResourceRecord, StackRecord, Store
 from stoker.template import parameters as parameters_module
@@ -262,8 +262,10 @@ class StackRuntime:
 
     # -- plugin instances ------------------------------------------------------
 
-    def plugin_class(self, type_name: str) -> type[Resource]:
-        return self.registry.get_class(type_name, self.aliases, self.template.files)
+    def plugin_class(self, type_name: str, resource_name: str | None = None) -> type[Resource]:
+        """The class of a resource of ``type_name``; with ``resource_name``, the
+        environment's entries for that resource (``resources.<name>``) count too."""
+        return self.registry.get_class(type_name, self.aliases, self.template.files, resource_name)
 
     def resolve(self, value: Any) -> Any:
         return resolve(value, self)
@@ -282,7 +284,7 @@ class StackRuntime:
             definition = self.template.resources.get(record.name)
             if definition is None or definition.resource_type != record.type:
                 definition = ResourceDefinition(name=record.name, resource_type=record.type, properties_data=record.properties or {})
-        cls = self.plugin_class(definition.resource_type)
+        cls = self.plugin_class(definition.resource_type, record.name)
         instance = cls(
             record.name,
             definition.bind(self.resolve),
@@ -369,24 +371,27 @@ class StackRuntime:
             return stored[attribute]
         cache = self.attribute_cache.setdefault(record.id, {})
         if attribute not in cache:
-            cache[attribute] = self.instance(record).get_attribute(attribute)
+            cache[attribute] = self.instance(record).FnGetAtt(attribute)
         return cache[attribute]
 
     def resource_attribute(self, name: str, attribute: str, path: tuple[Any, ...]) -> Any:
         record = self._created(name)
         if record is None:
             return UNRESOLVED
-        if path and issubclass(self.plugin_class(record.type), StackResource):
+        if path and issubclass(self.plugin_class(record.type, record.name), StackResource):
             # A nested stack's path may name members' attributes (ResourceGroup's
             # ``attributes``, ``resource.<n>``): the plugin applies it, not select_path.
             return self.instance(record).attribute_with_path(attribute, tuple(path))
+        if path and overrides_fn_get_att(self.plugin_class(record.type, record.name)):
+            # A plugin's own FnGetAtt resolves the path too (seed 001), as Heat asks it.
+            return self.instance(record).FnGetAtt(attribute, *path)
         return select_path(self.compute_attribute(record, attribute), path)
 
     def resource_attributes(self, name: str) -> Any:
         record = self._created(name)
         if record is None:
             return UNRESOLVED
-        cls = self.plugin_class(record.type)
+        cls = self.plugin_class(record.type, record.name)
         return {key: self.compute_attribute(record, key) for key in cls.attributes_schema}
 
     def attributes_to_store(self, record: ResourceRecord) -> dict[str, Any]:
@@ -395,7 +400,7 @@ class StackRuntime:
         wanted = self.referenced.get(record.name, set())
         if not wanted:
             return {}
-        cls = self.plugin_class(record.type)
+        cls = self.plugin_class(record.type, record.name)
         names = set(cls.attributes_schema) if None in wanted else {w for w in wanted if w is not None}
         # cache_none attributes (a volume's attachments, a status) are read live each time.
         schema = cls.all_attributes_schema()
@@ -404,7 +409,11 @@ class StackRuntime:
         values = {}
         for attribute in sorted(names):
             try:
-                values[attribute] = instance.get_attribute(attribute)
+                values[attribute] = instance.FnGetAtt(attribute)
             except InvalidTemplateAttribute:
+                continue
+            except StokerError:
+                # Not stored: what reads it computes it again and gets the error (Heat
+                # stores the exception); the resource itself is not failed by it.
                 continue
         return values

@@ -101,7 +101,7 @@ async def restore_previous(context: ActionContext, previous: ResourceRecord, rep
     server's ports, a port's addresses). Only for plugins that have the hook; when it
     fails, the old resource is UPDATE_FAILED and the rollback fails, as in Heat."""
     runtime = context.runtime
-    cls = runtime.plugin_class(previous.type)
+    cls = runtime.plugin_class(previous.type, previous.name)
     if previous.physical_resource_id is None or cls.restore_prev_rsrc is Resource.restore_prev_rsrc:
         return
     old = runtime.instance(previous, None, fresh=True)

@@ -4,10 +4,17 @@ Collects every problem (parameters, unknown types, property values, attribute na
 dependency cycles) with its template path and file position, instead of stopping at the
 first. Values that depend on resources not yet created are ``UNRESOLVED`` and checked
 again, with real values, just before the resource's handler runs.
+
+Not ``strict`` (Heat's template-validate, which builds the stack with
+``strict_validate=False``): parameter values are not needed and not judged. A parameter
+without a value, or with a value create would refuse, is a note of what create would need,
+and what uses it is checked as far as it can be without it; custom constraints (which
+ask a cloud) are not checked at all. Errors in the template itself stay errors.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,18 +29,30 @@ from stoker.graph import CycleError
 from stoker.masking import HiddenValues
 from stoker.sdk import support
 from stoker.sdk.clients import Clients
-from stoker.sdk.exceptions import StokerError, ValidationError
+from stoker.sdk.exceptions import ClientPluginError, PropertyErrors, StokerError, ValidationError
 from stoker.sdk.properties import UNRESOLVED, contains_unresolved
-from stoker.sdk.resource import Resource
+from stoker.sdk.resource import Resource, overrides_fn_get_att
 from stoker.sdk.stack_resource import StackResource
 from stoker.sdk.support import SupportStatus
+from stoker.sdk.translation import apply_rules, resource_rules
 from stoker.store import StackRecord
-from stoker.template.errors import TemplateError, TemplateErrors
+from stoker.template import parameters as parameters_module
+from stoker.template.errors import NestedStackErrors, TemplateError, TemplateErrors
 from stoker.template.functions.base import resolve
 from stoker.template.hot import Template
 
+_UNDEFINED_PARAMETER = re.compile(r"The Parameter \((.*)\) was not defined in template\.")
 
-class _ValidationContext:
+
+class _Unchecked:
+    """A registered custom constraint, not checked (template-validate asks no cloud)."""
+
+    @staticmethod
+    def validate(value: Any, context: Any) -> bool:
+        return True
+
+
+class ValidationContext:
     """Resolves parameters for real and everything about resources as UNRESOLVED,
     checking that referenced attributes exist on the target's type."""
 
@@ -44,12 +63,14 @@ class _ValidationContext:
         classes: Mapping[str, type[Resource]],
         errors: list[TemplateError],
         registry: ResourceRegistry,
+        strict: bool = True,
     ):
         self.registry = registry
         self.template = template
         self.params = params
         self.classes = classes
         self.errors = errors
+        self.strict = strict
 
     def parameter(self, name: str) -> Any:
         if name not in self.params:
@@ -69,7 +90,10 @@ class _ValidationContext:
         return UNRESOLVED
 
     def custom_constraint(self, name: str) -> Any:
-        return self.registry.constraints.get(name)
+        found = self.registry.constraints.get(name)
+        if found is None or self.strict:
+            return found
+        return _Unchecked  # template-validate judges no value (Heat: with_value=False)
 
     def condition(self, name: str) -> Any:
         return UNRESOLVED
@@ -90,7 +114,9 @@ class _NestedValidation:
         depth: int,
         max_depth: int,
         chain: tuple[str, ...],
+        strict: bool = True,
     ):
+        self.strict = strict
         self.chain = chain
         self.environment = environment
         self.registry = registry
@@ -117,19 +143,24 @@ class _NestedValidation:
             raise depth_error(self.depth + 1, self.max_depth, resource.name)
         where = f"resources.{resource.name}"
         chain = self.chain + ((source[1],) if source is not None else ())
+        if not self.strict:  # a value not known is no value given (its parameter is noted)
+            params = {key: value for key, value in params.items() if not contains_unresolved(value)}
         try:
             parsed = child_template(resource, template, self.files, collect=True)
             result = validate(
                 parsed,
-                child_environment(self.environment, resource.name),
+                child_environment(
+                    self.environment, resource.name, self.registry.user_template_path(resource.type, self.environment.type_aliases(), resource.name)
+                ),
                 params,
                 self.registry,
                 depth=self.depth + 1,
                 max_depth=self.max_depth,
                 chain=chain,
+                strict=self.strict,
             )
         except TemplateErrors as problems:
-            raise ValidationError(errors_text(problems), path=where)
+            raise NestedStackErrors(errors_text(problems), problems.errors, path=where)
         result.resource_count = resource_count
         self.results[resource.name] = result
 
@@ -172,6 +203,13 @@ class ValidationResult:
     # How many resources the stack will have, when ``template`` stands for more (a
     # group's nested stack is validated with one member of ``count``).
     resource_count: int | None = None
+    # Not strict: what create would need that validate does not (parameter values).
+    notes: list[str] = field(default_factory=list)
+    # The values given for parameters (environment's and request's, or for a nested
+    # stack its parent's), where known: Heat's user values.
+    given: dict[str, Any] = field(default_factory=dict)
+    # The environment's parameter_defaults (they replace the template's defaults).
+    defaults: dict[str, Any] = field(default_factory=dict)
 
 
 def _attribute_errors(template: Template, classes: Mapping[str, type[Resource]]) -> list[TemplateError]:
@@ -190,6 +228,7 @@ def _attribute_errors(template: Template, classes: Mapping[str, type[Resource]])
             # A deployment's attributes include its config's outputs.
             dynamic = cls is not None and (
                 cls.dynamic_attributes
+                or overrides_fn_get_att(cls)  # its names are the plugin's to check (seed 001)
                 or (issubclass(cls, StackResource) and (name or "").startswith(cls.MEMBER_PREFIX))
             )
             if (
@@ -241,16 +280,19 @@ def validate(
 ) -> ValidationResult:
     """Validate a stack definition; raise TemplateErrors listing every problem
     (including those the template reader collected). Not ``strict`` (Heat's
-    template-validate): parameters without a value are not errors, and what uses them
-    is checked as far as it can be without them."""
-    errors: list[TemplateError] = list(template.problems)
+    template-validate): see the module's docstring."""
+    errors: list[TemplateError] = [_heat_text(error, template) for error in template.problems]
     stack_name = stack.name if stack else "stack"
     stack_id = stack.id if stack else "None"
-    try:
-        params = parameter_values(template, environment, user_params, stack_name, stack_id, registry=registry, require_values=strict)
-    except TemplateErrors as problems:
-        errors.extend(problems.errors)
-        params = {}
+    notes: list[TemplateError] = []
+    if strict:
+        try:
+            params = parameter_values(template, environment, user_params, stack_name, stack_id, getattr(stack, "project_id", ""), registry=registry)
+        except TemplateErrors as problems:
+            errors.extend(problems.errors)
+            params = {}
+    else:
+        params = _lenient_parameter_values(template, environment, user_params, stack_name, stack_id, errors, notes)
     if params and all(name in params for name in template.parameters):
         # Validate what would run: inactive resources dropped, each `if` decided.
         try:
@@ -261,7 +303,7 @@ def validate(
     classes: dict[str, type[Resource]] = {}
     for name, definition in template.resources.items():
         try:
-            classes[name] = registry.get_class(definition.resource_type, aliases, template.files)
+            classes[name] = registry.get_class(definition.resource_type, aliases, template.files, name)
         except UnknownResourceTypeError as error:
             errors.append(TemplateError(str(error), path=f"resources.{name}.type"))
         except StokerError as error:  # a template resource whose template is invalid
@@ -278,10 +320,10 @@ def validate(
                     hint="use Delete or Retain",
                 )
             )
-    context = _ValidationContext(template, params, classes, errors, registry)
+    context = ValidationContext(template, params, classes, errors, registry, strict)
     # The template files this one is nested in (template resources), to name a loop.
     chain = chain or ((template.document.file,) if template.document.file else ())
-    nested = _NestedValidation(environment, registry, template.files, depth, max_depth, chain)
+    nested = _NestedValidation(environment, registry, template.files, depth, max_depth, chain, strict)
     hooks = _ValidationHooks(Clients(registry.clients, context, settings=registry.client_settings), nested)
     warnings: list[str] = []
 
@@ -294,21 +336,46 @@ def validate(
             continue  # an existing physical resource: its properties are not applied (Heat)
         try:
             instance = cls(name, definition.bind(resolver), stack or _Placeholder(stack_name, stack_id), context=context, hooks=hooks)
+            if not strict:
+                # No name is looked up in a cloud (Heat validates no value here).
+                apply_rules(instance.properties, resource_rules(instance, instance.properties), client_resolve=False)
             problems = instance.properties.errors()
         except StokerError as error:
-            errors.append(TemplateError(error.message, path=error.path or f"resources.{name}", hint=error.hint))
+            errors.append(TemplateError.of(error, f"resources.{name}"))
             continue
-        if problems:
-            errors.extend(TemplateError(p.message, path=p.path, hint=p.hint) for p in problems)
-            continue
-        if any(contains_unresolved(instance.properties[key]) for key in instance.properties):
-            continue
-        try:
-            instance.validate()
-            if isinstance(instance, StackResource):
+        # Not strict, Heat judges property names only (Properties.validate with_value=
+        # False) and calls no plugin's own checks (validate_template only): what they
+        # find is a note of what create would refuse; what only a cloud could judge is
+        # left to create. A nested stack is still read, for its parameters.
+        judged = errors if strict else notes
+        sound = not problems
+        # An unknown property name stays an error, a typo create would refuse, except
+        # on a template resource: its properties are its template's parameters, which
+        # Heat's template-validate does not hold them to.
+        names_judged = errors if not getattr(cls, "template_name", "") else judged
+        for problem in problems:
+            found = names_judged if problem.message.startswith("Unknown Property") else judged
+            found.append(TemplateError(problem.message, path=problem.path, hint=problem.hint))
+        known = sound and not any(contains_unresolved(instance.properties[key]) for key in instance.properties)
+        if known:
+            try:
+                instance.validate()
+            except PropertyErrors as several:  # every properties group broken, each in its place
+                judged.extend(TemplateError(p.message, path=p.path, hint=p.hint) for p in several.errors)
+                sound = False
+            except StokerError as error:
+                if strict or not isinstance(error, ClientPluginError):
+                    judged.append(TemplateError.of(error, f"resources.{name}"))
+                sound = False
+        if isinstance(instance, StackResource) and (sound or not strict):
+            try:
                 instance.validate_nested()
-        except StokerError as error:
-            errors.append(TemplateError(error.message, path=error.path or f"resources.{name}", hint=error.hint))
+            except StokerError as error:
+                if known:
+                    errors.append(TemplateError.of(error, f"resources.{name}"))
+            except Exception:  # noqa: BLE001 - read as far as it goes without the values it lacks
+                if known:
+                    raise
     try:
         def plugin_class(type_name: str) -> type[Resource]:
             return registry.get_class(type_name, aliases, template.files)
@@ -317,16 +384,67 @@ def validate(
         dependency_graph(template.resources, implicit).check_acyclic()
     except CycleError as error:
         errors.append(TemplateError(str(error), path=f"resources.{error.cycle[0]}", hint="remove one of these dependencies"))
+    # A property error (or note) quotes the value it refuses, which may be a hidden parameter's.
+    hidden = HiddenValues.of(template.parameters, user_params, params, environment.parameters, environment.parameter_defaults)
     if errors:
-        # A property error quotes the value it refuses, which may be a hidden parameter's.
-        hidden = HiddenValues.of(template.parameters, user_params, params, environment.parameters, environment.parameter_defaults)
         for error in errors:
             template.place(error)  # position, and the path as the template spells it
             error.message = hidden.text(error.message)
             error.args = (error.message,)
         raise TemplateErrors(errors)
     warnings.extend(support_warnings(template, classes))
-    return ValidationResult(template, params, classes, warnings, nested.results)
+    for note in notes:
+        template.place(note)
+        note.message = hidden.text(note.message)
+    given = {key: value for key, value in {**environment.parameters, **user_params}.items() if not contains_unresolved(value)}
+    return ValidationResult(template, params, classes, warnings, nested.results, notes=[str(note) for note in notes], given=given, defaults=dict(environment.parameter_defaults))
+
+
+def _lenient_parameter_values(
+    template: Template,
+    environment: Environment,
+    user_params: Mapping[str, Any],
+    stack_name: str,
+    stack_id: str,
+    errors: list[TemplateError],
+    notes: list[TemplateError],
+) -> dict[str, Any]:
+    """Parameter values for template-validate (Heat's ``validate_value=False``): a value
+    missing, or one create would refuse, is a note and the parameter stays unresolved; a
+    parameter the template does not declare, or a template default that breaks its own
+    constraints (Heat's schema check), is an error. Custom constraints are not checked."""
+    pseudo = {parameters_module.STACK_NAME: stack_name, parameters_module.STACK_ID: stack_id, parameters_module.PROJECT_ID: ""}
+    given = {**environment.parameters, **user_params}
+    values, problems = parameters_module.resolve_values(template.parameters, given, environment.parameter_defaults, pseudo, None)
+    reported = {error.path for error in template.problems}
+    for problem in problems:
+        name = (problem.path or "").split(".", 1)[-1]
+        schema = template.parameters.get(name)
+        if schema is None or (name not in given and name not in environment.parameter_defaults and schema.default is not None):
+            if f"{problem.path}.default" not in reported:  # the reader names a bad default already
+                errors.append(problem)
+        else:
+            if problem.location is None:
+                problem.location = template.document.locate(problem.path)
+            notes.append(problem)
+    return values
+
+
+def _heat_text(error: TemplateError, template: Template) -> TemplateError:
+    """Heat's text for a problem its clients and tests match: a ``get_param`` of a
+    parameter the template lacks, in a resource's properties, is (from Heat's
+    properties validation) ``Property error: : <path>: : The Parameter (x) was not
+    provided.``; the path, as the template spells it, is then in the message only."""
+    match = _UNDEFINED_PARAMETER.fullmatch(error.message)
+    parts = (error.path or "").split(".")
+    if match and len(parts) >= 4 and parts[0].lower() == "resources" and parts[2].lower() == "properties":
+        template.place(error)
+        parts = (error.path or "").split(".")
+        prop = re.split(r"[\[.]", parts[3], maxsplit=1)[0]
+        error.message = f"Property error: : {'.'.join(parts[:3])}.{prop}: : The Parameter ({match.group(1)}) was not provided."
+        error.args = (error.message,)
+        error.path = None
+    return error
 
 
 def _support_note(kind: str, name: str, status: SupportStatus) -> str | None:

@@ -12,6 +12,7 @@ import hashlib
 import importlib.util
 import logging
 import sys
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -58,13 +59,25 @@ def load_plugin_file(registry: ResourceRegistry, path: Path) -> None:
             raise ImportError("not a Python module")
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
-        spec.loader.exec_module(module)
+        # What the SDK warns of while the plugin's classes are built (an unknown support
+        # status, which becomes UNKNOWN as in Heat) is reported with the plugin's path.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            spec.loader.exec_module(module)
     except Exception as error:  # noqa: BLE001 - any failure of a plugin is reported, not raised
         sys.modules.pop(module_name, None)
         message = f"plugin {path}: failed to load: {type(error).__name__}: {error}"
         LOG.warning(message)
         registry.problems.append(message)
         return
+    for caught_warning in caught:
+        if not issubclass(caught_warning.category, UserWarning):
+            # Not the plugin author's to hear about (a library's deprecation): as usual.
+            warnings.warn_explicit(caught_warning.message, caught_warning.category, caught_warning.filename, caught_warning.lineno)
+            continue
+        message = f"plugin {path}:{caught_warning.lineno}: {caught_warning.message}"
+        LOG.warning(message)
+        registry.problems.append(message)
     for function_name in ("resource_mapping", "available_resource_mapping"):
         function = getattr(module, function_name, None)
         if function is None:

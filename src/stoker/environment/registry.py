@@ -1,18 +1,27 @@
-"""The resource type registry: type names to plugin classes.
+"""The resource type registry: type names to plugin classes, and how a type name resolves.
 
-Built-in types and plugin types register here once per process; an environment's
-``resource_registry`` overlays aliases per stack. Registration checks each plugin's
-schemas so a broken plugin is refused with its name before any template uses it.
+Built-in types and plugin types register here once per process, with the global
+environment's ``resource_registry`` (Settings.environment_dir) beneath every user's.
+A stack's environment overlays its own entries per stack. Registration checks each
+plugin's schemas so a broken plugin is refused with its name before any template uses it.
+
+Resolution is Heat's (``heat/engine/environment.py`` ResourceRegistry.get_resource_info):
+every entry that could apply to a type (a template-named type, the per-resource entry
+``resources.<name>.<type>``, the exact entry, ``Prefix::*`` globs) from the user's
+registry and the global one, sorted user first, then the longer (per-resource) path, then
+by path; the first that leads to a plugin or a template wins, a mapping that leads nowhere
+is skipped.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any
 
+from stoker.environment.capabilities import choose_entry
 from stoker.sdk import properties_group
 from stoker.sdk.clients import ClientRegistry
 from stoker.sdk.exceptions import SchemaError
@@ -60,6 +69,77 @@ def check_plugin(type_name: str, cls: type) -> list[str]:
     return problems
 
 
+TEMPLATE_SUFFIXES = (".yaml", ".template")
+# What an entry of a registry is, told as Heat's ResourceInfo.__new__ tells it.
+ENTRY_KINDS = (PLUGIN, TEMPLATE, GLOB, MAPPING) = ("plugin", "template", "glob", "mapping")
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    """One entry that may resolve a type: where it sits (``path``), what it maps to, and
+    whether the user's environment set it (user entries sort above global ones)."""
+
+    path: tuple[str, ...]
+    value: Any
+    user: bool
+
+    @property
+    def name(self) -> str:
+        return self.path[-1]
+
+    @property
+    def kind(self) -> str:
+        if self.name.endswith(TEMPLATE_SUFFIXES):
+            return TEMPLATE
+        if isinstance(self.value, list):
+            return TEMPLATE  # candidate templates; capabilities.choose_entry picks one
+        if not isinstance(self.value, str):
+            return PLUGIN
+        if self.value.endswith(TEMPLATE_SUFFIXES):
+            return TEMPLATE
+        if self.name.endswith("*"):
+            return GLOB
+        return MAPPING
+
+    @property
+    def template_name(self) -> str:
+        return self.name if self.name.endswith(TEMPLATE_SUFFIXES) else self.value
+
+    def sort_key(self) -> tuple:
+        # Heat's ResourceInfo.__lt__: user above global, longer path above shorter, then path.
+        return (not self.user, -len(self.path), self.path)
+
+    def glob_matches(self, type_name: str) -> bool:
+        # Heat's GlobResourceInfo.matches: a many-to-one glob does not match its own target.
+        return type_name != self.value and type_name.startswith(self.name[:-1])
+
+    def target(self, type_name: str) -> str:
+        """The type a mapping or glob sends ``type_name`` to."""
+        if self.kind == GLOB and self.value.endswith("*"):
+            return self.value[:-1] + type_name[len(self.name) - 1 :]
+        return self.value
+
+
+def registry_entries(registry: Mapping[str, Any], type_name: str, resource_name: str | None, user: bool) -> Iterator[RegistryEntry]:
+    """The entries of one registry that may resolve ``type_name`` (Heat's iterable_by)."""
+    if user and type_name.endswith(TEMPLATE_SUFFIXES):
+        # A type that is a template's name needs no entry (user environments only).
+        yield RegistryEntry((type_name,), type_name, True)
+    if resource_name:
+        specific = registry.get("resources")
+        specific = specific.get(resource_name) if isinstance(specific, Mapping) else None
+        if isinstance(specific, Mapping) and specific.get(type_name) is not None and not isinstance(specific[type_name], Mapping):
+            yield RegistryEntry(("resources", resource_name, type_name), specific[type_name], user)
+    value = registry.get(type_name)
+    if type_name != "resources" and value is not None and not isinstance(value, Mapping):
+        yield RegistryEntry((type_name,), value, user)
+    for key, value in registry.items():
+        if key.endswith("*") and isinstance(value, str):
+            entry = RegistryEntry((key,), value, user)
+            if entry.kind == GLOB and entry.glob_matches(type_name):
+                yield entry
+
+
 @dataclass
 class ResourceRegistry:
     types: dict[str, type[Resource]] = field(default_factory=dict)
@@ -69,6 +149,13 @@ class ResourceRegistry:
     # The operator's settings client plugins read (``ClientPlugin.settings``), e.g.
     # allow_image_urls.
     client_settings: dict[str, Any] = field(default_factory=dict)
+    # The region this server orchestrates (Settings.region_name): OS::Heat::Stack's.
+    region_name: str = "RegionOne"
+    # The global environment's resource_registry (Settings.environment_dir), in Heat's
+    # shape: type -> type or template, ``Prefix::*`` globs, ``resources`` per name.
+    environment: dict[str, Any] = field(default_factory=dict)
+    # The text of the templates the global environment maps types to, by the name it uses.
+    environment_files: dict[str, str] = field(default_factory=dict)
 
     def register(self, type_name: str, cls: type[Resource]) -> None:
         problems = check_plugin(type_name, cls)
@@ -88,22 +175,71 @@ class ResourceRegistry:
     def known_types(self) -> list[str]:
         return sorted(self.types)
 
-    def get_class(self, type_name: str, aliases: Mapping[str, str] | None = None, files: Mapping[str, str] | None = None) -> type[Resource]:
-        """The class for ``type_name`` after the environment's aliases. A name that is a
-        template (``server.yaml``) is a template resource whose text is in ``files``."""
+    def global_entries(self, type_name: str, resource_name: str | None) -> Iterator[RegistryEntry]:
+        """The global registry's entries for ``type_name``: the global environment's, and
+        the plugin registered under that name unless the global environment remaps it."""
+        yield from registry_entries(self.environment, type_name, resource_name, user=False)
+        if type_name not in self.environment and type_name in self.types:
+            yield RegistryEntry((type_name,), self.types[type_name], False)
+
+    def resolve(self, type_name: str, user_registry: Mapping[str, Any] | None = None, resource_name: str | None = None) -> RegistryEntry:
+        """The plugin or template entry ``type_name`` resolves to for resource
+        ``resource_name`` (Heat's get_resource_info)."""
+        return self._resolve(type_name, user_registry or {}, resource_name, frozenset())
+
+    def _resolve(self, type_name: str, user_registry: Mapping[str, Any], resource_name: str | None, seen: frozenset[str]) -> RegistryEntry:
+        if type_name in seen:
+            # Heat recurses until Python gives up; a loop of mappings leads nowhere.
+            raise UnknownResourceTypeError(type_name, self.known_types())
+        entries = [*registry_entries(user_registry, type_name, resource_name, user=True), *self.global_entries(type_name, resource_name)]
+        for entry in sorted(entries, key=RegistryEntry.sort_key):
+            if entry.kind in (PLUGIN, TEMPLATE):
+                return entry
+            try:
+                return self._resolve(entry.target(type_name), user_registry, resource_name, seen | {type_name})
+            except TemplateNotFoundError:
+                raise
+            except UnknownResourceTypeError:
+                continue
+        raise UnknownResourceTypeError(type_name, self.known_types())
+
+    def user_template_path(self, type_name: str, user_registry: Mapping[str, Any] | None, resource_name: str | None) -> tuple[str, ...] | None:
+        """Where in the user's registry the entry sits that makes resource
+        ``resource_name`` of ``type_name`` a template resource; None when none does. Its
+        nested stack's environment leaves it out (Heat's get_child_environment
+        ``item_to_remove``), so a template that wraps a type (``OS::Nova::Server:
+        server.yaml``) may use that type inside."""
+        try:
+            entry = self.resolve(type_name, user_registry, resource_name)
+        except LookupError:
+            return None
+        return entry.path if entry.user and entry.kind == TEMPLATE else None
+
+    def get_class(
+        self,
+        type_name: str,
+        aliases: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        resource_name: str | None = None,
+    ) -> type[Resource]:
+        """The class for resource ``resource_name`` of ``type_name``, after the stack
+        environment's ``resource_registry`` (``aliases``) and the global one. A type that
+        resolves to a template (``server.yaml``) is a template resource whose text is in
+        ``files`` (or, for the global environment's templates, read at start)."""
         from stoker.resources.heat.template_resource import is_template_name, template_class
 
-        seen = set()
-        name = type_name
-        while aliases and name in aliases and name not in seen:
-            seen.add(name)
-            name = aliases[name]
-        if is_template_name(name) and name not in self.types:
-            text = (files or {}).get(name)
-            if text is None:
-                raise TemplateNotFoundError(name)
-            return template_class(type_name, name, text, files or {})
-        cls = self.types.get(name)
-        if cls is None:
-            raise UnknownResourceTypeError(name, self.known_types())
-        return cls
+        if is_template_name(type_name) and not type_name.endswith(TEMPLATE_SUFFIXES) and type_name not in self.types:
+            entry = RegistryEntry((type_name,), type_name, True)  # a URL: a template's name too
+        else:
+            entry = self.resolve(type_name, aliases, resource_name)
+        if isinstance(entry.value, list):  # the environment's requires chooses the candidate
+            entry = choose_entry(entry, type_name, aliases, files or {}, self.environment_files)
+        if entry.kind == PLUGIN:
+            return entry.value
+        name = entry.template_name
+        text = (files or {}).get(name)
+        if text is None and not entry.user:
+            text = self.environment_files.get(name)
+        if text is None:
+            raise TemplateNotFoundError(name)
+        return template_class(type_name, name, text, files or {})

@@ -6,11 +6,11 @@ engine caches them per resource.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stoker.sdk.exceptions import SchemaError
-from stoker.sdk.support import SUPPORTED, SupportStatus
+from stoker.sdk.support import SupportStatus
 
 __all__ = ["SHOW", "Schema", "select_path"]
 
@@ -48,7 +48,7 @@ class Schema:
         body: dict[str, Any] = {"description": self.description}
         if self.type:
             body["type"] = self.type.lower()
-        if self.support_status.status != SUPPORTED:
+        if self.support_status.says_more_than_supported():
             body["support_status"] = self.support_status.to_dict()
         return body
 
@@ -62,20 +62,17 @@ BASE_ATTRIBUTES: Mapping[str, Schema] = {
 
 
 def select_path(value: Any, path: tuple[Any, ...], where: str = "") -> Any:
-    """Follow ``path`` (keys and indexes) into a MAP or LIST attribute value.
-
-    A missing key or index gives None, as in Heat's get_attr.
+    """Follow ``path`` into an attribute value as Heat's ``attributes.select_from_attribute``
+    does (get_attr's path): ``value[step]`` at each step, into any map or sequence, a
+    string included (``"abc"``, ``0`` gives ``"a"``); a step that is not a string or an
+    integer, a missing key or index, a string index into a sequence, or a step into
+    anything else gives None.
     """
     for step in path:
-        if value is None:
+        if not isinstance(value, (Mapping, Sequence)) or not isinstance(step, (str, int)):
             return None
-        if isinstance(value, Mapping):
-            value = value.get(step if isinstance(step, str) else str(step))
-        elif isinstance(value, list):
-            try:
-                value = value[int(step)]
-            except (ValueError, IndexError, TypeError):
-                return None
-        else:
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
             return None
     return value

@@ -6,6 +6,7 @@ path such as ``resources.web.properties.flavor`` and a hint for the fix):
     StokerError
       ValidationError                 a template, environment or property is invalid
         PropertyError                 one property value is wrong (names its path)
+        PropertyErrors                several at once (every properties group broken)
         SchemaError                   a plugin's own schema is wrong (found at registration)
       ResourceFailure                 a lifecycle handler failed
       UpdateReplace                   raised by handle_update: replace the resource instead
@@ -22,11 +23,17 @@ Nothing here does I/O; the engine decides how an error becomes a state and an ev
 
 from __future__ import annotations
 
-__all__ = ["ClientPluginError", "EntityNotFound", "InvalidTemplateAttribute", "MicroversionUnavailableError", "PropertyError", "ResourceFailure", "ResourceNotFoundError", "SchemaError", "StokerError", "UnknownClientPluginError", "UpdateInProgressError", "UpdateReplace", "ValidationError"]
+__all__ = ["ClientPluginError", "EntityNotFound", "InvalidTemplateAttribute", "MicroversionUnavailableError", "PropertyError", "PropertyErrors", "ResourceFailure", "ResourceNotFoundError", "SchemaError", "StokerError", "UnknownClientPluginError", "UpdateInProgressError", "UpdateReplace", "ValidationError"]
 
 
 class StokerError(Exception):
-    """Base of every error stoker raises on purpose."""
+    """Base of every error stoker raises on purpose.
+
+    ``verbatim``: the message is Heat's own text, word for word, which Heat's clients and
+    tests match exactly; the API sends it without the place (path, file position), which
+    stays on the error for stoker's own output."""
+
+    verbatim = False
 
     def __init__(self, message: str, *, path: str | None = None, hint: str | None = None):
         super().__init__(message)
@@ -47,6 +54,15 @@ class ValidationError(StokerError):
 
 class PropertyError(ValidationError):
     """A property value does not match its schema."""
+
+
+class PropertyErrors(ValidationError):
+    """Several property values are wrong, each a PropertyError with its own path in
+    ``errors`` (``Resource.validate`` reports every properties group broken, seed 002)."""
+
+    def __init__(self, errors: list[PropertyError]):
+        self.errors = list(errors)
+        super().__init__("; ".join(str(error) for error in self.errors))
 
 
 class SchemaError(ValidationError):

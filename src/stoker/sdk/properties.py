@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from stoker.sdk import constraints as constr
 from stoker.sdk.exceptions import PropertyError, SchemaError, StokerError
-from stoker.sdk.support import SUPPORTED, SupportStatus
+from stoker.sdk.support import SupportStatus
 
 if TYPE_CHECKING:
     from stoker.sdk.translation import Translation, TranslationRule
@@ -196,13 +196,13 @@ class Schema:
             body["schema"] = {k: v.to_dict() for k, v in self.schema.items()}
         elif isinstance(self.schema, Schema):
             body["schema"] = {"*": self.schema.to_dict()}
-        if self.support_status.status != SUPPORTED:
+        if self.support_status.says_more_than_supported():
             body["support_status"] = self.support_status.to_dict()
         return body
 
 
-def _type_error(path: str, message: str) -> PropertyError:
-    return PropertyError(message, path=path)
+def _type_error(path: str, message: str, hint: str | None = None) -> PropertyError:
+    return PropertyError(message, path=path, hint=hint)
 
 
 def convert(schema: Schema, value: Any, path: str, context: Any = None) -> Any:
@@ -221,6 +221,8 @@ def convert(schema: Schema, value: Any, path: str, context: Any = None) -> Any:
         value = _to_string(value, path)
     elif kind == Schema.BOOLEAN:
         value = _to_boolean(value, path)
+    elif kind == Schema.MAP and schema.allow_conversion and not isinstance(value, Mapping):
+        return _converted_to_map(value, path)
     elif kind == Schema.MAP:
         value = _to_map(schema, value, path, context)
     elif kind == Schema.LIST:
@@ -278,33 +280,47 @@ def _to_string(value: Any, path: str) -> str:
 
 
 def _to_boolean(value: Any, path: str) -> bool:
+    """Heat's Property._get_bool: a boolean, or the text "true" or "false" in any case;
+    not "yes", "on" or 1 (parameters are more lenient: ``stoker.template.parameters``)."""
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
-    raise _type_error(path, f'"{value}" is not a valid boolean (use true or false)')
+    shown = value.lower() if isinstance(value, str) else value
+    raise _type_error(path, f'"{shown}" is not a valid boolean', hint="use true or false")
+
+
+def _converted_to_map(value: Any, path: str) -> Any:
+    """Heat's Property._get_map with ``allow_conversion`` (a template resource's json
+    parameter): a string passes as it is and a list as its JSON text, for the nested
+    stack's json parameter to read."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return json.dumps(list(value))
+    raise _type_error(path, f'"{value}" is not a map')
 
 
 def _to_map(schema: Schema, value: Any, path: str, context: Any) -> dict:
-    if value is None or value == "":
+    """Heat's Property._get_map: a map, nothing else (no JSON text)."""
+    if value is None:
         value = {}
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            pass
     if not isinstance(value, Mapping):
-        raise _type_error(path, f"'{value}' is not a map")
+        raise _type_error(path, f'"{value}" is not a map', hint="give a map: {key: value}")
     if isinstance(schema.schema, Mapping):
         return resolve_properties(schema.schema, value, path, context)
     return dict(value)
 
 
 def _to_list(schema: Schema, value: Any, path: str, context: Any) -> list:
+    """Heat's Property._get_list: a list; a string is split on its commas only with
+    ``allow_conversion`` (a template resource's comma_delimited_list parameter)."""
     if value is None:
         return []
+    if schema.allow_conversion and isinstance(value, str):
+        value = value.split(",") if value else []
     if isinstance(value, (str, Mapping)) or not isinstance(value, (list, tuple)):
-        raise _type_error(path, f"'{value}' is not a list")
+        raise _type_error(path, f'"{value!r}" is not a list', hint="give a list: [a, b]")
     item = schema.item_schema()
     if item is None:
         return list(value)

@@ -23,11 +23,12 @@ from stoker.sdk import properties_group
 from stoker.sdk.dependencies import ResourceView, StackView
 from stoker.sdk.exceptions import (
     InvalidTemplateAttribute,
+    PropertyErrors,
     UpdateReplace,
 )
 from stoker.sdk.properties import Properties, Schema
 from stoker.sdk.support import SupportStatus
-from stoker.sdk.translation import apply_rules
+from stoker.sdk.translation import apply_rules, resource_rules
 
 __all__ = ["EngineHooks", "Resource", "StackInfo", "physical_resource_name"]
 
@@ -42,6 +43,12 @@ def physical_resource_name(stack_name: str, resource_name: str, resource_uuid: s
     restarts, so a plugin can find a physical resource whose id was never recorded."""
     short = base64.b32encode(bytes.fromhex(resource_uuid.replace("-", "")[-16:] or "00")).decode()
     return f"{stack_name}-{resource_name}-{short.lower().rstrip('=')[:12]}"
+
+
+def overrides_fn_get_att(cls: type) -> bool:
+    """Whether a plugin class resolves attributes with its own ``FnGetAtt`` (seed 001),
+    which the engine then asks with the path and template validation does not second-guess."""
+    return getattr(cls, "FnGetAtt", Resource.FnGetAtt) is not Resource.FnGetAtt
 
 
 class EngineHooks(Protocol):
@@ -143,7 +150,7 @@ class Resource:
             self.properties_schema, context, accept_any=self.accepts_any_property
         )
         # Old property names become new ones (seed 000) before anything reads a value.
-        apply_rules(self.properties, self.translation_rules(self.properties), client_resolver=self.client_plugin)
+        apply_rules(self.properties, resource_rules(self, self.properties), client_resolver=self.client_plugin)
 
     # -- identity and data ------------------------------------------------
 
@@ -239,14 +246,23 @@ class Resource:
             raise InvalidTemplateAttribute(self.name, key)
         return self._resolve_attribute(key)
 
+    def FnGetAtt(self, key: str, *path: Any) -> Any:  # noqa: N802 - Heat's name (seed 001)
+        """What ``get_attr`` (``Fn::GetAtt``) gives: attribute ``key``, then ``path``
+        selected from it. A plugin that needs more complex resolution overrides this
+        (seed 001) and the engine asks it with the path; which names it accepts is then
+        the plugin's to check, as template validation no longer does."""
+        return attributes_module.select_path(self.get_attribute(key), path)
+
     # -- validation ------------------------------------------------------------
 
     def validate(self) -> None:
         """Check the resource beyond its schema; raise ValidationError. Plugins extend this."""
         self.properties.validate()
         problems = properties_group.validate(self.properties_groups_schema, self.properties, self.client_plugin)
-        if problems:
+        if len(problems) == 1:
             raise problems[0]
+        if problems:
+            raise PropertyErrors(problems)
 
     def translation_rules(self, properties: Properties) -> list[Any]:
         return []

@@ -29,7 +29,7 @@ class NestedView(Protocol):
     """Read-only access to a finished child stack (outputs, members, their attributes)."""
 
     def outputs(self) -> dict[str, Any]:
-        """Every output's value (an output that cannot be resolved raises)."""
+        """Every output's value (None for one that cannot be computed)."""
         ...
 
     def resource_names(self) -> list[str]: ...
@@ -173,12 +173,22 @@ class StackResource(Resource):
         return self.resource_id is not None and self.nested_stacks().act(self, self.DELETE)
 
     def get_output(self, op: str) -> Any:
-        """The value of one output of the child stack."""
+        """The value of one output of the child stack. One the child cannot compute
+        raises Heat's ``Error in <resource> output <op>: <the child's output_error>``."""
         view = self.nested_view()
-        outputs = view.outputs() if view is not None else {}
-        if op not in outputs:
-            raise InvalidTemplateAttribute(self.name, op)
-        return outputs[op]
+        single = getattr(view, "output", None)
+        if single is None:  # a view that offers only every output at once
+            outputs = view.outputs() if view is not None else {}
+            if op not in outputs:
+                raise InvalidTemplateAttribute(self.name, op)
+            return outputs[op]
+        try:
+            value, error = single(op)
+        except KeyError:
+            raise InvalidTemplateAttribute(self.name, op) from None
+        if error is not None:
+            raise StokerError(f"Error in {self.name} output {op}: {error}")
+        return value
 
     def handle_create(self) -> Any:
         template, params = self.child_template(), self.child_params()

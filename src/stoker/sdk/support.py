@@ -7,6 +7,8 @@ It must not know about templates or the engine.
 
 from __future__ import annotations
 
+import re
+import warnings
 from typing import Any
 
 __all__ = ["DEPRECATED", "HIDDEN", "SUPPORTED", "SUPPORT_STATUSES", "UNKNOWN", "UNSUPPORTED", "Status", "SupportStatus"]
@@ -18,6 +20,9 @@ SUPPORT_STATUSES = (UNKNOWN, SUPPORTED, DEPRECATED, UNSUPPORTED, HIDDEN) = (
     "UNSUPPORTED",
     "HIDDEN",
 )
+
+# A release mark, "5.0.0" or "2014.2": what a status given where a version belongs looks like.
+_VERSION = re.compile(r"^\d+(\.\d+)+$")
 
 # Which status may follow which, going from previous_status to status.
 _ALLOWED_NEXT = {
@@ -40,10 +45,20 @@ class SupportStatus:
         previous_status: SupportStatus | None = None,
         substitute_class: type | None = None,
     ):
-        if status not in SUPPORT_STATUSES:
-            raise ValueError(f"Unknown support status {status!r}; use one of {', '.join(SUPPORT_STATUSES)}")
         if previous_status is not None and not isinstance(previous_status, SupportStatus):
             raise ValueError("previous_status must be a SupportStatus")
+        if status not in SUPPORT_STATUSES:
+            # Heat's SupportStatus.validate: not fatal, the status becomes UNKNOWN (a plugin
+            # written for Heat, ``SupportStatus('5.0.0')``, loads there and must load here).
+            # The plugin loader reports the warning with the plugin's path.
+            hint = f" (did you mean version={status!r}?)" if isinstance(status, str) and _VERSION.match(status) else ""
+            warnings.warn(
+                f"Unknown support status {status!r}{hint}; use one of {', '.join(SUPPORT_STATUSES)}. "
+                f"Defaulting to {UNKNOWN}",
+                UserWarning,
+                stacklevel=2,
+            )
+            status, message, version, previous_status = UNKNOWN, f"Specified status is invalid, defaulting to {UNKNOWN}", None, None
         self.status = status
         self.message = message
         self.version = version
@@ -59,6 +74,18 @@ class SupportStatus:
                 return f"support status {before.status} cannot be followed by {current.status}"
             current = before
         return None
+
+    def says_more_than_supported(self) -> bool:
+        """Whether this status tells more than the default ``SupportStatus()`` (a version
+        a SUPPORTED object is available since, a message, a history): then the schema's
+        resource-type view shows it."""
+        return self.status != SUPPORTED or any(value is not None for value in (self.version, self.message, self.previous_status))
+
+    def is_substituted(self, new_class: type) -> bool:
+        """Whether a resource of this status may become ``new_class`` in place: its
+        ``substitute_class`` or a class extending it (seed 000). Heat's is_substituted
+        accepts the substitute class itself only."""
+        return isinstance(self.substitute_class, type) and isinstance(new_class, type) and issubclass(new_class, self.substitute_class)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -26,7 +26,6 @@ from typing import Any
 from stoker.engine.clock import FakeClock
 from stoker.engine.handlers import HANDLERS, SNAPSHOT_DELETE, HandlerRunner, handler_pair
 from stoker.engine.states import Action
-from stoker.sdk.attributes import select_path
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.resource import Resource
 from stoker.sdk.signals import MemorySignals
@@ -190,7 +189,7 @@ class PluginHarness:
         self._run(Action.CHECK)
 
     def attribute(self, name: str, *path: Any) -> Any:
-        return select_path(self.resource.get_attribute(name), path)
+        return self.resource.FnGetAtt(name, *path)
 
     def reference(self) -> Any:
         return self.resource.get_reference_id()

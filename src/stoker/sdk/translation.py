@@ -30,6 +30,7 @@ itself are ``SchemaError`` (a plugin bug); errors in the user's values are ``Pro
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -539,6 +540,25 @@ class Translation:
                 f"Cannot resolve {value!r} with {type(plugin).__name__}.{rule.finder}: {error}",
                 path=self._where(where),
             ) from error
+
+
+def resource_rules(resource: Any, properties: Properties) -> list[Any]:
+    """A plugin's translation rules, whichever way it declares ``translation_rules``:
+    ``(self, props)`` as Heat calls it, or ``(self)`` as seed 000's example writes it (its
+    rules then read ``self.properties``). Every caller asks through here."""
+    method = resource.translation_rules
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):  # no signature to read (a builtin): Heat's way
+        return method(properties)
+    positional = (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.VAR_POSITIONAL,
+    )
+    if any(parameter.kind in positional for parameter in parameters):
+        return method(properties)
+    return method()
 
 
 def apply_rules(

@@ -38,7 +38,7 @@ from stoker.store.records import (
 from stoker.store.sealing import Sealer
 from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
-HEAD_REVISION = "0009"
+HEAD_REVISION = "0010"
 # The purpose of an ordinary signal credential; NULL (rows made before purposes) too.
 SIGNAL_PURPOSE = "signal"
 
@@ -305,15 +305,20 @@ class Store:
                 ).first()
         return self._stack(row) if row else None
 
-    def list_stacks(self, include_deleted: bool = False, include_nested: bool = False) -> list[StackRecord]:
+    def list_stacks(self, include_deleted: bool = False, include_nested: bool = False, hidden_tags: Iterable[str] = ()) -> list[StackRecord]:
+        """Stacks oldest first; those carrying any of ``hidden_tags`` are left out
+        (Heat's hidden_stack_tags)."""
         table = tables.stacks
         query = sa.select(table).order_by(table.c.created_at)
         if not include_deleted:
             query = query.where(table.c.deleted_at.is_(None))
         if not include_nested:
             query = query.where(table.c.owner_id.is_(None))
+        hidden = set(hidden_tags)
         with self._read() as connection:
-            return [self._stack(row) for row in connection.execute(query)]
+            # Tags are a JSON list: filtered here, the same on every database.
+            stacks = [self._stack(row) for row in connection.execute(query)]
+        return [stack for stack in stacks if not hidden.intersection(stack.tags or ())] if hidden else stacks
 
     def child_stacks(self, owner_id: str) -> list[StackRecord]:
         """The live nested stacks a stack's resources own."""
@@ -696,6 +701,32 @@ class Store:
         table = tables.signal_credentials
         live = sa.and_(table.c.resource_uuid == resource_uuid, table.c.revoked_at.is_(None))
         return self.writes.run(lambda connection: connection.execute(table.update().where(live).values(revoked_at=utcnow())).rowcount)
+
+    # -- services ----------------------------------------------------------------
+    # Heat's service table: the engines serving the API (engine/services.py reports).
+
+    def add_service(self, values: Mapping[str, Any]) -> None:
+        self.writes.run(lambda connection: connection.execute(tables.services.insert(), dict(values)), fence=None)
+
+    def report_service(self, service_id: str, now: datetime) -> None:
+        """The engine is alive: ``updated_at`` is now (and a row pruned meanwhile lives again)."""
+        table = tables.services
+        self.writes.run(lambda connection: connection.execute(table.update().where(table.c.id == service_id).values(updated_at=now, deleted_at=None)), fence=None)
+
+    def delete_services(self, service_ids: Iterable[str], now: datetime) -> None:
+        """Soft delete, as Heat's service_delete."""
+        ids = list(service_ids)
+        if not ids:
+            return
+        table = tables.services
+        self.writes.run(lambda connection: connection.execute(table.update().where(table.c.id.in_(ids)).values(deleted_at=now)), fence=None)
+
+    def list_services(self) -> list[dict[str, Any]]:
+        """The services not deleted, oldest first, as rows of Heat's service table."""
+        table = tables.services
+        with self._read() as connection:
+            rows = connection.execute(sa.select(table).where(table.c.deleted_at.is_(None)).order_by(table.c.created_at, table.c.id))
+            return [dict(row._mapping) for row in rows]
 
     # -- locks -------------------------------------------------------------------
 

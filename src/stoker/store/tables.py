@@ -207,3 +207,22 @@ software_deployments = sa.Table(
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("updated_at", sa.DateTime, nullable=True),
 )
+
+# Heat's service table (``heat/db/models.py`` Service): one row per engine serving the
+# API (``stoker serve``), written when it starts and reported (``updated_at``) every
+# ``report_interval`` seconds; soft-deleted when it stops. A row not reported for two
+# intervals is an engine that is down; another engine on the host prunes it after three.
+services = sa.Table(
+    "services",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("engine_id", sa.String(36), nullable=False),
+    sa.Column("host", sa.String(255), nullable=False),
+    sa.Column("hostname", sa.String(255), nullable=False),
+    sa.Column("binary", sa.String(255), nullable=False),
+    sa.Column("topic", sa.String(255), nullable=False),
+    sa.Column("report_interval", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("updated_at", sa.DateTime, nullable=True),
+    sa.Column("deleted_at", sa.DateTime, nullable=True),
+)

@@ -20,11 +20,18 @@ from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
 from typing import Any
 
+from stoker.template import capabilities as template_capabilities
 from stoker.template import cfn, loader, versions
 from stoker.template import conditions as conditions_module
 from stoker.template.conditions import ActiveDefinitions
 from stoker.template.definitions import OutputDefinition, ResourceDefinition
-from stoker.template.errors import TemplateError, TemplateErrors, format_path
+from stoker.template.errors import (
+    InvalidTemplateVersionError,
+    TemplateError,
+    TemplateErrors,
+    TemplateWarning,
+    format_path,
+)
 from stoker.template.functions.access import GetAttr, GetParam, GetResource
 from stoker.template.functions.base import Function, Parser
 from stoker.template.functions.cfn import Ref
@@ -73,6 +80,9 @@ class Template:
     # Problems found while reading, kept when parsing with collect=True so that
     # validation can report them together with its own.
     problems: list[TemplateError] = field(default_factory=list)
+    # What Heat reads silently that an author may not mean: a key written twice (the
+    # loader's), a function name this version does not have (read as a plain map).
+    warnings: list[TemplateWarning] = field(default_factory=list)
 
     @classmethod
     def load(
@@ -95,14 +105,16 @@ class Template:
         """Read a document. Problems raise TemplateErrors, unless ``collect`` is set and
         the template is readable enough to validate further (then see ``problems``)."""
         errors: list[TemplateError] = []
-        template = _Reader(document, errors).read(files or {})
-        for error in errors:
-            if error.location is None:
-                error.location = document.locate(error.path)
+        warnings: list[TemplateWarning] = []
+        template = _Reader(document, errors, warnings).read(files or {})
+        for problem in [*errors, *warnings]:
+            if problem.location is None:
+                problem.location = document.locate(problem.path)
         if errors and (template is None or not collect):
             raise TemplateErrors(errors)
         assert template is not None
         template.problems = errors
+        template.warnings = [*document.warnings, *warnings]
         return template
 
     # -- conditions --------------------------------------------------------------
@@ -181,9 +193,10 @@ class Template:
 
 
 class _Reader:
-    def __init__(self, document: loader.Document, errors: list[TemplateError]):
+    def __init__(self, document: loader.Document, errors: list[TemplateError], warnings: list[TemplateWarning]):
         self.document = document
         self.errors = errors
+        self.warnings = warnings
 
     def fail(self, message: str, path: tuple, hint: str | None = None) -> None:
         self.errors.append(TemplateError(message, path=format_path(path) or None, location=self.document.locate(format_path(path)), hint=hint))
@@ -200,9 +213,9 @@ class _Reader:
         for key in data:
             if key not in version.sections:
                 self.fail(
-                    f"The template section '{key}' is invalid",
+                    f"The template section is invalid: {key}",  # Heat's words
                     (key,),
-                    hint=_hint(key, version.sections) or "valid sections: " + ", ".join(version.sections),
+                    hint=template_capabilities.section_hint(key, version) or _hint(key, version.sections) or "valid sections: " + ", ".join(version.sections),
                 )
         template = Template(version=version, data=data, document=self.document, files=dict(files))
         mappings: dict[str, Any] | None = {}
@@ -216,16 +229,21 @@ class _Reader:
             version.condition_functions,
             template.files,
             mappings,
+            removed=version.removed_functions,
+            warnings=self.warnings,
         )
         template.description = str(data.get(words.description) or "")
         template.parameters = self._parameters(data.get(words.parameters), version)
         if version.kind == "hot":
             template.parameter_groups = self._parameter_groups(data.get("parameter_groups"), data.get("parameters"))
+        if template_capabilities.SECTION in version.sections:
+            self.errors.extend(template_capabilities.check_section(data.get(template_capabilities.SECTION), self.document.locate))
         if version.has_conditions:
             template.conditions = self._conditions(data.get(words.conditions), words)
         template.resources = self._resources(data.get(words.resources), version)
         template.outputs = self._outputs(data.get(words.outputs), version)
         template.functions_used = frozenset(self.parser.seen)
+        self._check_duplicate_names(template)
         self._check_references(template)
         if version.has_conditions:
             self._check_condition_names(template)
@@ -264,10 +282,14 @@ class _Reader:
             return version
         version = versions.get(raw_version)
         if version is None:
-            self.fail(
-                f'"{raw_version}" is not a valid heat_template_version',
-                ("heat_template_version",),
-                hint=_hint(raw_version, versions.VERSIONS) or "valid versions: " + ", ".join(versions.HOT_VERSIONS),
+            # Heat's InvalidTemplateVersion words it so; its clients match the start.
+            self.errors.append(
+                InvalidTemplateVersionError(
+                    f'The template version is invalid: "heat_template_version: {raw_version}" is not a known version',
+                    path="heat_template_version",
+                    location=self.document.locate("heat_template_version"),
+                    hint=_hint(raw_version, versions.VERSIONS) or "valid versions: " + ", ".join(versions.HOT_VERSIONS),
+                )
             )
         return version
 
@@ -477,10 +499,27 @@ class _Reader:
             self._check_functions(definition.external_id, names, params)
             self._check_functions(definition.condition, names, params)
         for output in template.outputs.values():
-            self._check_functions(output.value, names, params)
-            self._check_functions(output.condition, names, params)
+            self._check_functions(output.value, names, params, lazy=True)
+            self._check_functions(output.condition, names, params, lazy=True)
         for condition in template.conditions.values():
             self._check_functions(condition, names, params)
+
+    def _check_duplicate_names(self, template: Template) -> None:
+        """No resource may share a name with a parameter, pseudo parameters included
+        (Heat's Stack.validate: ``Duplicate names {'web'}``). Heat compares the resources
+        whose condition holds; every declared resource counts here."""
+        words = template.version.keywords
+        resources = template.data.get(words.resources)
+        declared = template.data.get(words.parameters)
+        params = {str(name) for name in declared} if isinstance(declared, dict) else set()
+        params |= set(template.version.pseudo_parameters)
+        for name in resources if isinstance(resources, dict) else ():
+            if str(name) in params:
+                self.fail(
+                    f"Duplicate names {{{str(name)!r}}}",
+                    (words.resources, str(name)),
+                    hint=f"a resource and a parameter cannot share the name '{name}': rename one of them",
+                )
 
     def _check_condition_names(self, template: Template) -> None:
         """Every condition named literally exists, and no conditions name each other in a
@@ -517,14 +556,23 @@ class _Reader:
                 hint=" -> ".join(cycle),
             )
 
-    def _check_functions(self, data: Any, names: Mapping[str, Any], params: set[str], owner: str | None = None) -> None:
+    def _check_functions(self, data: Any, names: Mapping[str, Any], params: set[str], owner: str | None = None, lazy: bool = False) -> None:
         """``owner``: the resource whose properties or metadata hold ``data``; it may not
-        refer to itself (Heat reports that as a circular dependency)."""
+        refer to itself (Heat reports that as a circular dependency). ``lazy``: an
+        output's, where (as in Heat, whose get_param checks nothing until it resolves) a
+        parameter the template lacks is the output's ``output_error``, with a warning."""
         if isinstance(data, Function):
             if isinstance(data, GetParam):
                 target = data.parameter_name()
                 if target is not None and target not in params:
-                    self.fail(f'The Parameter ({target}) was not defined in template.', data.path, _hint(target, params))
+                    message = f"The Parameter ({target}) was not defined in template."
+                    if lazy:
+                        path = format_path(data.path)
+                        self.warnings.append(
+                            TemplateWarning(f"{message} The output will show this error instead of a value", path=path or None, location=self.document.locate(path), hint=_hint(target, params))
+                        )
+                    else:
+                        self.fail(message, data.path, _hint(target, params))
             elif isinstance(data, Ref):
                 if data.args not in names and data.args not in params:
                     self.fail(
@@ -547,10 +595,10 @@ class _Reader:
                         f"Circular dependency: resource {owner} refers to itself (in {data.fn_name})",
                         data.path + (data.fn_name,),
                     )
-            self._check_functions(data.args, names, params, owner)
+            self._check_functions(data.args, names, params, owner, lazy)
         elif isinstance(data, dict):
             for value in data.values():
-                self._check_functions(value, names, params, owner)
+                self._check_functions(value, names, params, owner, lazy)
         elif isinstance(data, list):
             for item in data:
-                self._check_functions(item, names, params, owner)
+                self._check_functions(item, names, params, owner, lazy)

@@ -1,10 +1,17 @@
 """Safe loading of template and environment text into plain data plus a source map.
 
-Owns: the size limit, YAML with the libyaml C parser and only the safe tags (timestamps
-kept as strings as Heat does), bounds on alias expansion (nodes and bytes) and nesting
-depth, JSON, and
-the map from template path to file/line/column used by every error message.
+Owns: the size limit, YAML with the libyaml C parser and only the safe tags, bounds on
+alias expansion (nodes and bytes) and nesting depth, JSON, and the map from template path
+to file/line/column used by every error message.
 Must not: interpret template sections; that is ``stoker.template.hot``.
+
+Values are Heat's (heat/common/template_format.py): a template is read as JSON first
+(``jsonutils.loads``), and only text JSON refuses is read as YAML; an environment is read
+as YAML only (environment_format.py). YAML follows PyYAML's YAML 1.1 rules through Heat's
+``yaml_loader`` (a safe loader whose timestamps stay strings): ``yes``/``on`` are booleans,
+``1e2`` (no dot) is the string "1e2", ``2013-05-23`` a string. A key written twice in one
+map is last-wins, as in both of Heat's readers; stoker says so in a ``TemplateWarning``
+(``Document.warnings``) instead of refusing the text.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from stoker.template.errors import (
     TemplateError,
     TemplateLimitError,
     TemplateSyntaxError,
+    TemplateWarning,
     format_path,
 )
 
@@ -59,6 +67,8 @@ class Document:
 
     data: Any
     file: str | None = None
+    # What Heat reads silently but an author may not mean (a key written twice).
+    warnings: list[TemplateWarning] = field(default_factory=list)
     # formatted template path ("resources.web.properties") -> (line, column). A loaded
     # document works them out from its text on the first ``locate``: only error messages
     # need them, and recording a path per node cost about a third of loading.
@@ -68,7 +78,10 @@ class Document:
     @property
     def positions(self) -> dict[str, tuple[int, int]]:
         if self._positions is None:
-            self._positions = _positions(*self._source, self.file) if self._source is not None else {}
+            try:
+                self._positions = _positions(*self._source, self.file) if self._source is not None else {}
+            except (yaml.YAMLError, TemplateError):  # JSON text YAML refuses (a tab): no positions
+                self._positions = {}
             self._source = None
         return self._positions
 
@@ -98,7 +111,7 @@ DEFAULT_LIMITS = Limits()
 
 
 def load(text: str | bytes, file: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Document:
-    """Parse YAML or JSON text. Errors carry the file, line and column."""
+    """Parse YAML text (JSON read as YAML). Errors carry the file, line and column."""
     return _load(text, file, limits, json_fallback=False)
 
 
@@ -125,12 +138,12 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _load(text: str | bytes, file: str | None, limits: Limits, json_fallback: bool) -> Document:
+def _load(text: str | bytes, file: str | None, limits: Limits, json_fallback: bool, json_first: bool = False) -> Document:
     with _collector_paused():
-        return _read(text, file, limits, json_fallback)
+        return _read(text, file, limits, json_fallback, json_first)
 
 
-def _read(text: str | bytes, file: str | None, limits: Limits, json_fallback: bool) -> Document:
+def _read(text: str | bytes, file: str | None, limits: Limits, json_fallback: bool, json_first: bool = False) -> Document:
     size = len(text)
     if size > limits.max_bytes:
         raise TemplateLimitError(
@@ -143,6 +156,10 @@ def _read(text: str | bytes, file: str | None, limits: Limits, json_fallback: bo
             text = text.decode("utf-8")
         except UnicodeDecodeError as error:
             raise TemplateSyntaxError(f"The template is not UTF-8 text: {error}", location=Location(file, 1, 1))
+    if json_first and text.lstrip().startswith("{"):
+        document = _json_first(text, file, limits)
+        if document is not None:
+            return document
     loader = _Loader(text)
     try:
         try:
@@ -165,7 +182,8 @@ def _read(text: str | bytes, file: str | None, limits: Limits, json_fallback: bo
     try:
         if aliased:  # without aliases the tree is as small and as shallow as the text
             _measure(node, file, limits)
-        data = _Builder(loader, file, limits).build(node, None, 0)
+        builder = _Builder(loader, file, limits)
+        data = builder.build(node, None, 0)
     except RecursionError:  # only with a max_depth above Python's recursion limit
         raise TemplateLimitError("The document is nested too deeply to parse", location=Location(file, 1, 1))
     except TemplateLimitError:
@@ -175,12 +193,22 @@ def _read(text: str | bytes, file: str | None, limits: Limits, json_fallback: bo
         # raised: the text has not changed).
         _positions(text, limits, file)
         raise
+    if builder.duplicated:
+        # Rare: built again with paths, so each warning names its place.
+        with_paths = _built_with_paths(text, limits, file)
+        return Document(data, file, with_paths.warnings, _positions=with_paths.positions)
     return Document(data, file, _source=(text, limits))
 
 
 def _positions(text: str, limits: Limits, file: str | None) -> dict[str, tuple[int, int]]:
     """Every node's position by path, from a fresh composition of ``text`` (which has
     been loaded once already, so it is within the limits)."""
+    return _built_with_paths(text, limits, file).positions
+
+
+def _built_with_paths(text: str, limits: Limits, file: str | None) -> _Builder:
+    """A builder that has built ``text`` (composed afresh: building flattens merge keys
+    in the nodes) recording every node's path and position, and warnings by path."""
     loader = _Loader(text)
     try:
         node, _ = _compose(loader, file, limits)
@@ -189,7 +217,82 @@ def _positions(text: str, limits: Limits, file: str | None) -> dict[str, tuple[i
     builder = _Builder(loader, file, limits)
     if node is not None:
         builder.build(node, "", 0)
-    return builder.positions
+    return builder
+
+
+class _JSONDuplicates:
+    """``object_pairs_hook`` for json: last-wins maps (as ``json.loads`` builds them),
+    noting each key written twice."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) < len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    self.keys.append(key)
+                seen.add(key)
+        return result
+
+
+def _json_first(text: str, file: str | None, limits: Limits) -> Document | None:
+    """The template as Heat's ``template_format.simple_parse`` reads it when its text is
+    JSON (``jsonutils.loads`` before any YAML): JSON's numbers (``1e2`` is 100.0) and
+    last-wins keys. None when the text is not JSON (YAML then reads it)."""
+    duplicates = _JSONDuplicates()
+    try:
+        data = json.loads(text, object_pairs_hook=duplicates)
+    except ValueError:
+        return None
+    except RecursionError:
+        raise _json_depth_error(text, file, limits.max_depth) or TemplateLimitError(
+            "The document is nested too deeply to parse", location=Location(file, 1, 1)
+        )
+    depth_exceeded, nodes = _shape(data, limits.max_depth)
+    if depth_exceeded:
+        raise _json_depth_error(text, file, limits.max_depth) or TemplateLimitError(
+            f"The document is nested more than {limits.max_depth} levels deep", location=Location(file, 1, 1)
+        )
+    if nodes > limits.max_nodes:
+        raise TemplateLimitError(f"The document expands to more than {limits.max_nodes} nodes", location=Location(file, 1, 1))
+    document = Document(data, file, _source=(text, limits))
+    if duplicates.keys:
+        try:  # JSON is YAML too (unless it has tabs): YAML's reading gives the places
+            with_paths = _built_with_paths(text, limits, file)
+        except (yaml.YAMLError, TemplateError):
+            document.warnings = [_duplicate_warning(key, None, None, None) for key in duplicates.keys]
+        else:
+            document.warnings = with_paths.warnings
+    return document
+
+
+def _shape(data: Any, max_depth: int) -> tuple[bool, int]:
+    """Whether ``data`` nests lists and maps more than ``max_depth`` deep (the root
+    container is at depth 1, as the YAML reader counts), and how many nodes it has
+    (keys not counted, as the YAML reader counts items)."""
+    nodes = 1
+    pending = [(data, 1)] if isinstance(data, (dict, list)) else []
+    while pending:
+        node, depth = pending.pop()
+        if depth > max_depth:
+            return True, nodes
+        children = node.values() if type(node) is dict else node
+        nodes += len(children)
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False, nodes
+
+
+def _duplicate_warning(key: Any, path: str | None, location: Location | None, first_line: int | None) -> TemplateWarning:
+    first = f" (first on line {first_line})" if first_line else ""
+    return TemplateWarning(
+        f"Duplicate key {key!r}{first}: the last value is used, as Heat reads it",
+        path=path or None,
+        location=location,
+        hint="remove all but one of them",
+    )
 
 
 # What the composer does with each kind of parser event (looked up by exact type: the C
@@ -468,7 +571,8 @@ _COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
 # go through PyYAML's construct_object, which also knows the generator constructors.
 _PLAIN_SCALAR_TAGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"})
 # Keys that make flatten_mapping change a mapping: ``<<`` (merge) and ``=`` (value).
-_FLATTENED_KEY_TAGS = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_FLATTENED_KEY_TAGS = frozenset({_MERGE_TAG, "tag:yaml.org,2002:value"})
 
 
 def _child(path: str, step: object) -> str:
@@ -495,6 +599,9 @@ class _Builder:
         self.count = 0
         self.positions: dict[str, tuple[int, int]] = {}
         self.constructors = loader.yaml_constructors
+        # Keys written twice: with paths, a warning for each; without, only the fact.
+        self.warnings: list[TemplateWarning] = []
+        self.duplicated = False
 
     def _location(self, node: yaml.Node) -> Location:
         mark = node.start_mark
@@ -535,7 +642,8 @@ class _Builder:
         return [self.build(item, _child(path, index), depth + 1) for index, item in enumerate(node.value)]
 
     def _mapping(self, node: yaml.MappingNode, path: str | None, depth: int) -> dict[Any, Any]:
-        own = len(node.value)
+        # The mapping's own entries: flatten_mapping drops the ``<<`` keys.
+        own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
         if any(key_node.tag in _FLATTENED_KEY_TAGS for key_node, _ in node.value):
             try:
                 self.loader.flatten_mapping(node)
@@ -548,10 +656,10 @@ class _Builder:
                 )
         # flatten_mapping puts the merged (``<<``) entries first; the mapping's own keys
         # follow and override them. Only a key written twice in the mapping itself is a
-        # duplicate.
+        # duplicate; the last one wins, as in PyYAML's construct_mapping (Heat's reader).
         merged = len(node.value) - own
         result: dict[Any, Any] = {}
-        seen: set[Any] = set()
+        seen: dict[Any, yaml.Node] = {}
         for index, (key_node, value_node) in enumerate(node.value):
             if type(key_node) is not yaml.ScalarNode:
                 raise TemplateSyntaxError(
@@ -563,8 +671,11 @@ class _Builder:
             child = None if path is None else _child(path, key)
             if index >= merged:
                 if key in seen:
-                    raise TemplateSyntaxError(f"Duplicate key {key!r}", path=child, location=self._location(key_node))
-                seen.add(key)
+                    self.duplicated = True
+                    if path is not None:
+                        first_line = seen[key].start_mark.line + 1
+                        self.warnings.append(_duplicate_warning(key, child, self._location(key_node), first_line))
+                seen[key] = key_node
             result[key] = self.build(value_node, child, depth + 1)
         return result
 
@@ -584,19 +695,6 @@ class _Builder:
                 path=path or None,
                 location=self._location(node),
             ) from error
-
-
-class _DuplicateKeyError(ValueError):
-    pass
-
-
-def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKeyError(key)
-        result[key] = value
-    return result
 
 
 def _json_depth_error(text: str, file: str | None, max_depth: int) -> TemplateLimitError | None:
@@ -632,7 +730,8 @@ def _json_depth_error(text: str, file: str | None, max_depth: int) -> TemplateLi
 def load_json(text: str, file: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Document:
     """Strict JSON (used when YAML refuses text that is valid JSON, e.g. with tabs).
 
-    Positions are not tracked; errors fall back to the nearest known place."""
+    Positions are not tracked; errors fall back to the nearest known place. A key
+    written twice is last-wins, with a warning, as ``json.loads`` reads it."""
     if len(text) > limits.max_bytes:
         raise TemplateLimitError(
             f"Template size ({len(text)} bytes) exceeds maximum allowed size ({limits.max_bytes} bytes)",
@@ -641,20 +740,27 @@ def load_json(text: str, file: str | None = None, limits: Limits = DEFAULT_LIMIT
     too_deep = _json_depth_error(text, file, limits.max_depth)
     if too_deep is not None:
         raise too_deep
+    duplicates = _JSONDuplicates()
     try:
-        return Document(json.loads(text, object_pairs_hook=_reject_duplicates), file)
+        data = json.loads(text, object_pairs_hook=duplicates)
     except json.JSONDecodeError as error:
         raise TemplateSyntaxError(f"Invalid JSON: {error.msg}", location=Location(file, error.lineno, error.colno))
-    except _DuplicateKeyError as error:
-        raise TemplateSyntaxError(f"Duplicate key {error.args[0]!r}", location=Location(file, 1, 1))
     except RecursionError:
         raise TemplateLimitError("The document is nested too deeply to parse", location=Location(file, 1, 1))
+    return Document(data, file, [_duplicate_warning(key, None, None, None) for key in duplicates.keys])
 
 
 def parse(text: str | bytes, file: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Document:
-    """Load a template or environment: YAML (JSON is YAML too), JSON as a fallback.
+    """Load a template as Heat's template_format.parse does: text that starts like a JSON
+    object is read as JSON first, anything else (or JSON refuses) as YAML.
 
-    The fallback applies only when the YAML parser refuses text that starts like a JSON
-    object; a document YAML reads but refuses (duplicate keys, tags, limits) stays refused.
+    A document YAML reads but refuses (tags, limits) stays refused.
     """
+    return _load(text, file, limits, json_fallback=True, json_first=True)
+
+
+def parse_environment(text: str | bytes, file: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Document:
+    """Load an environment as Heat's environment_format.parse does: as YAML, JSON text
+    included (so ``1e2`` there is the string "1e2"). Text that starts like a JSON object
+    and that YAML refuses (a tab where YAML wants indentation) is read as JSON."""
     return _load(text, file, limits, json_fallback=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stoker.sdk import constraints as constr
+from stoker.sdk.properties import UNRESOLVED
 from stoker.template.errors import TemplateError, format_path
 
 TYPES = (STRING, NUMBER, BOOLEAN, JSON, COMMA_DELIMITED_LIST) = (
@@ -33,6 +34,8 @@ CONSTRAINED_AS = {
 HEAT_TYPE_NAMES = {STRING: "String", NUMBER: "Number", COMMA_DELIMITED_LIST: "CommaDelimitedList", JSON: "Json", BOOLEAN: "Boolean"}
 PSEUDO = (STACK_NAME, STACK_ID, PROJECT_ID) = ("OS::stack_name", "OS::stack_id", "OS::project_id")
 KEYS = ("type", "label", "description", "default", "hidden", "constraints", "immutable", "tags")
+# ``tags`` arrives with heat_template_version 2018-03-02 (Heat's HOTParamSchema20180302).
+TAGS_SINCE = "2018-03-02"
 
 _TRUE = {"1", "t", "true", "on", "y", "yes"}
 _FALSE = {"0", "f", "false", "off", "n", "no"}
@@ -99,13 +102,18 @@ class ParameterSchema:
                 raise ValueError("Value must be a JSON object or list")
             return loaded
         if kind == COMMA_DELIMITED_LIST:
+            # Heat's CommaDelimitedListParam.parse: a list's items as text; a string
+            # split on commas with its whitespace kept (param_utils.delim_string_to_list);
+            # anything else fails on .split.
             if isinstance(value, list):
-                return [str(item) if not isinstance(item, str) else item for item in value]
+                return [str(item) for item in value]
             if value is None or value == "":
                 return []
-            if isinstance(value, dict):
-                raise ValueError("Value must be a comma-delimited list string or a list")
-            return [item.strip() for item in str(value).split(",")]
+            if not isinstance(value, str):
+                raise ValueError(
+                    f"Value must be a comma-delimited list string: '{type(value).__name__}' object has no attribute 'split'"
+                )
+            return value.split(",")
         raise ValueError(f"Unknown parameter type {kind}")
 
     def check_constraints(self, value: Any, context: Any = None) -> str | None:
@@ -168,19 +176,24 @@ _VALIDATE_TYPES = {
 
 def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError], locate, version_date: str = "9999-12-31") -> ParameterSchema | None:
     """Read one entry of the ``parameters`` section (``version_date``: the template's
-    heat_template_version, which decides whether a modulo constraint is allowed)."""
+    heat_template_version, which decides whether a modulo constraint and tags are allowed)."""
     where = path + (name,)
     if not isinstance(body, Mapping):
         errors.append(TemplateError("A parameter must be a map with at least a type", path=format_path(where), location=locate(where)))
         return None
+    keys = KEYS if version_date >= TAGS_SINCE else tuple(key for key in KEYS if key != "tags")
     for key in body:
-        if key not in KEYS:
+        if key not in keys:
             errors.append(
                 TemplateError(
                     f"Invalid key '{key}' for parameter ({name})",
                     path=format_path(where + (key,)),
                     location=locate(where + (key,)),
-                    hint=did_you_mean(key, KEYS),
+                    hint=(
+                        f"tags need heat_template_version {TAGS_SINCE} or later"
+                        if key == "tags"
+                        else did_you_mean(key, keys)
+                    ),
                 )
             )
     kind = body.get("type")
@@ -226,7 +239,7 @@ def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError],
         description=body.get("description"),
         hidden=_truthy(body.get("hidden")),
         immutable=_truthy(body.get("immutable")),
-        tags=_tags(body.get("tags"), where + ("tags",), errors, locate),
+        tags=_tags(body.get("tags"), name, where + ("tags",), errors, locate) if "tags" in keys else [],
         constraints=constraints,
     )
     check_default(schema, where + ("default",), errors, locate)
@@ -262,11 +275,18 @@ def _check_bounds(constraint: constr.Constraint) -> None:
             raise ValueError(f"{message}, not {json.dumps(bound)[:40] if isinstance(bound, str) else type(bound).__name__}")
 
 
-def _tags(value: Any, where: tuple, errors: list[TemplateError], locate) -> list[str]:
+def _tags(value: Any, name: str, where: tuple, errors: list[TemplateError], locate) -> list[str]:
     if value is None:
         return []
-    if not isinstance(value, list):
-        errors.append(TemplateError(f"Invalid tags: expected a list, not {type(value).__name__}", path=format_path(where), location=locate(where)))
+    if not isinstance(value, list):  # Heat's Schema._validate_dict
+        errors.append(
+            TemplateError(
+                f"Tags property should be a list for parameter: {name}",
+                path=format_path(where),
+                location=locate(where),
+                hint=f"give a list, not a {type(value).__name__}: tags: [a, b]",
+            )
+        )
         return []
     return value
 
@@ -326,6 +346,9 @@ def resolve_values(
     for name, schema in schemas.items():
         if name in user_values:
             raw = user_values[name]
+            if raw is UNRESOLVED:  # validating a nested stack: its parent's value is not known yet
+                values[name] = raw
+                continue
         elif name in defaults:
             raw = defaults[name]
         elif schema.default is not None:

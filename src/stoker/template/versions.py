@@ -2,9 +2,11 @@
 
 Each HOT version has one immutable table of the functions it offers (Heat's
 ``HOTemplateYYYYMMDD.functions``) and, from 2016-10-14, one of the functions allowed in
-condition expressions (``condition_functions``). A name a version lacks maps to a message:
-a function that a later version adds says in which version it appears; a function that
-was removed says when, and what replaces it.
+condition expressions (``condition_functions``). A function that was removed is an error
+(Heat's ``hot_funcs.Removed``) whose message says when, and what replaces it
+(``removed_functions``). Any other name a version lacks is no function there: Heat reads
+``{filter: ...}`` in 2016-10-14 as an ordinary map, and so does stoker, with a warning
+(``unknown_functions``) saying in which version the function appears, if any.
 
 The CloudFormation-compatible formats are two more versions (Heat's heat/engine/cfn/
 template.py): ``AWSTemplateFormatVersion: 2010-09-09`` (``CfnTemplate``: conditions,
@@ -219,8 +221,11 @@ class TemplateVersion:
     key: str
     date: str
     functions: Mapping[str, type[Function]]
-    # name -> message, for functions this version does not have but a reader may try.
+    # name -> warning, for functions of other versions or formats that this version reads
+    # as plain map keys (Heat has no entry for them).
     unknown_functions: Mapping[str, str] = field(default_factory=dict)
+    # name -> error, for the functions this version removed (Heat's hot_funcs.Removed).
+    removed_functions: Mapping[str, str] = field(default_factory=dict)
     sections: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     resource_keys: tuple[str, ...] = _RESOURCE_KEYS
@@ -270,23 +275,28 @@ def _build() -> dict[str, TemplateVersion]:
         if date in _CONDITION_CHANGES:
             conditions = {**(conditions or {}), **_CONDITION_CHANGES[date]}
         versions[date] = _version(date, dict(table), None if conditions is None else dict(conditions), removed)
-    # Functions of later versions: say where they appear.
+    # Functions of later versions: plain map keys here; say where they appear.
     for date, version in versions.items():
-        unknown = dict(version.unknown_functions)
-        for name, first in added.items():
-            if name not in version.functions and name not in unknown and first > date:
-                unknown[name] = (
-                    f"The function {name} is not supported in heat_template_version {date}; "
-                    f"it appears in heat_template_version {first}"
-                )
+        unknown = {
+            name: _not_a_function(name, date, first)
+            for name, first in added.items()
+            if name not in version.functions and name not in version.removed_functions and first > date
+        }
         versions[date] = _replace_unknown(version, unknown)
     for alias, date in ALIASES.items():
         versions[alias] = versions[date]
     return versions
 
 
+def _not_a_function(name: str, date: str, first: str) -> str:
+    return (
+        f"'{name}' is not a function in heat_template_version {date} (it appears in heat_template_version "
+        f"{first}), so this is read as a plain map, as Heat reads it"
+    )
+
+
 def _version(date: str, table: Table, conditions: Table | None, removed: Mapping[str, str]) -> TemplateVersion:
-    unknown = {
+    removed_messages = {
         name: f"The function {name} is not supported in heat_template_version {date}: "
         f"it was removed in {when}; {_REPLACEMENTS[name]}"
         for name, when in removed.items()
@@ -300,8 +310,9 @@ def _version(date: str, table: Table, conditions: Table | None, removed: Mapping
         key=date,
         date=date,
         functions=MappingProxyType(table),
-        unknown_functions=MappingProxyType(unknown),
-        sections=_SECTIONS + (("conditions",) if has_conditions else ()),
+        removed_functions=MappingProxyType(removed_messages),
+        # capabilities: template_capabilities.SINCE (seed 003)
+        sections=_SECTIONS + (("capabilities",) if date >= "2015-10-15" else ()) + (("conditions",) if has_conditions else ()),
         aliases=tuple(alias for alias, target in ALIASES.items() if target == date),
         resource_keys=_RESOURCE_KEYS + (("external_id", "condition") if has_conditions else ()),
         output_keys=_OUTPUT_KEYS + (("condition",) if has_conditions else ()),
@@ -359,13 +370,15 @@ CFN_PSEUDO = cfn.AWS_PSEUDO
 def _cfn_version(version_key: str, date: str, with_conditions: bool) -> TemplateVersion:
     name = f"{version_key} {date}"
     table = {**_CFN_FUNCTIONS, **({"Fn::If": cfn.CfnIf} if with_conditions else {})}
+    # Heat's CFN tables have no entry for these: each is read as a plain map key.
+    plain = "so this is read as a plain map, as Heat reads it"
     unknown = {
-        hot: f"The function {hot} is not supported in {name}" + (f"; use {instead}" if instead in table else "")
+        hot: f"'{hot}' is not a function in {name}, {plain}" + (f"; the function is {instead}" if instead in table else "")
         for hot, instead in _HOT_EQUIVALENTS.items()
     }
-    unknown.update({aws: f"The function {aws} is not supported in {name} (Heat does not implement it)" for aws in _AWS_ONLY})
+    unknown.update({aws: f"'{aws}' is not a function in {name} (Heat does not implement it), {plain}" for aws in _AWS_ONLY})
     if not with_conditions:
-        unknown["Fn::If"] = f"The function Fn::If is not supported in {name}; it appears in AWSTemplateFormatVersion 2010-09-09"
+        unknown["Fn::If"] = f"'Fn::If' is not a function in {name} (it appears in AWSTemplateFormatVersion 2010-09-09), {plain}"
     later = f"needs AWSTemplateFormatVersion 2010-09-09 (HeatTemplateFormatVersion {date} has no conditions)"
     return TemplateVersion(
         key=date,

@@ -17,6 +17,7 @@ SURFACE = {
         "InvalidTemplateAttribute",
         "MicroversionUnavailableError",
         "PropertyError",
+        "PropertyErrors",
         "ResourceFailure",
         "ResourceNotFoundError",
         "SchemaError",
@@ -42,7 +43,7 @@ SURFACE = {
 
 # What every plugin inherits. Heat's Resource has ~145 methods; ours stays small.
 RESOURCE_MEMBERS = [
-    "ACTIONS", "ADOPT", "CHECK", "COMPLETE", "CREATE", "DELETE", "FAILED", "INIT", "IN_PROGRESS", "RESUME",
+    "ACTIONS", "ADOPT", "FnGetAtt", "CHECK", "COMPLETE", "CREATE", "DELETE", "FAILED", "INIT", "IN_PROGRESS", "RESUME",
     "ROLLBACK", "SNAPSHOT", "STATUSES", "SUSPEND", "UPDATE",
     "_resolve_attribute", "_show_resource",
     "accepts_any_property", "all_attributes_schema", "attributes_schema", "client", "client_plugin",

@@ -13,7 +13,7 @@ from stoker.sdk import properties
 from stoker.sdk.exceptions import PropertyError
 from stoker.sdk.properties import Properties
 from stoker.sdk.resource import Resource
-from stoker.sdk.translation import apply_rules, check_rules
+from stoker.sdk.translation import apply_rules, check_rules, resource_rules
 from stoker.template.definitions import ResourceDefinition
 from tests.unit.sdk.test_translation import HIDDEN, _list_of, _string
 
@@ -65,7 +65,7 @@ def _plugin(cls: type[Resource], name: str, type_name: str, data: dict[str, Any]
     )
     # What Resource.__init__ does once the engine wires translation in (a second time is
     # harmless: the plugin then sees translated values).
-    apply_rules(resource.properties, resource.translation_rules(resource.properties))
+    apply_rules(resource.properties, resource_rules(resource, resource.properties))
     return resource
 
 
@@ -153,3 +153,18 @@ def test_random_string_invalid_sequence_is_reported_by_validation():
     with pytest.raises(PropertyError) as caught:
         secret.validate()
     assert caught.value.path == "resources.secret.properties.sequence"
+
+
+class _SeedServer(Server):
+    """Seed 000 writes ``translation_rules(self)``: the rules read ``self.properties``."""
+
+    def translation_rules(self):
+        return Server.translation_rules(self, self.properties)
+
+
+@pytest.mark.parametrize("cls", [Server, _SeedServer], ids=["with-props", "without-props"])
+def test_resource_rules_call_translation_rules_either_way(cls):
+    server = _plugin(cls, "server", "OS::Nova::Server", {"flavor_id": "m1.small", "networks": [{"uuid": "private"}]})
+    assert len(resource_rules(server, server.properties)) == 2
+    assert server.properties["flavor"] == "m1.small"
+    assert server.properties["networks"][0]["network"] == "private"

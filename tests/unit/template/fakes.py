@@ -9,8 +9,8 @@ import pytest
 
 from stoker.sdk.properties import UNRESOLVED
 from stoker.template import versions
-from stoker.template.errors import TemplateError
-from stoker.template.functions.base import Parser, resolve
+from stoker.template.errors import TemplateError, TemplateWarning
+from stoker.template.functions.base import Parser, has_functions, resolve
 
 LATEST = "2021-04-16"
 PATH = ("resources", "server", "properties")
@@ -76,14 +76,29 @@ class NestedContext(FakeContext):
 def parse(data: Any, version: str = LATEST, files: dict[str, str] | None = None) -> tuple[Any, list[TemplateError]]:
     table = versions.find(version)
     errors: list[TemplateError] = []
-    parser = Parser(table.functions, errors, table.unknown_functions, table.condition_functions, files or {})
+    parser = Parser(
+        table.functions, errors, table.unknown_functions, table.condition_functions, files or {}, removed=table.removed_functions
+    )
     return parser.parse(data, PATH), errors
+
+
+def data_warning(data: Any, version: str = LATEST, condition: bool = False) -> TemplateWarning:
+    """The one warning for ``data``, a one-key map whose key is no function in
+    ``version``: Heat reads it as a plain map, so it parses to itself, with no error."""
+    table = versions.find(version)
+    errors: list[TemplateError] = []
+    parser = Parser(table.functions, errors, table.unknown_functions, table.condition_functions, removed=table.removed_functions)
+    parsed = (parser.for_conditions() if condition else parser).parse(data, PATH)
+    assert errors == [], [str(error) for error in errors]
+    assert parsed == data and not has_functions(parsed)
+    assert len(parser.warnings) == 1, [str(warning) for warning in parser.warnings]
+    return parser.warnings[0]
 
 
 def parse_condition(data: Any, version: str = LATEST) -> tuple[Any, list[TemplateError]]:
     table = versions.find(version)
     errors: list[TemplateError] = []
-    parser = Parser(table.functions, errors, table.unknown_functions, table.condition_functions)
+    parser = Parser(table.functions, errors, table.unknown_functions, table.condition_functions, removed=table.removed_functions)
     return parser.for_conditions().parse(data, ("conditions", "c")), errors
 
 

@@ -16,6 +16,7 @@ from tests.unit.template.fakes import (
     PATH,
     FakeContext,
     NestedContext,
+    data_warning,
     evaluate,
     evaluate_error,
     parse_condition,
@@ -96,37 +97,42 @@ def test_cfn_condition_ref_reads_parameters_only():
         (
             {"Fn::If": ["c", 1, 2]},
             HEAT,
-            "The function Fn::If is not supported in HeatTemplateFormatVersion 2012-12-12; it appears in AWSTemplateFormatVersion 2010-09-09",
+            "'Fn::If' is not a function in HeatTemplateFormatVersion 2012-12-12 (it appears in "
+            "AWSTemplateFormatVersion 2010-09-09), so this is read as a plain map, as Heat reads it",
         ),
         (
             {"get_param": "Env"},
             AWS,
-            "The function get_param is not supported in AWSTemplateFormatVersion 2010-09-09; use Ref",
+            "'get_param' is not a function in AWSTemplateFormatVersion 2010-09-09, so this is read as a plain map, "
+            "as Heat reads it; the function is Ref",
         ),
         (
             {"get_attr": ["port", "name"]},
             HEAT,
-            "The function get_attr is not supported in HeatTemplateFormatVersion 2012-12-12; use Fn::GetAtt",
+            "'get_attr' is not a function in HeatTemplateFormatVersion 2012-12-12, so this is read as a plain map, "
+            "as Heat reads it; the function is Fn::GetAtt",
         ),
         (
             {"Fn::Sub": "${AWS::StackName}"},
             AWS,
-            "The function Fn::Sub is not supported in AWSTemplateFormatVersion 2010-09-09 (Heat does not implement it)",
+            "'Fn::Sub' is not a function in AWSTemplateFormatVersion 2010-09-09 (Heat does not implement it), "
+            "so this is read as a plain map, as Heat reads it",
         ),
     ],
 )
-def test_cfn_function_not_in_the_version_is_refused(data, version, message):
-    error = parse_error(data, version)
+def test_cfn_function_not_in_the_version_is_data_with_a_warning(data, version, message):
+    # Heat's CFN tables have no entry for these names: the map is plain data.
+    warning = data_warning(data, version)
 
-    assert error.message == message
-    assert error.path == "resources.server.properties." + next(iter(data))
+    assert warning.message == message
+    assert warning.path == "resources.server.properties." + next(iter(data))
 
 
-def test_hot_if_in_2012_is_refused_without_a_replacement():
-    error = parse_error({"if": ["c", 1, 2]}, HEAT)
+def test_hot_if_in_2012_is_data_with_a_warning_and_no_replacement():
+    warning = data_warning({"if": ["c", 1, 2]}, HEAT)
 
-    assert (
-        error.message == "The function if is not supported in HeatTemplateFormatVersion 2012-12-12"
+    assert warning.message == (
+        "'if' is not a function in HeatTemplateFormatVersion 2012-12-12, so this is read as a plain map, as Heat reads it"
     )
 
 

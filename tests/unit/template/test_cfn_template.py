@@ -295,7 +295,7 @@ def test_cfn_two_version_keys_are_ambiguous():
 def test_cfn_unknown_section_is_an_error(version, section, hint):
     error = load_error(f"{version}\n{section}: {{}}\n")
 
-    assert error.message == f"The template section '{section}' is invalid"
+    assert error.message == f"The template section is invalid: {section}"
     assert error.hint == hint
 
 

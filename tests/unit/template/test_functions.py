@@ -31,7 +31,7 @@ PATH = ("resources", "server", "properties")
 def parse(data: Any, version: str = LATEST) -> tuple[Any, list[TemplateError]]:
     table = versions.get(version)
     errors: list[TemplateError] = []
-    parsed = base.parse(data, table.functions, PATH, errors, table.unknown_functions)
+    parsed = base.parse(data, table.functions, PATH, errors, table.unknown_functions, table.removed_functions)
     return parsed, errors
 
 
@@ -217,11 +217,34 @@ def test_get_param_follows_a_path_into_a_list():
 
 @pytest.mark.parametrize(
     "args",
-    [["config", "nope"], ["zones", 9], ["zones", "x"], ["flavor", 0], ["config", "db", "host", "deeper"]],
+    [
+        ["config", "nope"],
+        ["zones", 9],
+        ["zones", "x"],
+        ["flavor", 99],
+        ["flavor", "x"],
+        ["config", "db", "host", "deeper"],
+        ["config", "db", "ports", 0, 0],
+        ["config", 0],
+        ["zones", 1.5],
+    ],
 )
 def test_get_param_path_that_cannot_be_followed_gives_empty_string(args):
-    # As Heat: a missing key or index, or a step into a scalar, gives "".
+    # Heat's GetParam.result: any KeyError, IndexError or TypeError on the way gives "":
+    # a missing key or index, a step into a number, a step that is no string or integer.
     assert evaluate({"get_param": args}, STACK) == ""
+
+
+@pytest.mark.parametrize(("args", "value"), [(["flavor", 0], "m"), (["flavor", "1"], "1"), (["flavor", -1], "l")])
+def test_get_param_path_indexes_into_a_string_as_heat_does(args, value):
+    # Heat: a str is a collections.abc.Sequence, so get_path_component indexes into it
+    # (a string step read as an integer first): {get_param: [flavor, 0]} of "m1.small" is "m".
+    assert evaluate({"get_param": args}, STACK) == value
+
+
+def test_get_param_path_with_a_boolean_step_indexes_as_heat_does():
+    # bool is an int in Python: Heat's check lets True through as index 1.
+    assert evaluate({"get_param": ["zones", True]}, STACK) == "az2"
 
 
 def test_get_param_path_can_be_computed():

@@ -13,6 +13,7 @@ from tests.unit.template.fakes import (
     VERSIONS_BEFORE,
     VERSIONS_FROM,
     FakeContext,
+    data_warning,
     evaluate,
     evaluate_error,
     parse_error,
@@ -58,7 +59,8 @@ def test_list_concat_arguments_must_be_a_list(args):
 @pytest.mark.parametrize("name", ["list_concat", "list_concat_unique"])
 @pytest.mark.parametrize("version", VERSIONS_BEFORE["2017-09-01"])
 def test_list_concat_before_2017_09_01_says_where_it_appears(name, version):
-    assert "it appears in heat_template_version 2017-09-01" in parse_error({name: [[1]]}, version).message
+    # Heat has no entry for it there: a plain map, with a warning saying where it appears.
+    assert "it appears in heat_template_version 2017-09-01" in data_warning({name: [[1]]}, version).message
 
 
 def test_list_concat_with_an_unresolved_list_is_unresolved():
@@ -119,7 +121,13 @@ def test_filter_works_with_lists_only():
 
 
 def test_filter_before_2017_02_24_says_where_it_appears():
-    assert "it appears in heat_template_version 2017-02-24" in parse_error({"filter": [[1], [1]]}, "2016-10-14").message
+    warning = data_warning({"filter": [[1], [1]]}, "2016-10-14")
+
+    assert warning.message == (
+        "'filter' is not a function in heat_template_version 2016-10-14 (it appears in heat_template_version "
+        "2017-02-24), so this is read as a plain map, as Heat reads it"
+    )
+    assert warning.path == "resources.server.properties.filter"
 
 
 # -- contains --------------------------------------------------------------------
@@ -281,8 +289,34 @@ def test_repeat_resolves_the_template_before_copying():
 
 @pytest.mark.parametrize("version", ["2013-05-23", "2014-10-16"])
 def test_repeat_before_2015_04_30_says_where_it_appears(version):
-    assert "it appears in heat_template_version 2015-04-30" in parse_error(repeat("x", {"x": ["a"]}), version).message
+    assert "it appears in heat_template_version 2015-04-30" in data_warning(repeat("x", {"x": ["a"]}), version).message
 
 
 def test_repeat_over_an_unresolved_list_is_unresolved():
     assert evaluate(repeat("x", {"x": {"get_attr": ["pending", "names"]}}), PENDING) is UNRESOLVED
+
+
+# Heat's Repeat._do_replacement calls ``template.replace(key, value)`` for every variable
+# on every string of the template: a placeholder or value that is not a string is
+# Python's TypeError there, whether it appears in that string or not.
+
+
+def test_repeat_non_string_placeholder_is_heats_error():
+    error = evaluate_error(repeat("n=%n%", {1: ["a", "b"]}))
+
+    assert error.message == (
+        'The placeholder 1 in the "for_each" argument to "repeat" must be a string: '
+        "replace() argument 1 must be str, not int"
+    )
+    assert error.hint == 'quote it: "1"'
+
+
+def test_repeat_non_string_value_fails_even_where_the_placeholder_is_absent():
+    error = evaluate_error(repeat("no placeholder", {"%n%": [1, 2]}))
+
+    assert error.message.endswith("replace() argument 2 must be str, not int")
+
+
+def test_repeat_without_strings_in_the_template_takes_any_placeholder():
+    # No string, no replace(): Heat returns the template as it is for each value.
+    assert evaluate(repeat([5, True], {1: ["a", "b"]})) == [[5, True], [5, True]]

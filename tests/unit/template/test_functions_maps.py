@@ -12,6 +12,7 @@ from tests.unit.template.fakes import (
     VERSIONS_BEFORE,
     VERSIONS_FROM,
     FakeContext,
+    data_warning,
     evaluate,
     evaluate_error,
     parse_error,
@@ -53,7 +54,7 @@ def test_map_merge_of_computed_maps():
 
 @pytest.mark.parametrize("version", VERSIONS_BEFORE["2016-04-08"])
 def test_map_merge_before_2016_04_08_says_where_it_appears(version):
-    assert "it appears in heat_template_version 2016-04-08" in parse_error({"map_merge": [{}]}, version).message
+    assert "it appears in heat_template_version 2016-04-08" in data_warning({"map_merge": [{}]}, version).message
 
 
 def test_map_merge_of_an_unresolved_map_is_unresolved():
@@ -154,7 +155,7 @@ def test_map_replace_none_arguments_are_empty_maps():
 
 @pytest.mark.parametrize("version", VERSIONS_BEFORE["2016-10-14"])
 def test_map_replace_before_2016_10_14_says_where_it_appears(version):
-    assert "it appears in heat_template_version 2016-10-14" in parse_error({"map_replace": [{}, {}]}, version).message
+    assert "it appears in heat_template_version 2016-10-14" in data_warning({"map_replace": [{}, {}]}, version).message
 
 
 @given(st.dictionaries(st.text(alphabet="abc", max_size=2), st.text(alphabet="xyz", max_size=2), max_size=5))

@@ -21,6 +21,7 @@ from tests.unit.template.fakes import (
     VERSIONS_BEFORE,
     VERSIONS_FROM,
     FakeContext,
+    data_warning,
     evaluate,
     evaluate_error,
     parse_error,
@@ -63,11 +64,11 @@ def test_str_replace_strict_accepts_empty_values():
 
 @pytest.mark.parametrize("version", VERSIONS_BEFORE["2017-02-24"])
 def test_str_replace_strict_before_2017_02_24_says_where_it_appears(version):
-    error = parse_error(strict("x", {"x": "y"}), version)
+    warning = data_warning(strict("x", {"x": "y"}), version)
 
-    assert error.message == (
-        f"The function str_replace_strict is not supported in heat_template_version {version}; "
-        "it appears in heat_template_version 2017-02-24"
+    assert warning.message == (
+        f"'str_replace_strict' is not a function in heat_template_version {version} (it appears in "
+        "heat_template_version 2017-02-24), so this is read as a plain map, as Heat reads it"
     )
 
 
@@ -98,9 +99,9 @@ def test_str_replace_vstrict_is_strict_too():
 
 @pytest.mark.parametrize("version", ["2017-02-24", "2016-10-14"])
 def test_str_replace_vstrict_before_2017_09_01_says_where_it_appears(version):
-    error = parse_error(strict("x", {"x": "y"}, "str_replace_vstrict"), version)
+    warning = data_warning(strict("x", {"x": "y"}, "str_replace_vstrict"), version)
 
-    assert "it appears in heat_template_version 2017-09-01" in error.message
+    assert "it appears in heat_template_version 2017-09-01" in warning.message
 
 
 def test_str_replace_strict_with_an_unresolved_value_is_unresolved():
@@ -156,9 +157,9 @@ def test_str_split_empty_delimiter_is_refused():
 
 @pytest.mark.parametrize("version", VERSIONS_BEFORE["2015-10-15"])
 def test_str_split_before_2015_10_15_says_where_it_appears(version):
-    error = parse_error({"str_split": [",", "a"]}, version)
+    warning = data_warning({"str_split": [",", "a"]}, version)
 
-    assert "it appears in heat_template_version 2015-10-15" in error.message
+    assert "it appears in heat_template_version 2015-10-15" in warning.message
 
 
 def test_str_split_of_an_unresolved_string_is_unresolved():
@@ -244,7 +245,7 @@ def test_digest_computed_arguments_are_checked_when_resolved():
 
 @pytest.mark.parametrize("version", ["2013-05-23", "2014-10-16"])
 def test_digest_before_2015_04_30_says_where_it_appears(version):
-    assert "it appears in heat_template_version 2015-04-30" in parse_error({"digest": ["md5", "x"]}, version).message
+    assert "it appears in heat_template_version 2015-04-30" in data_warning({"digest": ["md5", "x"]}, version).message
 
 
 def test_digest_of_an_unresolved_value_is_unresolved():

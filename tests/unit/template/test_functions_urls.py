@@ -10,6 +10,7 @@ from tests.unit.template.fakes import (
     VERSIONS_BEFORE,
     VERSIONS_FROM,
     FakeContext,
+    data_warning,
     evaluate,
     evaluate_error,
     parse_error,
@@ -76,7 +77,7 @@ def test_make_url_scheme_with_a_colon_is_refused():
 
 @pytest.mark.parametrize("version", VERSIONS_BEFORE["2017-09-01"])
 def test_make_url_before_2017_09_01_says_where_it_appears(version):
-    assert "it appears in heat_template_version 2017-09-01" in parse_error({"make_url": {}}, version).message
+    assert "it appears in heat_template_version 2017-09-01" in data_warning({"make_url": {}}, version).message
 
 
 def test_make_url_of_an_unresolved_host_is_unresolved():

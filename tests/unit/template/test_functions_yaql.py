@@ -17,6 +17,7 @@ from tests.unit.template.fakes import (
     VERSIONS_BEFORE,
     VERSIONS_FROM,
     FakeContext,
+    data_warning,
     evaluate,
     evaluate_error,
     parse_error,
@@ -95,7 +96,7 @@ def test_yaql_runtime_error_is_a_template_error():
 
 @pytest.mark.parametrize("version", VERSIONS_BEFORE["2016-10-14"])
 def test_yaql_before_2016_10_14_says_where_it_appears(version):
-    assert "it appears in heat_template_version 2016-10-14" in parse_error(yaql("1"), version).message
+    assert "it appears in heat_template_version 2016-10-14" in data_warning(yaql("1"), version).message
 
 
 def test_yaql_of_unresolved_data_is_unresolved():

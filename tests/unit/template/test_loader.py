@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from stoker.template import loader
 from stoker.template.errors import (
@@ -164,33 +165,38 @@ def test_load_non_scalar_key_is_refused():
     assert caught.value.location.line == 2
 
 
-# -- duplicate keys ----------------------------------------------------------------
+# -- duplicate keys: last-wins, as both of Heat's readers (PyYAML, json) -------------
+# Heat never refuses a key written twice: PyYAML's construct_mapping and json.loads both
+# keep the last value. stoker does the same and says so in a warning with the place.
 
 
-def test_load_duplicate_key_is_refused_with_its_location():
+def test_load_duplicate_key_is_last_wins_with_a_located_warning():
     text = "resources:\n  web:\n    type: A\n    type: B\n"
 
-    with pytest.raises(TemplateSyntaxError) as caught:
-        loader.load(text, "dup.yaml")
+    document = loader.load(text, "dup.yaml")
 
-    error = caught.value
-    assert error.message == "Duplicate key 'type'"
-    assert error.path == "resources.web.type"
-    assert error.location == Location("dup.yaml", 4, 5)
-
-
-def test_load_duplicate_top_level_key_is_refused():
-    with pytest.raises(TemplateSyntaxError, match="Duplicate key 'resources'") as caught:
-        loader.load("resources: {}\nresources: {}\n")
-
-    assert caught.value.location.line == 2
+    assert document.data == {"resources": {"web": {"type": "B"}}}
+    (warning,) = document.warnings
+    assert warning.message == "Duplicate key 'type' (first on line 3): the last value is used, as Heat reads it"
+    assert warning.path == "resources.web.type"
+    assert warning.location == Location("dup.yaml", 4, 5)
+    assert document.locate("resources.web.type") == Location("dup.yaml", 4, 11)
 
 
-def test_parse_duplicate_key_in_json_is_refused():
-    with pytest.raises(TemplateSyntaxError, match="Duplicate key 'a'") as caught:
-        loader.parse('{"a": 1,\n "a": 2}', "dup.json")
+def test_load_duplicate_top_level_key_keeps_the_last_section():
+    document = loader.load("resources: {a: {type: X}}\nresources: {}\n")
 
-    assert caught.value.location == Location("dup.json", 2, 2)
+    assert document.data == {"resources": {}}
+    assert [warning.location.line for warning in document.warnings] == [2]
+
+
+def test_parse_duplicate_key_in_json_is_last_wins_with_a_located_warning():
+    document = loader.parse('{"a": 1,\n "a": 2}', "dup.json")
+
+    assert document.data == json.loads('{"a": 1,\n "a": 2}') == {"a": 2}
+    (warning,) = document.warnings
+    assert warning.path == "a"
+    assert warning.location == Location("dup.json", 2, 2)
 
 
 def test_load_merge_key_values_can_be_overridden():
@@ -199,9 +205,15 @@ def test_load_merge_key_values_can_be_overridden():
     assert document.data["x"] == {"a": 2, "c": 3}
 
 
-def test_load_duplicate_key_next_to_a_merge_is_still_refused():
-    with pytest.raises(TemplateSyntaxError, match="Duplicate key 'a'"):
-        loader.load("base: &base {c: 3}\nx:\n  <<: *base\n  a: 1\n  a: 2\n")
+def test_load_duplicate_key_next_to_a_merge_is_last_wins():
+    document = loader.load("base: &base {c: 3}\nx:\n  <<: *base\n  a: 1\n  a: 2\n")
+
+    assert document.data["x"] == {"c": 3, "a": 2}
+    assert [(warning.path, warning.location.line) for warning in document.warnings] == [("x.a", 5)]
+
+
+def test_load_merged_key_overridden_by_the_map_is_no_duplicate():
+    assert loader.load("base: &base {a: 1}\nx:\n  <<: *base\n  a: 2\n").warnings == []
 
 
 def test_load_merge_of_a_scalar_is_a_syntax_error():
@@ -377,12 +389,14 @@ def test_parse_json_fallback_limits_depth():
         loader.parse(text, limits=Limits(max_depth=10))
 
 
-def test_parse_json_fallback_refuses_duplicate_keys():
+def test_parse_json_that_yaml_refuses_keeps_the_last_duplicate():
     key = "k" * 1100
     text = f'{{"{key}": 1, "{key}": 2}}'
 
-    with pytest.raises(TemplateSyntaxError, match="Duplicate key"):
-        loader.parse(text)
+    document = loader.parse(text)
+
+    assert document.data == {key: 2}
+    assert [warning.message.startswith(f"Duplicate key '{key}'") for warning in document.warnings] == [True]
 
 
 def test_load_json_reports_line_and_column():
@@ -469,7 +483,7 @@ def test_load_leaves_the_garbage_collector_as_it_found_it():
     assert gc.isenabled()
     loader.load(TEMPLATE)
     with pytest.raises(TemplateSyntaxError):
-        loader.load("a: 1\na: 2\n")
+        loader.load("a: [1\n")
     assert gc.isenabled()
 
     gc.disable()
@@ -489,13 +503,22 @@ def test_load_works_out_positions_only_when_asked():
 
 
 def test_load_error_deep_in_a_document_names_its_path():
-    text = "resources:\n  web:\n    properties:\n      list: [1, {a: 1, a: 2}]\n"
+    text = "resources:\n  web:\n    properties:\n      list: [1, {a: !!int x}]\n"
 
-    with pytest.raises(TemplateSyntaxError, match="Duplicate key 'a'") as caught:
+    with pytest.raises(TemplateSyntaxError, match="Invalid value 'x'") as caught:
         loader.load(text)
 
     assert caught.value.path == "resources.web.properties.list[1].a"
-    assert caught.value.location == Location(None, 4, 24)
+    assert caught.value.location == Location(None, 4, 21)
+
+
+def test_load_warning_deep_in_a_document_names_its_path():
+    text = "resources:\n  web:\n    properties:\n      list: [1, {a: 1, a: 2}]\n"
+
+    (warning,) = loader.load(text).warnings
+
+    assert warning.path == "resources.web.properties.list[1].a"
+    assert warning.location == Location(None, 4, 24)
 
 
 def _composed(text: str) -> object:
@@ -537,3 +560,85 @@ def test_load_documents_beyond_plain_data_are_composed(text):
             loader.load(text)
     else:
         assert loader.load(text).data == expected
+
+
+# -- values as Heat reads them (heat/common/template_format.py, environment_format.py) --
+
+
+class _HeatYamlLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Heat's ``template_format.yaml_loader``: a safe loader whose strings and timestamps
+    are the scalar's text."""
+
+
+_HeatYamlLoader.add_constructor("tag:yaml.org,2002:str", _HeatYamlLoader.construct_scalar)
+_HeatYamlLoader.add_constructor("tag:yaml.org,2002:timestamp", _HeatYamlLoader.construct_scalar)
+
+
+def heat_simple_parse(text: str) -> object:
+    """Heat's ``template_format.simple_parse``: JSON first, then YAML."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return yaml.load(text, Loader=_HeatYamlLoader)
+
+
+SCALARS = [
+    "1e2", "1.0e+2", "1E2", "yes", "No", "on", "OFF", "y", "n", "~", "null", "2013-05-23",
+    "2001-12-14t21:59:43.10-05:00", "0x1F", "010", "0o10", "1_000", "1:20", ".inf", "-.Inf", ".nan",
+    "+12", "0b101", "'yes'", "\"1e2\"", "true", "True", "1.", "3.25", "-0",
+]
+
+
+@pytest.mark.parametrize("scalar", SCALARS)
+def test_parse_yaml_scalars_as_heat_reads_them(scalar):
+    text = f"heat_template_version: 2013-05-23\nvalue: {scalar}\nlist: [{scalar}]\n"
+    expected = heat_simple_parse(text)
+
+    data = loader.parse(text).data
+
+    assert repr(data) == repr(expected)  # repr: nan != nan, and 1 == True
+
+
+def test_parse_yaml_1_1_scalars_examples():
+    data = loader.parse("a: 1e2\nb: yes\nc: on\nd: 2013-05-23\ne: 1.0e+2\n").data
+
+    assert data == {"a": "1e2", "b": True, "c": True, "d": "2013-05-23", "e": 100.0}
+
+
+@pytest.mark.parametrize("number", ["1e2", "1E2", "1.5e-3", "-0", "10", "1.0", "NaN", "Infinity"])
+def test_parse_json_template_numbers_as_heat_reads_them(number):
+    # Heat reads JSON text with jsonutils.loads before trying YAML: 1e2 is 100.0 there.
+    text = '{"heat_template_version": "2013-05-23", "value": ' + number + "}"
+
+    assert repr(loader.parse(text).data) == repr(heat_simple_parse(text))
+
+
+def test_parse_json_template_keeps_positions_for_messages():
+    document = loader.parse('{\n  "heat_template_version": "2013-05-23",\n  "resources": {"web": {"type": 1e2}}\n}', "t.json")
+
+    assert document.data["resources"]["web"]["type"] == 100.0
+    assert document.locate("resources.web.type") == Location("t.json", 3, 33)
+
+
+def test_parse_json_template_deeper_than_max_depth_is_refused():
+    text = '{"a": ' + "[" * 20 + "]" * 20 + "}"
+
+    with pytest.raises(TemplateLimitError, match="nested more than 10 levels deep"):
+        loader.parse(text, limits=Limits(max_depth=10))
+
+
+def test_parse_environment_reads_json_text_as_yaml_as_heat_does():
+    # environment_format.parse: yaml.load(env_str, Loader=template_format.yaml_loader).
+    text = '{"parameters": {"a": 1e2, "b": 1.5}, "parameters": {"a": 1e2}}'
+
+    document = loader.parse_environment(text, "env.json")
+
+    assert document.data == yaml.load(text, Loader=_HeatYamlLoader) == {"parameters": {"a": "1e2"}}
+    assert [(warning.path, warning.location.line) for warning in document.warnings] == [("parameters", 1)]
+
+
+def test_parse_json_template_with_more_than_max_nodes_is_refused():
+    text = '{"a": [' + ", ".join(["1"] * 50) + "]}"
+
+    with pytest.raises(TemplateLimitError, match="more than 20 nodes"):
+        loader.parse(text, limits=Limits(max_nodes=20))

@@ -92,8 +92,10 @@ def test_string_refuses_maps_and_lists(value):
 # -- comma_delimited_list ----------------------------------------------------------
 
 
-def test_comma_delimited_list_splits_and_strips_a_string():
-    assert schema(type="comma_delimited_list").convert("a, b ,c") == ["a", "b", "c"]
+def test_comma_delimited_list_splits_a_string_and_keeps_its_whitespace():
+    # Heat's param_utils.delim_string_to_list: value.split(','), nothing stripped.
+    assert schema(type="comma_delimited_list").convert("a, b ,c") == ["a", " b ", "c"]
+    assert schema(type="comma_delimited_list").convert(" a ") == [" a "]
 
 
 def test_comma_delimited_list_keeps_empty_items():
@@ -111,6 +113,21 @@ def test_comma_delimited_list_accepts_a_list_as_text_items():
 def test_comma_delimited_list_refuses_a_map():
     with pytest.raises(ValueError, match="comma-delimited list"):
         schema(type="comma_delimited_list").convert({"a": 1})
+
+
+@pytest.mark.parametrize("value", [5, 1.5, True])
+def test_comma_delimited_list_refuses_a_scalar_that_is_no_string(value):
+    # Heat: delim_string_to_list(5) -> AttributeError -> "Value must be a comma-delimited list string: ..."
+    with pytest.raises(ValueError) as caught:
+        schema(type="comma_delimited_list").convert(value)
+
+    assert str(caught.value) == (
+        f"Value must be a comma-delimited list string: '{type(value).__name__}' object has no attribute 'split'"
+    )
+
+
+def test_comma_delimited_list_items_are_text_as_heat_makes_them():
+    assert schema(type="comma_delimited_list").convert([True, None, " x "]) == ["True", "None", " x "]
 
 
 # -- json ------------------------------------------------------------------------
@@ -381,7 +398,7 @@ def test_resolve_values_converts_and_checks_values():
     values, errors = resolve_values(schemas, {"count": "2", "debug": "on", "zones": "a, b"}, {}, {})
 
     assert errors == []
-    assert values == {"count": 2, "debug": True, "zones": ["a", "b"]}
+    assert values == {"count": 2, "debug": True, "zones": ["a", " b"]}
 
 
 def test_resolve_values_reports_every_problem_together():

@@ -354,7 +354,24 @@ class SoftwareDeployment(Resource):
 
     # -- lifecycle --------------------------------------------------------------------------
 
+    def _check_server(self) -> None:
+        """Heat's check: a server of this stack that deployments target must take its
+        user data as SOFTWARE_CONFIG (its agent would never poll otherwise). Made when
+        the server exists (its reference is only known then), before anything is stored."""
+        offer = getattr(self._hooks, "signals", None)
+        server = self.properties[self.SERVER]
+        source = offer(self).find(server) if offer is not None and server else None
+        user_data_format = (source.properties if source is not None else {}).get("user_data_format")
+        if user_data_format and user_data_format != "SOFTWARE_CONFIG":
+            raise ValidationError(
+                f"Resource {source.name}'s property user_data_format should be set to SOFTWARE_CONFIG "
+                "since there are software deployments on it.",
+                path=f"resources.{source.name}.properties.user_data_format",
+                hint="set user_data_format: SOFTWARE_CONFIG on the server",
+            )
+
     def handle_create(self) -> dict[str, Any] | None:
+        self._check_server()
         return self._handle_action(self.CREATE)
 
     def check_create_complete(self, token: Any) -> bool:

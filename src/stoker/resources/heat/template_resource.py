@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from stoker.sdk import attributes, properties, support
-from stoker.sdk.exceptions import ValidationError
+from stoker.sdk.exceptions import InvalidTemplateAttribute, ValidationError
 from stoker.sdk.stack_resource import StackResource
 from stoker.template import parameters as parameters_module
 from stoker.template.errors import TemplateError, TemplateErrors
@@ -74,7 +74,10 @@ class TemplateResource(StackResource):
         view = self.nested_view()
         if view is None:
             return None
-        return view.outputs().get(name)
+        try:
+            return self.get_output(name)
+        except InvalidTemplateAttribute:
+            return None
 
 
 def _property_schema(parameter: parameters_module.ParameterSchema) -> properties.Schema:
@@ -86,6 +89,9 @@ def _property_schema(parameter: parameters_module.ParameterSchema) -> properties
         constraints=list(parameter.constraints),
         update_allowed=True,
         immutable=parameter.immutable,
+        # Heat's Schema.from_parameter: a json or comma_delimited_list parameter's
+        # property also takes a string (and a json one a list), passed on to the parameter.
+        allow_conversion=parameter.type in (parameters_module.JSON, parameters_module.COMMA_DELIMITED_LIST),
     )
 
 
@@ -104,8 +110,10 @@ def template_class(
     try:
         parsed = Template.load(text, template_name, files)
     except TemplateErrors as problems:
+        # Each problem on a line of its own, with its place in the template's file.
+        listed = problems.errors
         raise ValidationError(
-            "; ".join(str(error) for error in problems.errors),
+            str(listed[0]) if len(listed) == 1 else f"{len(listed)} problems:" + "".join(f"\n    - {error}" for error in listed),
             hint=f"fix the template resource {template_name}",
         )
     except TemplateError as error:

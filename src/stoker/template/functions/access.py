@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from stoker.sdk.attributes import select_path
 from stoker.sdk.properties import UNRESOLVED
 from stoker.template.functions.base import (
     Function,
@@ -55,19 +56,22 @@ class GetParam(Function):
 
 
 def _select_parameter(value: Any, path: list[Any]) -> Any:
-    """Follow get_param's path as Heat does: map keys, list indexes (numeric strings
-    too); a step that cannot be followed gives "". A string is not walked into."""
+    """Follow get_param's path as Heat's ``GetParam.result`` does: ``value[step]`` into
+    any map or sequence (a string is one: ``["abc", 0]`` gives ``"a"``), a string step
+    into a sequence read as an integer; a step that cannot be followed gives ""."""
     for step in path:
         if value is UNRESOLVED:
             return UNRESOLVED
-        if isinstance(value, dict) and isinstance(step, (str, int)) and step in value:
-            value = value[step]
-        elif isinstance(value, list) and isinstance(step, (str, int)) and not isinstance(step, bool):
+        if not isinstance(value, (Mapping, Sequence)) or not isinstance(step, (str, int)):
+            return ""
+        if isinstance(value, Sequence) and isinstance(step, str):
             try:
-                value = value[int(step)]
-            except (ValueError, IndexError):
+                step = int(step)
+            except ValueError:
                 return ""
-        else:
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
             return ""
     return value
 
@@ -188,12 +192,5 @@ class GetAttrThenSelect(GetAttrNamed):
 
 def select_from_attribute(value: Any, path: list[Any]) -> Any:
     """Heat's ``attributes.select_from_attribute``: follow ``path`` with ``value[step]``;
-    anything that cannot be followed gives None."""
-    for step in path:
-        if not isinstance(value, (Mapping, Sequence)) or not isinstance(step, (str, int)):
-            return None
-        try:
-            value = value[step]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return value
+    anything that cannot be followed gives None (``stoker.sdk.attributes.select_path``)."""
+    return select_path(value, tuple(path))

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Protocol
 
 from stoker.sdk.properties import UNRESOLVED
 from stoker.template import budget
-from stoker.template.errors import TemplateError, format_path
+from stoker.template.errors import TemplateError, TemplateWarning, format_path
 
 
 class ResolutionContext(Protocol):
@@ -157,14 +157,16 @@ class ListArgumentsFunction(Function):
 class Parser:
     """Turns raw template data into Function trees for one template version.
 
-    ``functions``: the version's table. ``unknown``: names the version lacks -> the
-    message to give (removed functions, functions of later versions). ``conditions``: the
+    ``functions``: the version's table. ``unknown``: names of functions the version lacks
+    (those of later versions or other formats) -> a warning: as in Heat, such a one-key map
+    is plain data, its value parsed as any other. ``removed``: the functions the version
+    removed -> the error to give (Heat's ``Removed``). ``conditions``: the
     table for the ``conditions`` section and condition arguments (None before
     2016-10-14). ``files``: the template's ``files`` map, for ``get_file``.
     ``mappings``: a CFN template's Mappings section, for ``Fn::FindInMap`` (None when
     that section could not be read).
-    Problems are appended to ``errors`` so one pass reports all of them; a call that
-    cannot be parsed is left as plain data.
+    Problems are appended to ``errors`` so one pass reports all of them, warnings to
+    ``warnings``; a call that cannot be parsed is left as plain data.
     """
 
     functions: Mapping[str, type[Function]]
@@ -176,6 +178,8 @@ class Parser:
     # set on the parser of condition expressions: name -> message for the functions of
     # the version that may not appear there
     invalid: Mapping[str, str] = field(default_factory=dict)
+    removed: Mapping[str, str] = field(default_factory=dict)
+    warnings: list[TemplateWarning] = field(default_factory=list)
     _condition_parser: Parser | None = field(default=None, init=False, repr=False, compare=False)
     # names of the functions met, so a template knows cheaply whether it uses `if`
     seen: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
@@ -193,10 +197,13 @@ class Parser:
                         except TemplateError as error:
                             self.errors.append(error)
                             return data
-                    message = self.invalid.get(key) or self.unknown.get(key)
+                    message = self.invalid.get(key) or self.removed.get(key)
                     if message is not None:
                         self.errors.append(TemplateError(message, path=format_path(path + (key,)), hint=self._hint(key)))
                         return data
+                    note = self.unknown.get(key)
+                    if note is not None:
+                        self.warnings.append(TemplateWarning(note, path=format_path(path + (key,))))
             return {key: self.parse(value, path + (key,)) for key, value in data.items()}
         if isinstance(data, list):
             return [self.parse(item, path + (index,)) for index, item in enumerate(data)]
@@ -219,7 +226,15 @@ class Parser:
                 if name not in self.conditions
             }
             self._condition_parser = Parser(
-                self.conditions, self.errors, self.unknown, self.conditions, self.files, self.mappings, invalid
+                self.conditions,
+                self.errors,
+                self.unknown,
+                self.conditions,
+                self.files,
+                self.mappings,
+                invalid,
+                self.removed,
+                self.warnings,
             )
         return self._condition_parser
 
@@ -230,9 +245,10 @@ def parse(
     path: tuple,
     errors: list[TemplateError],
     unknown: Mapping[str, str] | None = None,
+    removed: Mapping[str, str] | None = None,
 ) -> Any:
     """Replace function calls in ``data`` by Function objects (recursively)."""
-    return Parser(table, errors, unknown or {}).parse(data, path)
+    return Parser(table, errors, unknown or {}, removed=removed or {}).parse(data, path)
 
 
 def resolve(data: Any, context: ResolutionContext) -> Any:

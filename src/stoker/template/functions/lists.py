@@ -143,7 +143,9 @@ class Repeat(Function):
     occurrence of each VAR in T's strings (keys too) replaced by the value.
 
     As in Heat, T is resolved once before the copies are made, and the variables are
-    replaced one after the other. A ``for_each`` value that is None counts as empty.
+    replaced one after the other. A ``for_each`` value that is None counts as empty. Every
+    placeholder and value must be a string once T holds any string (Heat's
+    ``str.replace``); a template with no string takes any values.
     """
 
     __slots__ = ()
@@ -229,13 +231,24 @@ class Repeat(Function):
     def _replace(self, template: Any, keys: list[str], values: tuple[Any, ...], spent: list[int], limit: int) -> Any:
         if isinstance(template, str):
             for key, value in zip(keys, values, strict=True):
-                if not isinstance(key, str) or key not in template:
-                    continue
+                # Heat calls template.replace(key, value) for every variable, so a
+                # placeholder or a value that is not a string fails on any string of the
+                # template, whether it appears there or not (Python's TypeError).
+                if not isinstance(key, str):
+                    raise self.error(
+                        f'The placeholder {_json(key)} in the "for_each" argument to "{self.fn_name}" must be a string: '
+                        f"replace() argument 1 must be str, not {type(key).__name__}",
+                        hint=f'quote it: "{key}"',
+                    )
                 if not isinstance(value, str):
                     raise self.error(
                         f'The values of the "for_each" argument to "{self.fn_name}" must be strings '
-                        f"to replace {key!r} in a string; got {_json(value)}"
+                        f"to replace {key!r} in a string; got {_json(value)}: "
+                        f"replace() argument 2 must be str, not {type(value).__name__}",
+                        hint="quote the values, or build the list with str_split or yaql",
                     )
+                if key not in template:
+                    continue
                 grown = len(template) + template.count(key) * (len(value) - len(key))
                 if spent[0] + grown > limit:
                     raise self._over_budget(spent[0] + grown)
