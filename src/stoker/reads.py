@@ -3,6 +3,13 @@ who needs them), events, outputs, templates, and the registry's resource types.
 
 Nothing here changes anything; ``Service`` (service.py) inherits these and adds the
 requests that do. Needs ``store``, ``engine`` and ``registry`` from it.
+
+Projects are kept apart here: a stack is found for a ``Project`` (the API's caller)
+only if it is that project's (a nested stack is its root's project's, as the engine
+makes it), by ``get_stack`` and ``identified_stack``, which every API route goes
+through before it reads or changes a stack; another project's stack is not found, as a
+missing one is not (never a refusal that would confirm it exists). Without a
+``Project`` (the embedded CLI, one user's), every stack is found.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from stoker.engine.engine import Engine
@@ -22,6 +30,22 @@ from stoker.sdk.exceptions import ResourceNotFoundError
 from stoker.settings import Settings
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
 from stoker.template.hot import Template
+
+
+@dataclass(frozen=True)
+class Project:
+    """Whose stacks a request reaches: project ``id``'s. ``admin`` (Heat's context
+    ``is_admin``): any stack by its id too, and every project's in a list that asks for
+    them (``global_tenant``); by name, still only its own project's, as in Heat."""
+
+    id: str
+    admin: bool = False
+
+    def reaches(self, stack: StackRecord) -> bool:
+        # "" is nobody's project (a caller the API let in without one, as a signal
+        # bearing only a handle's token): it reaches no stack, not even those the
+        # embedded CLI made without a project (which passes no Project at all).
+        return self.admin or (self.id != "" and stack.project_id == self.id)
 
 
 class StackReads:
@@ -74,10 +98,33 @@ class StackReads:
 
     # -- reads ------------------------------------------------------------------
 
-    def get_stack(self, name_or_id: str) -> StackRecord:
-        stack = self.store.find_stack(name_or_id)
+    def get_stack(self, name_or_id: str, project: Project | None = None) -> StackRecord:
+        """A live stack by id or name; with ``project``, only one it reaches (Heat's
+        stack_get and stack_get_by_name): another project's is not found."""
+        if project is None:
+            stack = self.store.find_stack(name_or_id)
+        else:
+            stack = self.store.find_stack(name_or_id, project.id) if project.id else None
+            if stack is None and project.admin:
+                found = self.store.get_stack(name_or_id)  # by id only
+                stack = found if found is not None and found.deleted_at is None else None
         if stack is None:
             raise StackNotFoundError(name_or_id)
+        return stack
+
+    def identified_stack(self, name: str, stack_id: str, project: Project | None, deleted: bool = False) -> StackRecord:
+        """The stack of ``/stacks/{name}/{id}`` (Heat's ``_get_stack``): found by id,
+        reached by ``project``, and named ``name``; else not found, alike whether there
+        is no such stack, it is another project's or it has another name. ``deleted``:
+        a deleted stack is found too (Heat's show uses show_deleted)."""
+        stack = self.store.get_stack(stack_id)
+        if (
+            stack is None
+            or (stack.deleted_at is not None and not deleted)
+            or (project is not None and not project.reaches(stack))
+            or stack.name != name
+        ):
+            raise StackNotFoundError(f"{name}/{stack_id}")
         return stack
 
     def hidden_values(self, stack: StackRecord) -> HiddenValues:
@@ -97,11 +144,18 @@ class StackReads:
         runtime = self.engine.load_runtime(stack)
         return shown_parameters(runtime.template, runtime.params, runtime)
 
-    def list_stacks(self, nested: bool = False, hidden: bool = False) -> list[StackRecord]:
+    def list_stacks(
+        self, nested: bool = False, hidden: bool = False, project: Project | None = None, deleted: bool = False, all_projects: bool = False
+    ) -> list[StackRecord]:
         """Top-level stacks; with ``nested``, nested stacks too (their parent is owner_id).
-        Stacks with a hidden tag (``hidden_stack_tags``) only with ``hidden``, as in Heat."""
+        Stacks with a hidden tag (``hidden_stack_tags``) only with ``hidden``, as in Heat.
+        With ``project``, only its stacks; every project's only for an admin that asks
+        (``all_projects``, Heat's ``global_tenant``)."""
         hidden_tags = () if hidden else self.settings.hidden_stack_tags
-        return self.store.list_stacks(include_nested=nested, hidden_tags=hidden_tags)
+        project_id = None if project is None or (all_projects and project.admin) else project.id
+        if project_id == "":
+            return []  # nobody's project (see Project.reaches)
+        return self.store.list_stacks(include_deleted=deleted, include_nested=nested, hidden_tags=hidden_tags, project_id=project_id)
 
     def list_resources(self, name_or_id: str) -> list[ResourceRecord]:
         stack = self.get_stack(name_or_id)

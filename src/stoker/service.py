@@ -17,7 +17,7 @@ from typing import Any
 from stoker.engine import admission, implementations, scaling, signals
 from stoker.engine.clock import Clock
 from stoker.engine.engine import Engine, EngineSettings, Job
-from stoker.engine.errors import ActionInProgressError, StackExistsError
+from stoker.engine.errors import ActionInProgressError, StackExistsError, StackNotFoundError
 from stoker.engine.events import Listener, resource_event, stack_event
 from stoker.engine.snapshot import exported_resources
 from stoker.engine.states import Action, Status
@@ -35,7 +35,7 @@ from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
 from stoker.identifiers import new_id
 from stoker.masking import MASK, HiddenValues
-from stoker.reads import StackReads
+from stoker.reads import Project, StackReads
 from stoker.resources import builtin_client_mapping, builtin_constraint_mapping, builtin_mapping
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.settings import Settings
@@ -365,7 +365,7 @@ class Service(StackReads):
                 f'Invalid stack name "{name}"',
                 hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.'",
             )
-        if self.store.find_stack(name) is not None:
+        if self.store.find_stack(name, project_id) is not None:  # names are unique per project
             raise StackExistsError(name)
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments, parsed, files)
@@ -448,7 +448,7 @@ class Service(StackReads):
                 f'Invalid stack name "{name}"',
                 hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.'",
             )
-        if self.store.find_stack(name) is not None:
+        if self.store.find_stack(name, project_id) is not None:  # names are unique per project
             raise StackExistsError(name)
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments)
@@ -504,7 +504,9 @@ class Service(StackReads):
         runtime.aliases = environment.type_aliases()
         hidden = HiddenValues.of(parsed.parameters, user, params, environment.parameters, environment.parameter_defaults)
         # where the registry lists candidates: which resources change implementation (seed 003)
-        changes = hidden.data(preview.as_result(preview.preview_update(runtime, current.template)))
+        # Old values too: a plan shows each changed property's old value, which may be
+        # the stack's hidden parameter's as it was.
+        changes = self.hidden_values(stack).data(hidden.data(preview.as_result(preview.preview_update(runtime, current.template))))
         return implementations.with_update_preview(changes, current.template, current.environment, parsed, environment)
 
     # -- snapshots ------------------------------------------------------------------
@@ -622,7 +624,7 @@ class Service(StackReads):
             raise ValidationError("Stack adopt is disabled", hint="set STOKER_ENABLE_STACK_ADOPT=true to allow it")
         if not isinstance(adopt_data, Mapping) or not isinstance(adopt_data.get("template"), Mapping):
             raise ValidationError("The adopt data must be a JSON object with a template and resources (what stack abandon or export gives)")
-        if self.store.find_stack(name) is not None:
+        if self.store.find_stack(name, project_id) is not None:  # names are unique per project
             raise StackExistsError(name)
         files = dict(adopt_data.get("files") or {})
         parsed = self.parse_template(Source(adopt_data["template"], "adopt data template"), files)
@@ -725,10 +727,29 @@ class Service(StackReads):
         stack = self.get_stack(name_or_id)
         self._deliver_signal(stack, self._current_resource(stack, resource_name), details)
 
+    def signalled_resource(self, name: str, stack_id: str, resource_name: str, project: Project | None, credential: str | None) -> tuple[StackRecord, ResourceRecord]:
+        """The stack and current resource a signal to ``/stacks/{name}/{id}/resources/
+        {resource}/signal`` names: in a stack ``project`` reaches, or in any stack when
+        ``credential`` is one of the resource's own signal credentials (Heat lets the
+        stack's own users, of its stack_user_project_id, signal it; the signal URLs of
+        a stack made without a project name the ``default`` one). Otherwise not found,
+        as a missing stack is not."""
+        try:
+            stack = self.identified_stack(name, stack_id, project)
+        except StackNotFoundError:
+            stack = self.store.get_stack(stack_id)
+            record = None
+            if credential and stack is not None and stack.deleted_at is None and stack.name == name:
+                record = next((r for r in self.store.list_resources(stack.id) if r.current and r.name == resource_name), None)
+            if record is None or not signals.credential_valid(self.store, record.uuid, credential or ""):
+                raise
+            return stack, record
+        return stack, self._current_resource(stack, resource_name)
+
     def check_signal_credential(self, record: ResourceRecord, credential: str) -> None:
         """A signal that carries a token: a resource with signal credentials of its own
-        (a wait condition handle) accepts only one of them. Others take any token until
-        the API authenticates (issue 15), as every other request does today."""
+        (a wait condition handle) accepts only one of them. Others take the token the
+        request was let in with, as every other request of the stack's project."""
         if signals.has_credentials(self.store, record.uuid) and not signals.credential_valid(self.store, record.uuid, credential):
             raise signals.SignalCredentialError(f"The token is not a credential of resource {record.name}")
 

@@ -77,6 +77,21 @@ class Settings:
     # Seconds between an API server's reports that its engine is alive (Heat's
     # periodic_interval): GET /services shows an engine down after two missed ones.
     service_report_interval_s: int = 60
+    # Who may call ``stoker serve`` (STOKER_AUTH_MODE, ``--auth-mode``; docs/auth.md):
+    # ``none`` (no authentication, loopback only), ``token`` (static tokens from
+    # auth_tokens_file) or ``keystone`` (tokens validated by keystonemiddleware).
+    auth_mode: str = "none"
+    # The static tokens of ``token`` mode: YAML, token -> {project_id, user_id, roles}
+    # (STOKER_AUTH_TOKENS_FILE).
+    auth_tokens_file: str | None = None
+    # An oslo.config file whose [keystone_authtoken] section configures keystonemiddleware
+    # as in heat.conf (STOKER_KEYSTONE_CONFIG_FILE); keystone_authtoken options given
+    # one by one (STOKER_KEYSTONE_<OPTION>, e.g. STOKER_KEYSTONE_AUTH_URL) override it.
+    keystone_config_file: str | None = None
+    keystone_authtoken: dict[str, str] = field(default_factory=dict)
+    # An operator's oslo.policy file (YAML or JSON) overriding Heat's policy defaults
+    # (STOKER_POLICY_FILE; Heat's [oslo_policy] policy_file).
+    policy_file: str | None = None
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -96,6 +111,19 @@ class Settings:
             settings.encryption_keys = [k for k in env["STOKER_ENCRYPTION_KEY"].split(",") if k.strip()]
         if "STOKER_HIDDEN_STACK_TAGS" in env:
             settings.hidden_stack_tags = [t.strip() for t in env["STOKER_HIDDEN_STACK_TAGS"].split(",") if t.strip()]
+        if env.get("STOKER_AUTH_MODE"):
+            settings.auth_mode = env["STOKER_AUTH_MODE"]
+        if env.get("STOKER_AUTH_TOKENS_FILE"):
+            settings.auth_tokens_file = env["STOKER_AUTH_TOKENS_FILE"]
+        if env.get("STOKER_POLICY_FILE"):
+            settings.policy_file = env["STOKER_POLICY_FILE"]
+        if env.get("STOKER_KEYSTONE_CONFIG_FILE"):
+            settings.keystone_config_file = env["STOKER_KEYSTONE_CONFIG_FILE"]
+        settings.keystone_authtoken = {
+            variable.removeprefix("STOKER_KEYSTONE_").lower(): value
+            for variable, value in env.items()
+            if variable.startswith("STOKER_KEYSTONE_") and variable != "STOKER_KEYSTONE_CONFIG_FILE" and value
+        }
         if env.get("STOKER_PLUGIN_DIRS"):
             settings.plugin_dirs = [d for d in env["STOKER_PLUGIN_DIRS"].split(os.pathsep) if d]
         for name, variable in (

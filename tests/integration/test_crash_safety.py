@@ -89,6 +89,8 @@ CHILD = textwrap.dedent(
         service.create_stack("crash", template, parameters={"word": word}, files=files)
     elif action == "update":
         service.update_stack("crash", template, parameters={"word": word}, files=files)
+    elif action == "signal":
+        service.signal_resource("crash", "up", {})
     else:
         service.delete_stack("crash")
     """
@@ -256,3 +258,95 @@ def test_crash_between_physical_create_and_recording_its_id(worlds, victim):
     assert service.update_stack("crash", world.source(), parameters={"word": "one"}, files=world.files).state == "UPDATE_COMPLETE"
     assert service.delete_stack("crash").state == "DELETE_COMPLETE"
     assert world.physical_files() == set()
+
+
+# A group scaled by its policy: a signal resizes the group's nested stack.
+SCALING_TEMPLATE = """
+heat_template_version: 2021-04-16
+parameters:
+  word: {type: string, default: one}
+resources:
+  group:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 1
+      max_size: 3
+      resource:
+        type: Test::Recorded
+        properties: {value: {get_param: word}}
+  up:
+    type: OS::Heat::ScalingPolicy
+    properties:
+      auto_scaling_group_id: {get_resource: group}
+      adjustment_type: change_in_capacity
+      scaling_adjustment: 1
+      cooldown: 0
+"""
+
+
+def test_crash_during_a_scaling_signal_then_retry(tmp_path):
+    """The engine dies at each commit of a scale-out: afterwards nothing is IN_PROGRESS,
+    every member made is recorded, the group is not left refusing signals ("scaling in
+    progress"), and a retried signal brings it to the size asked for."""
+
+    def make(index: int) -> World:
+        directory = tmp_path / f"run{index}"
+        directory.mkdir()
+        return World(directory, SCALING_TEMPLATE, resources=1)
+
+    def prepare(world):
+        service = world.service()
+        assert service.create_stack("crash", world.source(), files=world.files).state == "CREATE_COMPLETE"
+        assert len(world.physical_files()) == 1
+        service.close()
+
+    def retry(world, service):
+        if len(world.physical_files()) != 2:
+            service.signal_resource("crash", "up", {})
+        stack = service.store.find_stack("crash")
+        assert stack.status == "COMPLETE", (stack.state, stack.status_reason)
+        assert len(world.physical_files()) == 2, "the group is not at the size the signal asked for"
+
+    points = crash_points(make, "signal", prepare, retry)
+    assert points > 3
+
+
+DELAY_TEMPLATE = """
+heat_template_version: 2021-04-16
+parameters:
+  word: {type: string, default: one}
+resources:
+  root:
+    type: Test::Recorded
+    properties: {value: {get_param: word}}
+  pause:
+    type: OS::Heat::Delay
+    depends_on: root
+    properties: {min_wait: 0.3, max_jitter: 0}
+  sink:
+    type: Test::Recorded
+    depends_on: pause
+    properties: {value: {get_param: word}}
+"""
+
+
+def test_crash_during_a_delay_then_retry(tmp_path):
+    """A create killed while OS::Heat::Delay waits (or at any other commit) leaves nothing
+    IN_PROGRESS, and its retry completes with every resource made once."""
+
+    def make(index: int) -> World:
+        directory = tmp_path / f"run{index}"
+        directory.mkdir()
+        return World(directory, DELAY_TEMPLATE, resources=2)
+
+    def retry(world, service):
+        stack = service.store.find_stack("crash")
+        if stack is None:
+            return
+        if stack.state != "CREATE_COMPLETE":
+            stack = service.update_stack("crash", world.source(), parameters={"word": "one"}, files=world.files)
+            assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+        assert len(world.physical_files()) == world.resources
+
+    points = crash_points(make, "create", lambda world: None, retry)
+    assert points > 3

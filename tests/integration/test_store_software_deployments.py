@@ -154,8 +154,8 @@ def test_signal_credential_revokes_only_those_of_its_purpose(store: Store) -> No
 # -- engine.software_deployments ------------------------------------------------------------
 
 
-def _config(store: Store, name: str = "c", outputs: list | None = None) -> dict:
-    return StoredSoftwareConfigs(store, tenant="demo").create(name=name, group="script", config="#!/bin/sh", outputs=outputs)
+def _config(store: Store, name: str = "c", outputs: list | None = None, tenant: str = "demo") -> dict:
+    return StoredSoftwareConfigs(store, tenant=tenant).create(name=name, group="script", config="#!/bin/sh", outputs=outputs)
 
 
 def test_stored_deployments_answer_in_heat_shape(store: Store) -> None:
@@ -270,7 +270,7 @@ def test_stored_deployment_metadata_is_the_servers_configs_by_name(store: Store)
     for config in (zed, alpha, gone):
         deployments.create(server_id="s", config_id=config["id"])
     deployments.create(server_id="other", config_id=elsewhere["id"])
-    StoredSoftwareConfigs(store).delete(gone["id"])
+    StoredSoftwareConfigs(store, tenant="demo").delete(gone["id"])
     assert deployments.metadata("s") == [alpha, zed]
     assert deployments.metadata("nobody") == []
     with pytest.raises(ValidationError, match="server_id must be specified"):
@@ -284,7 +284,7 @@ def test_engine_hooks_offer_the_stored_deployments_to_plugins(store: Store) -> N
     resource = SimpleNamespace(_hooks=hooks, type="OS::Heat::SoftwareDeployment", name="deployment")
     offered = software_deployments(resource)
     assert isinstance(offered, StoredSoftwareDeployments)
-    created = offered.create(server_id="s", config_id=_config(store)["id"])
+    created = offered.create(server_id="s", config_id=_config(store, tenant="project-7")["id"])
     assert store.get_software_deployment(created["id"]).tenant == "project-7"
     assert software_deployments(SimpleNamespace(_hooks=object(), type="T", name="n"), required=False) is None
     with pytest.raises(Exception, match="needs the engine's software deployment store"):

@@ -5,6 +5,12 @@
 stacks a dead engine left IN_PROGRESS, and at shutdown stops the running jobs (their
 stacks stay IN_PROGRESS, lock released, and the next start finishes them). ``serve``
 runs it under uvicorn (``stoker serve``).
+
+The app authenticates as its settings say (``auth_mode``, ``api.auth``) and enforces
+Heat's policy (``api.policy``, with an operator's file over it): both are made here,
+once, before the first request, and each endpoint is given its route's rule. A
+configuration that cannot work (no tokens file, a Keystone that does not answer, no
+authentication on an address other than loopback) stops the server before it listens.
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ from stoker.api import (
     capabilities,
     catalog,
     errors,
+    policy,
     resources,
     software_configs,
     software_deployments,
     stacks,
 )
-from stoker.api.call import MAX_JSON_BODY_BYTES
+from stoker.api.auth import authenticator_for, check_listening
+from stoker.api.call import ACCESS_ATTRIBUTE, MAX_JSON_BODY_BYTES
 from stoker.service import Service
 from stoker.settings import Settings
 
@@ -54,11 +62,11 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             if owned:
                 current.close()
 
-    app = Starlette(
-        routes=[*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes, *capabilities.routes],
-        exception_handlers={HTTPException: errors.http_exception},
-        lifespan=lifespan,
-    )
+    routes = [*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes, *capabilities.routes]
+    policy.bind(routes, ACCESS_ATTRIBUTE)
+    app = Starlette(routes=routes, exception_handlers={HTTPException: errors.http_exception}, lifespan=lifespan)
+    app.state.policy = policy.Policy(settings.policy_file)
+    app.state.authenticator = authenticator_for(settings, app.state.policy)
     # Heat's max_json_body_size; a template may be up to max_template_bytes, sent as JSON
     # text inside the body, so the limit grows with it. The endpoints enforce it as they
     # read (api.call), not starlette's body limit: that one answers a Content-Length
@@ -79,8 +87,16 @@ class RedactSecrets(logging.Filter):
 
 
 def serve(host: str = "127.0.0.1", port: int = 8004, settings: Settings | None = None) -> None:
-    """Run the API until interrupted (8004 is Heat's port)."""
+    """Run the API until interrupted (8004 is Heat's port). Raises AuthConfigurationError
+    (or PolicyFileError) before listening when the authentication cannot work."""
     import uvicorn
 
+    settings = settings or Settings.from_env()
+    check_listening(settings.auth_mode, host)
+    app = create_app(settings)
+    if settings.auth_mode == "none":
+        LOG.warning("auth mode 'none': no authentication; every caller who reaches %s:%s acts for the project its URL names", host, port)
+    else:
+        LOG.warning("auth mode %r: every request needs a valid token (policy: %s)", settings.auth_mode, settings.policy_file or "Heat's defaults")
     logging.getLogger("uvicorn.access").addFilter(RedactSecrets())
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info", lifespan="on")
+    uvicorn.run(app, host=host, port=port, log_level="info", lifespan="on")

@@ -6,6 +6,14 @@ blocks (store reads, validation), so the wrapper runs them in a worker thread: t
 event loop stays free for the jobs running on it (``Service.serve_on``, ``stoker.jobs``). Every
 exception goes to ``api.errors.error_response``, the one place it becomes HTTP.
 
+Every request is authenticated and authorised here, before its handler runs, so route
+modules need not think of it: the app's authenticator (``api.auth``) makes the context
+(401 without a valid token), the path's ``{tenant_id}`` must be the token's project
+unless the caller is a cloud admin (403, as Heat's ``registered_policy_enforce``), and
+the route's policy rule (``api.policy.ROUTES``, bound to each endpoint by ``app.py``)
+must pass (403). Capability URLs need no token; a resource signal takes a wait
+condition handle's own token instead of one (``api.policy.SIGNAL``).
+
 Nothing the client sends reaches a handler unchecked: the body is read up to its size
 limit (413 past it, chunked or not), parsed as strict JSON (no NaN or Infinity), and
 refused when it nests deeper than any document the engine accepts or holds a string
@@ -27,16 +35,16 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 
-from stoker.api.auth import RequestContext, context_of
+from stoker.api import policy
+from stoker.api.auth import Authenticator, NoAuthentication, RequestContext, UnauthorizedError
 from stoker.api.errors import (
     BadRequestError,
     JSONBody,
-    NotFoundError,
     RequestTooLargeError,
     error_response,
     escaped,
+    fault,
 )
-from stoker.engine.errors import StackNotFoundError
 from stoker.service import Service
 from stoker.store import StackRecord
 from stoker.template.loader import DEFAULT_MAX_DEPTH
@@ -92,20 +100,6 @@ class Call:
 
     def link(self, href: str, rel: str = "self") -> dict[str, str]:
         return {"href": href, "rel": rel}
-
-    # -- the stack a path names -------------------------------------------------------
-
-    def stack(self, deleted: bool = False) -> StackRecord:
-        """The stack of ``/stacks/{stack_name}/{stack_id}``: found by id, and its name
-        must match (as Heat's identified stacks). ``deleted``: a deleted stack is shown
-        too (Heat's show uses show_deleted)."""
-        name, stack_id = self.path("stack_name"), self.path("stack_id")
-        stack = self.service.store.get_stack(stack_id)
-        if stack is None or (stack.deleted_at is not None and not deleted):
-            raise StackNotFoundError(f"{name}/{stack_id}")
-        if stack.name != name:
-            raise NotFoundError(f"The Stack ({name}/{stack_id}) could not be found: stack {stack_id} is named {stack.name}")
-        return stack
 
     # -- query parameters, read as Heat's param_utils reads them ---------------------
 
@@ -239,16 +233,74 @@ def _body(raw: bytes) -> Any:
     return body
 
 
+# The rule of a route and method, as app.py binds it to an endpoint (``access``).
+ACCESS_ATTRIBUTE = "access"
+_NO_AUTHENTICATION = NoAuthentication()
+
+
+async def _context(request: Request, rule: str | None) -> RequestContext:
+    """Who the caller is, and that the path's tenant is theirs. ``rule`` None: a
+    capability URL, which needs no token."""
+    state = request.app.state
+    authenticator: Authenticator = getattr(state, "authenticator", _NO_AUTHENTICATION)
+    token = request.headers.get("x-auth-token")
+    path_tenant = request.path_params.get("tenant_id", "")
+    if rule is None:
+        return RequestContext(tenant_id="", token=token, auth_mode=authenticator.mode, authenticated=False)
+    if authenticator.mode == "none":
+        context = authenticator.authenticate(token, path_tenant)
+    else:
+        # keystonemiddleware blocks on Keystone (its cache aside): off the event loop.
+        context = await run_in_threadpool(authenticator.authenticate, token, path_tenant)
+    if context is None:
+        if rule == policy.SIGNAL_RULE:
+            # Maybe a wait condition handle's own token: the service checks it, and
+            # this caller reaches no project (tenant "" is nobody's).
+            return RequestContext(tenant_id="", token=token, auth_mode=authenticator.mode, authenticated=False)
+        raise UnauthorizedError("The request you have made requires authentication.")
+    if context.tenant_id != path_tenant and not context.is_admin:
+        raise policy.ForbiddenError(f"The path's project {escaped(path_tenant)[:64]} is not the project of the token")
+    return context
+
+
+def _authorise(request: Request, context: RequestContext, rule: str | None, body: Any) -> None:
+    if not rule or not context.authenticated:
+        return
+    enforcer: policy.Policy | None = getattr(request.app.state, "policy", None)
+    if enforcer is None:
+        return
+    # Heat's target: the path's tenant, or the admin's own project for an admin
+    # reaching another project by id (registered_policy_enforce).
+    enforcer.check(context, policy.rules_of(body, request.query_params, rule), context.tenant_id)
+
+
+def _unauthorized(request: Request, error: UnauthorizedError) -> Response:
+    response = fault(401, error.heat_type, str(error))
+    challenge = getattr(getattr(request.app.state, "authenticator", None), "challenge", None)
+    if challenge:
+        response.headers["WWW-Authenticate"] = challenge
+    return response
+
+
 def endpoint(handler: Callable[[Call], Any]) -> Callable[[Request], Awaitable[Response]]:
-    def serve(request: Request, raw: bytes) -> Any:
+    def serve(request: Request, raw: bytes, context: RequestContext, rule: str | None) -> Any:
         # In a worker thread: parsing and checking a body of a megabyte or more would
         # hold the event loop, and the jobs on it, for as long.
-        return handler(Call(request, request.app.state.service, context_of(request), _body(raw)))
+        body = _body(raw)
+        _authorise(request, context, rule, body)
+        return handler(Call(request, request.app.state.service, context, body))
 
     async def run(request: Request) -> Response:
+        access: dict[str, str | None] = getattr(run, ACCESS_ATTRIBUTE, {})
+        method = "GET" if request.method == "HEAD" else request.method
+        # Without a bound table (an app made without create_app): none mode's behaviour.
+        rule = access.get(method, policy.UNBOUND) if access else policy.UNBOUND
         try:
+            context = await _context(request, rule)
             raw = await _read(request, getattr(request.app.state, "max_body_bytes", MAX_JSON_BODY_BYTES))
-            result = await run_in_threadpool(serve, request, raw)
+            result = await run_in_threadpool(serve, request, raw, context, rule)
+        except UnauthorizedError as error:
+            return _unauthorized(request, error)
         except Exception as error:  # noqa: BLE001 - every error gets Heat's fault body
             return error_response(error)
         if isinstance(result, Response):
@@ -259,6 +311,7 @@ def endpoint(handler: Callable[[Call], Any]) -> Callable[[Request], Awaitable[Re
             return JSONBody(result.body, status_code=result.status, headers=result.headers)
         return JSONBody(result)
 
+    setattr(run, ACCESS_ATTRIBUTE, {})
     run.__name__ = handler.__name__
     run.__doc__ = handler.__doc__
     return run

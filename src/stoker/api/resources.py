@@ -11,7 +11,7 @@ from typing import Any
 
 from starlette.routing import Route
 
-from stoker.api import views
+from stoker.api import projects, views
 from stoker.api.call import Call, endpoint, parse_bool
 from stoker.api.errors import BadRequestError, NotFoundError
 from stoker.store import StackRecord
@@ -38,7 +38,7 @@ def resource_list(call: Call) -> dict[str, Any]:
     invalid = set(call.params.keys()) - set(_RESOURCE_FILTERS) - {"nested_depth", "with_detail"}
     if invalid:
         raise BadRequestError(f"Invalid filter parameters {sorted(invalid)}")
-    stack = call.stack()
+    stack = projects.stack(call)
     depth = call.depth_param()
     detail = call.bool_param("with_detail")
     service = call.service
@@ -66,7 +66,7 @@ def _required_by(call: Call, stack: StackRecord) -> dict[str, list[str]]:
 
 
 def _resource(call: Call) -> tuple[StackRecord, Any]:
-    stack = call.stack()
+    stack = projects.stack(call)
     name = call.path("resource_name")
     for record in call.service.list_resources(stack.id):
         if record.name == name:
@@ -98,8 +98,12 @@ def server_metadata(call: Call) -> dict[str, Any]:
 def resource_signal(call: Call) -> None:
     """``POST .../signal``: the body is the signal's details (``{"unset_hook": ...}``
     clears a hook). A resource with signal credentials of its own (a wait condition
-    handle's ``token``) refuses a request whose X-Auth-Token is not one of them."""
-    stack, record = _resource(call)
+    handle's ``token``) refuses a request whose X-Auth-Token is not one of them; one
+    of them reaches its resource whatever project the path names (see
+    ``Service.signalled_resource``)."""
+    stack, record = call.service.signalled_resource(
+        call.path("stack_name"), call.path("stack_id"), call.path("resource_name"), projects.project(call), call.context.token
+    )
     details = call.body if call.body is not None else {}
     if not isinstance(details, dict):
         raise BadRequestError("The signal's details must be a JSON object")
@@ -145,7 +149,7 @@ _EVENT_FILTERS = {
 
 
 def _events(call: Call, resource_name: str | None) -> tuple[StackRecord, list[tuple[StackRecord, Any]]]:
-    stack = call.stack()
+    stack = projects.stack(call)
     depth = call.depth_param()
     service = call.service
     events = service.list_events(stack.id, resource_name, depth)

@@ -18,13 +18,15 @@ from typing import Any
 
 from starlette.routing import Route
 
+from stoker.api import projects
 from stoker.api.call import Call, Reply, endpoint
 from stoker.api.errors import BadRequestError
 from stoker.engine.software_configs import MAX_NAME_LENGTH, StoredSoftwareConfigs
 
 
 def _configs(call: Call) -> StoredSoftwareConfigs:
-    return StoredSoftwareConfigs(call.service.store, tenant=call.context.tenant_id)
+    caller = projects.project(call)  # only the caller's project's are found
+    return StoredSoftwareConfigs(call.service.store, tenant=caller.id, admin=caller.admin)
 
 
 def _text_field(body: Mapping[str, Any], key: str) -> str | None:

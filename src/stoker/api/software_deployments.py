@@ -25,6 +25,7 @@ from typing import Any
 
 from starlette.routing import Route
 
+from stoker.api import projects
 from stoker.api.call import Call, Reply, endpoint
 from stoker.api.errors import BadRequestError
 from stoker.api.software_configs import refuse_nul
@@ -43,7 +44,8 @@ _MAPS = frozenset({"input_values", "output_values"})
 
 
 def _deployments(call: Call) -> StoredSoftwareDeployments:
-    return StoredSoftwareDeployments(call.service.store, tenant=call.context.tenant_id)
+    caller = projects.project(call)  # only the caller's project's are found
+    return StoredSoftwareDeployments(call.service.store, tenant=caller.id, admin=caller.admin)
 
 
 def _fields(call: Call, names: tuple[str, ...]) -> dict[str, Any]:

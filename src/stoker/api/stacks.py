@@ -6,6 +6,9 @@ snapshots and actions. Paths, status codes and bodies follow
 
 Actions answer as soon as the service has checked and stored the request and the job
 has recorded the stack IN_PROGRESS; the job goes on on the server's loop.
+
+Every route finds its stack in the caller's project (``api.projects``): another
+project's stack is 404, as a missing one; the list holds the caller's project's only.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from urllib.parse import urlencode
 
 from starlette.routing import Route
 
-from stoker.api import schemas, views
+from stoker.api import projects, schemas, views
 from stoker.api.call import Call, Reply, endpoint
 from stoker.api.errors import BadRequestError, NotFoundError
 from stoker.engine.states import Action
@@ -61,11 +64,21 @@ def _matches(stack: Any, call: Call) -> bool:
 
 
 def index(call: Call) -> dict[str, Any]:
-    """``GET /stacks``: newest first unless sorted otherwise; ``limit`` and ``marker``
-    (a stack id) page through, with a ``next`` link when a page is full."""
-    show_nested = call.bool_param("show_nested")
-    hidden = () if call.bool_param("show_hidden") else call.service.settings.hidden_stack_tags
-    stacks = call.service.store.list_stacks(include_deleted=call.bool_param("show_deleted"), include_nested=show_nested, hidden_tags=hidden)
+    """``GET /stacks``: the caller's project's stacks, newest first unless sorted
+    otherwise; ``limit`` and ``marker`` (a stack id) page through, with a ``next`` link
+    when a page is full. ``global_tenant``: every project's, each with its ``project``
+    (Heat's global_index: an admin's only)."""
+    caller = projects.project(call)
+    every_project = call.bool_param("global_tenant")
+    if every_project and not caller.admin:
+        raise projects.ForbiddenError("Only an admin may list the stacks of every project (global_tenant)")
+    stacks = call.service.list_stacks(
+        nested=call.bool_param("show_nested"),
+        hidden=call.bool_param("show_hidden"),
+        project=caller,
+        deleted=call.bool_param("show_deleted"),
+        all_projects=every_project,
+    )
     stacks = [stack for stack in stacks if _matches(stack, call)]
     keys = [_SORT_KEYS.get(key) for key in call.params.getlist("sort_keys")] or ["created_at"]
     if None in keys:
@@ -84,7 +97,7 @@ def index(call: Call) -> dict[str, Any]:
     limit = call.int_param("limit")
     if limit is not None:
         stacks = stacks[:limit]
-    body: dict[str, Any] = {"stacks": [views.stack_summary(call, stack) for stack in stacks]}
+    body: dict[str, Any] = {"stacks": [views.stack_summary(call, stack, with_project=every_project) for stack in stacks]}
     if limit and len(stacks) == limit:
         query = dict(call.params.multi_items())
         query["marker"] = stacks[-1].id
@@ -144,7 +157,7 @@ def preview(call: Call) -> dict[str, Any]:
 def lookup(call: Call, subpath: str | None = None) -> Reply:
     """``/stacks/{name or id}[/subpath]``: 302 to the stack's canonical URL (any method:
     heatclient reissues the request there), keeping the query."""
-    stack = call.service.get_stack(call.path("stack_name"))
+    stack = call.service.get_stack(call.path("stack_name"), projects.project(call))
     location = call.stack_url(stack, *([subpath] if subpath else []))
     if call.request.url.query:
         location += "?" + call.request.url.query
@@ -159,26 +172,26 @@ def _lookup_to(subpath: str) -> Any:
 
 
 def show(call: Call) -> dict[str, Any]:
-    stack = call.stack(deleted=True)
+    stack = projects.stack(call, deleted=True)
     return {"stack": views.stack_detail(call, stack, call.bool_param("resolve_outputs", True))}
 
 
 def template(call: Call) -> Any:
-    return call.service.template_of(call.stack().id)
+    return call.service.template_of(projects.stack(call).id)
 
 
 def environment(call: Call) -> Any:
-    stack = call.stack()
+    stack = projects.stack(call)
     return call.service.environment_of(stack.id)  # hidden parameters masked
 
 
 def files(call: Call) -> Any:
-    stack = call.stack()
+    stack = projects.stack(call)
     return call.service.store.get_template(stack.raw_template_id).files
 
 
 def _update(call: Call, patch: bool) -> Reply:
-    stack = call.stack()
+    stack = projects.stack(call)
     data = schemas.instantiation(call.body, patch=patch)
     files = data.files if (data.template is not None or data.environments or data.files) else None
     call.service.update_stack(
@@ -208,7 +221,7 @@ def update_patch(call: Call) -> Reply:
 
 
 def _preview_update(call: Call, patch: bool) -> Any:
-    stack = call.stack()
+    stack = projects.stack(call)
     data = schemas.instantiation(call.body, patch=patch)
     files = data.files if (data.template is not None or data.environments or data.files) else None
     return call.service.preview_update(stack.id, data.template, data.environments, data.parameters, files=files, existing=patch)
@@ -226,17 +239,17 @@ def preview_update_patch(call: Call) -> Any:
 def delete(call: Call) -> Reply:
     """``DELETE``: 204; the delete goes on as a job (a GET shows DELETE_IN_PROGRESS,
     then 404 by name once deleted)."""
-    call.service.delete_stack(call.stack().id)
+    call.service.delete_stack(projects.stack(call).id)
     return Reply(204, empty=True)
 
 
 def abandon(call: Call) -> Any:
     """``DELETE .../abandon``: forget the stack, keep its resources; the adopt data."""
-    return call.service.abandon_stack(call.stack().id)
+    return call.service.abandon_stack(projects.stack(call).id)
 
 
 def export(call: Call) -> Any:
-    return call.service.export_stack(call.stack().id)
+    return call.service.export_stack(projects.stack(call).id)
 
 
 # -- outputs -----------------------------------------------------------------------------
@@ -244,12 +257,12 @@ def export(call: Call) -> Any:
 
 def outputs(call: Call) -> dict[str, Any]:
     """Heat lists outputs without resolving them: key and description."""
-    return {"outputs": [{"output_key": o["output_key"], "description": o["description"]} for o in call.service.outputs(call.stack().id)]}
+    return {"outputs": [{"output_key": o["output_key"], "description": o["description"]} for o in call.service.outputs(projects.stack(call).id)]}
 
 
 def output(call: Call) -> dict[str, Any]:
     key = call.path("output_key")
-    found = call.service.outputs(call.stack().id, [key])
+    found = call.service.outputs(projects.stack(call).id, [key])
     if not found:
         raise NotFoundError(f"Specified output key {key} not found.")
     return {"output": found[0]}
@@ -261,30 +274,30 @@ def output(call: Call) -> dict[str, Any]:
 def snapshot_create(call: Call) -> Any:
     """``POST .../snapshots``: the new snapshot (IN_PROGRESS while its job runs)."""
     name = schemas.snapshot_name(call.body)
-    stack = call.stack()
+    stack = projects.stack(call)
     record = call.service.create_snapshot(stack.id, name)
     return views.snapshot_body(record, call.service.hidden_values(stack))
 
 
 def snapshot_list(call: Call) -> dict[str, Any]:
-    stack = call.stack()
+    stack = projects.stack(call)
     hidden = call.service.hidden_values(stack)
     return {"snapshots": [views.snapshot_body(r, hidden) for r in call.service.list_snapshots(stack.id)]}
 
 
 def snapshot_show(call: Call) -> dict[str, Any]:
-    stack = call.stack()
+    stack = projects.stack(call)
     record = call.service.get_snapshot(stack.id, call.path("snapshot_id"))
     return {"snapshot": views.snapshot_body(record, call.service.hidden_values(stack))}
 
 
 def snapshot_delete(call: Call) -> Reply:
-    call.service.delete_snapshot(call.stack().id, call.path("snapshot_id"))
+    call.service.delete_snapshot(projects.stack(call).id, call.path("snapshot_id"))
     return Reply(204, empty=True)
 
 
 def snapshot_restore(call: Call) -> Reply:
-    call.service.restore_snapshot(call.stack().id, call.path("snapshot_id"))
+    call.service.restore_snapshot(projects.stack(call).id, call.path("snapshot_id"))
     return Reply(202, empty=True)
 
 
@@ -304,7 +317,7 @@ def action(call: Call) -> None:
     name = next(iter(body))
     if name not in _ACTIONS:
         raise BadRequestError(f"Invalid action {name} specified", hint="one of " + ", ".join(_ACTIONS))
-    stack = call.stack()
+    stack = projects.stack(call)
     if name.startswith("cancel"):
         call.service.cancel_stack(stack.id, rollback=name == "cancel_update")
     else:

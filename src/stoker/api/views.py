@@ -36,9 +36,10 @@ def parameter_text(value: Any) -> str:
     return str(value)
 
 
-# The keys of a stack in a list (Heat's stacks_view.basic_keys).
-def stack_summary(call: Call, stack: StackRecord) -> dict[str, Any]:
-    return {
+# The keys of a stack in a list (Heat's stacks_view.basic_keys); ``with_project``: its
+# project too (Heat's include_project, in an admin's list of every project's stacks).
+def stack_summary(call: Call, stack: StackRecord, with_project: bool = False) -> dict[str, Any]:
+    summary = {
         "id": stack.id,
         "links": [call.link(call.stack_url(stack))],
         "stack_name": stack.name,
@@ -53,6 +54,9 @@ def stack_summary(call: Call, stack: StackRecord) -> dict[str, Any]:
         "stack_user_project_id": None,
         "tags": stack.tags or None,
     }
+    if with_project:
+        summary["project"] = stack.project_id
+    return summary
 
 
 def stack_detail(call: Call, stack: StackRecord, resolve_outputs: bool = True) -> dict[str, Any]:

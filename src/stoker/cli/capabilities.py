@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from stoker.cli.catalog import template
-from stoker.cli.main import _service, _source, main
+from stoker.cli.main import _reader, _source, main
 
 TEMPLATE_SUFFIXES = (".yaml", ".yml", ".template", ".json")
 
@@ -86,7 +86,7 @@ def capabilities_find(ctx, recursive, requirements, fmt, paths):
     from stoker.environment.capabilities import find
 
     wanted = [_requirement(text) for text in requirements]
-    files, problems = _read_all(_paths(paths, recursive), _service(ctx).limits().max_bytes)
+    files, problems = _read_all(_paths(paths, recursive), _reader(ctx).limits().max_bytes)
     matched, skipped = find(files, wanted)
     for problem in problems:
         click.echo(f"WARNING: skipped {problem}", err=True)
@@ -112,7 +112,7 @@ def template_capabilities(ctx, templates, environments, fmt):
     from stoker.cli.files import files_for
     from stoker.environment.capabilities import describe_templates
 
-    service = _service(ctx)
+    service = _reader(ctx)
     files, problems = _read_all([Path(path) for path in templates], service.limits().max_bytes)
     for problem in problems:
         raise click.UsageError(problem)

@@ -9,7 +9,7 @@ import json
 import click
 
 from stoker.cli import render
-from stoker.cli.main import FORMAT, _files_for, _parameters, _service, _source, _template, main
+from stoker.cli.main import FORMAT, _files_for, _parameters, _reader, _source, _template, main
 from stoker.sdk.exceptions import StokerError
 
 
@@ -65,7 +65,7 @@ def template_function_list(version, with_conditions, fmt):
 @click.pass_context
 def template_validate(ctx, template_path, environments, parameters, show_nested, fmt):
     """Validate a template; print Heat's validate result."""
-    service = _service(ctx)
+    service = _reader(ctx)
     source = _template(service, template_path)
     envs = [_source(e) for e in environments]
     notes: list[str] = []
@@ -101,7 +101,7 @@ def rtype() -> None:
 @click.pass_context
 def resource_type_list(ctx, fmt):
     """List resource types (HIDDEN ones are not listed)."""
-    service = _service(ctx)
+    service = _reader(ctx)
     render.print_list([{"Resource Type": name} for name in service.resource_types()], fmt)
 
 
@@ -113,7 +113,7 @@ def resource_type_show(ctx, type_name, fmt):
     """Show a resource type's properties, attributes, support status and description."""
     from stoker.environment.registry import UnknownResourceTypeError
 
-    service = _service(ctx)
+    service = _reader(ctx)
     try:
         schema = service.resource_type_schema(type_name)
     except UnknownResourceTypeError as error:

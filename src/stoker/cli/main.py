@@ -17,7 +17,20 @@ from stoker.cli import render
 from stoker.sdk.exceptions import StokerError
 from stoker.template.errors import TemplateErrors
 
-FORMAT = click.option("-f", "--format", "fmt", type=click.Choice(["table", "json", "value"]), default="table", show_default=True, help="Output format.")
+
+def _choose_columns(ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> None:
+    ctx.ensure_object(dict)
+    ctx.find_root().obj["columns"] = list(value)
+
+
+def FORMAT(command: Callable) -> Callable:  # noqa: N802 - a decorator named as the options it adds
+    """``-f`` (cliff's formats: table, json, yaml, csv for lists, shell for one item,
+    value) and ``-c`` (the columns or fields to show, repeatable), as openstack's."""
+    command = click.option(
+        "-c", "--column", "columns", multiple=True, expose_value=False, callback=_choose_columns, metavar="COLUMN",
+        help="Show only this column (repeatable).",
+    )(command)
+    return click.option("-f", "--format", "fmt", type=click.Choice(render.FORMATS), default="table", show_default=True, help="Output format.")(command)
 
 
 class Failure(Exception):
@@ -30,7 +43,10 @@ def _settings(obj: dict[str, Any]):
     return Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or []), os_cloud=obj.get("os_cloud"))
 
 
-def _service(ctx: click.Context):
+def _service(ctx: click.Context, recover: bool = True):
+    """The embedded engine. A command that changes stacks (``recover``) first finishes the
+    actions an engine that stopped mid-way left IN_PROGRESS; a read reads at once and
+    says which stacks wait for that."""
     from stoker.service import Service
 
     obj = ctx.find_root().obj
@@ -38,14 +54,21 @@ def _service(ctx: click.Context):
         settings = _settings(obj)
         service = obj["service"] = Service(settings)
         ctx.find_root().call_on_close(service.close)
-        # An engine that stopped mid-action left stacks IN_PROGRESS: finish them first.
         abandoned = service.abandoned_stacks()
         if abandoned and not os.environ.get("STOKER_NO_RECOVERY"):
             names = ", ".join(f"{s.name} ({s.state})" for s in abandoned)
+            if not recover:
+                click.echo(f"NOTE: actions interrupted by an engine restart: {names}; the next stoker command that changes stacks finishes them", err=True)
+                return service
             click.echo(f"Resuming actions interrupted by an engine restart: {names}", err=True)
             for stack in service.recover(listeners=[render.Progress()]):
                 click.echo(f"Stack {stack.name} {stack.state}: {stack.status_reason}", err=True)
     return obj["service"]
+
+
+def _reader(ctx: click.Context):
+    """The embedded engine for a command that only reads (see ``_service``)."""
+    return _service(ctx, recover=False)
 
 
 def _source(path: str):
@@ -66,8 +89,26 @@ def _template(service, path: str):
     return Source(parse_template(path, service.limits()), str(path))
 
 
-def _parameters(pairs: tuple[str, ...]) -> dict[str, str]:
+def _parameter_files(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``--parameter-file KEY=FILE``: the file's text is the value (heatclient's)."""
+    from stoker.cli.files import read_limited
+    from stoker.template.loader import DEFAULT_MAX_TEMPLATE_BYTES
+
     values: dict[str, str] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise click.UsageError(f"--parameter-file expects KEY=FILE, got {pair!r}")
+        key, path = pair.split("=", 1)
+        data = read_limited(Path(path), DEFAULT_MAX_TEMPLATE_BYTES, f"Parameter file of {key.strip()}")
+        try:
+            values[key.strip()] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise click.UsageError(f"--parameter-file {pair}: {path} is not UTF-8 text")
+    return values
+
+
+def _parameters(pairs: tuple[str, ...], files: tuple[str, ...] = ()) -> dict[str, str]:
+    values: dict[str, str] = _parameter_files(files)
     for pair in pairs:
         for item in pair.split(";") if ";" in pair else [pair]:
             if "=" not in item:
@@ -159,22 +200,45 @@ def _finish(service, stack_record, action: str, fmt: str, show_outputs: bool = T
         raise Failure(f"Stack {stack_record.name} {action} failed and ended {stack_record.state}: {why}")
 
 
+PLAN_WORDS = {"added": "to create", "updated": "to update in place", "replaced": "to replace", "deleted": "to delete"}
+
+
+def _plan_values(change: dict) -> str:
+    """``name: old -> new`` per changed property (a value known only during the update
+    shows as such)."""
+
+    def text(value: object) -> str:
+        return json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
+
+    return "\n".join(
+        f"{key}: {text(values['old'])} -> {'(known after the update)' if values.get('known_after') else text(values['new'])}"
+        for key, values in (change.get("property_changes") or {}).items()
+    )
+
+
 def _print_preview(preview: dict, fmt: str) -> None:
+    """A plan: each change with why and, for updates and replacements, each property's
+    old -> new value; then a summary (values of hidden parameters come masked)."""
     if fmt == "json":
         click.echo(json.dumps(preview, indent=4))
         return
+    changes = preview["resource_changes"]
     rows = [
-        {"change": kind, "resource_name": r["resource_name"], "resource_type": r["resource_type"], "reason": r["reason"]}
-        for kind, resources in preview["resource_changes"].items()
+        {"change": kind, "resource_name": r["resource_name"], "resource_type": r["resource_type"], "reason": r["reason"], "values": _plan_values(r)}
+        for kind, resources in changes.items()
         for r in resources
     ]
-    render.print_list(rows, fmt, ["change", "resource_name", "resource_type", "reason"])
+    render.print_list(rows, fmt, ["change", "resource_name", "resource_type", "reason", "values"])
     # Where the environment lists candidate templates (seed 003): the choice, and what an
     # update changes.
     if preview.get("implementations"):
         render.print_list(preview["implementations"], fmt, ["resource_name", "resource_type", "template", "requires"])
     if preview.get("implementation_changes"):
         render.print_list(preview["implementation_changes"], fmt, ["resource_name", "resource_type", "from", "to"])
+    if fmt == "table":
+        counts = ", ".join(f"{len(changes.get(kind, []))} {words}" for kind, words in PLAN_WORDS.items())
+        unchanged = len(changes.get("unchanged", []))
+        click.echo(f"Plan: {counts}" + (f" ({unchanged} unchanged)" if unchanged else ""))
 
 
 def _progress(wait: bool, fmt: str) -> list[Callable]:
@@ -186,6 +250,7 @@ def _progress(wait: bool, fmt: str) -> list[Callable]:
 @click.option("-t", "--template", "template", required=True, help="Path to the template.")
 @click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
 @click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("--parameter-file", "parameter_files", multiple=True, metavar="KEY=FILE", help="The file's text is the parameter's value (repeatable).")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @click.option("--enable-rollback", is_flag=True, help="Delete what was created when the create fails.")
 @click.option("--timeout", "timeout_mins", type=int, help="Stack creation timeout in minutes.")
@@ -193,7 +258,7 @@ def _progress(wait: bool, fmt: str) -> list[Callable]:
 @click.option("--dry-run", is_flag=True, help="Only show what would be created.")
 @FORMAT
 @click.pass_context
-def stack_create(ctx, name, template, environments, parameters, wait, enable_rollback, timeout_mins, tags, dry_run, fmt):
+def stack_create(ctx, name, template, environments, parameters, parameter_files, wait, enable_rollback, timeout_mins, tags, dry_run, fmt):
     """Create a stack. Embedded mode runs the action to its end; --wait shows progress."""
     service = _service(ctx)
     if dry_run:
@@ -201,7 +266,7 @@ def stack_create(ctx, name, template, environments, parameters, wait, enable_rol
         envs = [_source(e) for e in environments]
         _print_preview(
             service.preview_create(
-                name, source, envs, _parameters(parameters), files=_files_for(service, source, envs)
+                name, source, envs, _parameters(parameters, parameter_files), files=_files_for(service, source, envs)
             ),
             fmt,
         )
@@ -212,7 +277,7 @@ def stack_create(ctx, name, template, environments, parameters, wait, enable_rol
         name,
         source,
         envs,
-        _parameters(parameters),
+        _parameters(parameters, parameter_files),
         files=_files_for(service, source, envs),
         disable_rollback=not enable_rollback,
         timeout_mins=timeout_mins,
@@ -227,13 +292,14 @@ def stack_create(ctx, name, template, environments, parameters, wait, enable_rol
 @click.option("-t", "--template", "template", help="Path to the new template.")
 @click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
 @click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("--parameter-file", "parameter_files", multiple=True, metavar="KEY=FILE", help="The file's text is the parameter's value (repeatable).")
 @click.option("--existing", is_flag=True, help="Reuse the stack's template, environment and parameters; merge what is given.")
 @click.option("--clear-parameter", "clear_parameters", multiple=True, help="Return this parameter to its default (repeatable).")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @click.option("--dry-run", is_flag=True, help="Only show what would change, and why.")
 @FORMAT
 @click.pass_context
-def stack_update(ctx, name, template, environments, parameters, existing, clear_parameters, wait, dry_run, fmt):
+def stack_update(ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, wait, dry_run, fmt):
     """Update a stack to a new template and/or parameters."""
     service = _service(ctx)
     if dry_run:
@@ -241,7 +307,7 @@ def stack_update(ctx, name, template, environments, parameters, existing, clear_
         envs = [_source(e) for e in environments]
         files = _files_for(service, source, envs) if source or envs else None
         preview = service.preview_update(
-            name, source, envs, _parameters(parameters), files=files, existing=existing
+            name, source, envs, _parameters(parameters, parameter_files), files=files, existing=existing
         )
         _print_preview(preview, fmt)
         return
@@ -251,7 +317,7 @@ def stack_update(ctx, name, template, environments, parameters, existing, clear_
         name,
         source,
         envs,
-        _parameters(parameters),
+        _parameters(parameters, parameter_files),
         files=_files_for(service, source, envs) if source or envs else None,
         existing=existing,
         listeners=_progress(wait, fmt),
@@ -310,18 +376,66 @@ _simple_action("resume", "Resume suspended stacks.")
 _simple_action("check", "Check that the resources of stacks are as recorded.")
 
 
+# Heat's stack list: sort keys, and the filters it takes (status also as ACTION_STATUS).
+STACK_SORT_KEYS = {"stack_name": "name", "stack_status": "state", "creation_time": "created_at", "updated_time": "updated_at"}
+STACK_FILTER_KEYS = ("id", "name", "status", "action")
+
+
+def _filters(pairs: tuple[str, ...], allowed: tuple[str, ...]) -> dict[str, set[str]]:
+    """``--filter KEY=VALUE`` (repeatable; values of one key any of, keys all of)."""
+    found: dict[str, set[str]] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in allowed:
+            raise click.UsageError(f"--filter expects KEY=VALUE with KEY one of {', '.join(allowed)}, got {pair!r}")
+        found.setdefault(key, set()).add(value)
+    return found
+
+
+def _stack_matches(record, filters: dict[str, set[str]]) -> bool:
+    for key, values in filters.items():
+        if key == "status":
+            if record.status not in values and record.state not in values:
+                return False
+        elif str(getattr(record, key)) not in values:
+            return False
+    return True
+
+
+def _sorted_page(records: list, sort: str | None, keys: dict[str, str], limit: int | None, marker: str | None, ident: str = "id") -> list:
+    """Heat's paging: sorted by ``key[:asc|desc]`` items (comma-separated), then the items
+    after ``marker`` (an id), at most ``limit`` of them."""
+    for item in reversed([part for part in (sort or "").split(",") if part]):
+        key, _, direction = item.partition(":")
+        if key not in keys or direction not in ("", "asc", "desc"):
+            raise click.UsageError(f"--sort expects KEY[:asc|desc] with KEY one of {', '.join(keys)}, got {item!r}")
+        records = sorted(records, key=lambda r, attr=keys[key]: (getattr(r, attr) is None, getattr(r, attr) or ""), reverse=direction == "desc")
+    if marker is not None:
+        ids = [getattr(r, ident) for r in records]
+        if marker not in ids:
+            raise StokerError(f"The marker {marker} is not in the list", hint="give the id of an item of the previous page")
+        records = records[ids.index(marker) + 1 :]
+    return records[:limit] if limit is not None else records
+
+
 @stack.command("list")
 @click.option("--nested", is_flag=True, help="Include nested stacks (with their parent's id).")
 @click.option("--hidden", is_flag=True, help="Include stacks with a hidden tag (STOKER_HIDDEN_STACK_TAGS).")
+@click.option("--filter", "filters", multiple=True, metavar="KEY=VALUE", help="Only stacks with this id, name, status or action (repeatable).")
+@click.option("--sort", metavar="KEY[:asc|desc]", help="Sort by stack_name, stack_status, creation_time or updated_time (comma-separated).")
+@click.option("--limit", type=click.IntRange(min=0), help="At most this many stacks.")
+@click.option("--marker", metavar="ID", help="Only the stacks after this one (paging).")
 @FORMAT
 @click.pass_context
-def stack_list(ctx, nested, hidden, fmt):
+def stack_list(ctx, nested, hidden, filters, sort, limit, marker, fmt):
     """List stacks."""
-    service = _service(ctx)
+    service = _reader(ctx)
     columns = ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"] + (
         ["Parent"] if nested else []
     )
-    rows = [render.stack_row(s, parent=nested) for s in service.list_stacks(nested=nested, hidden=hidden)]
+    wanted = _filters(filters, STACK_FILTER_KEYS)
+    records = [s for s in service.list_stacks(nested=nested, hidden=hidden) if _stack_matches(s, wanted)]
+    rows = [render.stack_row(s, parent=nested) for s in _sorted_page(records, sort, STACK_SORT_KEYS, limit, marker)]
     render.print_list(rows, fmt, columns)
 
 
@@ -331,7 +445,7 @@ def stack_list(ctx, nested, hidden, fmt):
 @click.pass_context
 def stack_show(ctx, name, fmt):
     """Show a stack."""
-    service = _service(ctx)
+    service = _reader(ctx)
     record = service.get_stack(name)
     outputs = service.outputs(record.id)
     description = service.description_of(record.id)
@@ -354,7 +468,7 @@ def resource() -> None:
 @click.pass_context
 def resource_list(ctx, name, nested_depth, fmt):
     """List a stack's resources."""
-    service = _service(ctx)
+    service = _reader(ctx)
     columns = ["resource_name", "physical_resource_id", "resource_type", "resource_status", "updated_time"]
     if not nested_depth:
         render.print_list([render.resource_row(r) for r in service.list_resources(name)], fmt, columns)
@@ -424,17 +538,56 @@ def event() -> None:
 @click.argument("name")
 @click.option("--resource", "resource_name", help="Only this resource's events.")
 @click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also list nested stacks' events this many levels down.")
-@click.option("-f", "--format", "fmt", type=click.Choice(["log", "table", "json", "value"]), default="log", show_default=True)
+@click.option("--follow", is_flag=True, help="Keep printing events as they are recorded, until interrupted (log format).")
+@click.option("--limit", type=click.IntRange(min=0), help="At most this many events.")
+@click.option("--marker", metavar="ID", help="Only the events after this one.")
+@click.option("-f", "--format", "fmt", type=click.Choice(["log", *render.LIST_FORMATS]), default="log", show_default=True)
+@click.option("-c", "--column", "columns", multiple=True, expose_value=False, callback=_choose_columns, metavar="COLUMN", help="Show only this column (repeatable).")
 @click.pass_context
-def event_list(ctx, name, resource_name, nested_depth, fmt):
-    """List a stack's events, oldest first."""
-    service = _service(ctx)
-    events = service.list_events(name, resource_name, nested_depth)
-    if fmt == "log":
-        for item in events:
-            click.echo(render.event_line(item))
+def event_list(ctx, name, resource_name, nested_depth, follow, limit, marker, fmt):
+    """List a stack's events, oldest first. Nested stacks' events name the resource by
+    its path from this stack (``group.0.server``)."""
+    service = _reader(ctx)
+    record = service.get_stack(name)
+    paths = _nested_paths(service, record, nested_depth)
+    events = _sorted_page(service.list_events(record.id, resource_name, nested_depth), None, {}, limit, marker, ident="uuid")
+    if fmt != "log":
+        if follow:
+            raise click.UsageError("--follow prints events as they come: use it with the log format")
+        render.print_list([render.event_row(e, paths.get(e.stack_id, "")) for e in events], fmt, ["id", "resource_name", "resource_status", "resource_status_reason", "event_time"])
         return
-    render.print_list([render.event_row(e) for e in events], fmt, ["id", "resource_name", "resource_status", "resource_status_reason", "event_time"])
+    for item in events:
+        click.echo(render.event_line(item, paths.get(item.stack_id, "")))
+    if follow:
+        _follow(service, record, resource_name, nested_depth, events)
+
+
+def _nested_paths(service, record, depth: int) -> dict[str, str]:
+    """Nested stack id -> the path of resource names from ``record`` to it."""
+    paths = {record.id: ""}
+    if depth:
+        for owner, found in service.list_resources_nested(record.id, depth):
+            if found.physical_resource_id and owner.id in paths:
+                paths.setdefault(found.physical_resource_id, f"{paths[owner.id]}{found.name}.")
+    return {stack_id: path for stack_id, path in paths.items() if stack_id != record.id}
+
+
+def _follow(service, record, resource_name, nested_depth, seen) -> None:
+    """Print each new event once a second until interrupted (nested stacks made meanwhile
+    included)."""
+    import time
+
+    known = {e.uuid for e in seen}
+    try:
+        while True:
+            time.sleep(1)
+            paths = _nested_paths(service, record, nested_depth)
+            for item in service.list_events(record.id, resource_name, nested_depth):
+                if item.uuid not in known:
+                    known.add(item.uuid)
+                    click.echo(render.event_line(item, paths.get(item.stack_id, "")))
+    except KeyboardInterrupt:
+        return
 
 
 @stack.group("output")
@@ -452,7 +605,7 @@ def output_show(ctx, name, output_name, show_all, fmt):
     """Show one output of a stack, or all of them with --all."""
     if not output_name and not show_all:
         raise click.UsageError("give an OUTPUT name or --all")
-    service = _service(ctx)
+    service = _reader(ctx)
     outputs = service.outputs(name, None if show_all else [output_name])
     if not outputs:
         raise StokerError(f"Specified output key {output_name} not found.", hint=f"see 'stoker stack output list {name}'")
@@ -469,7 +622,7 @@ def output_show(ctx, name, output_name, show_all, fmt):
 @click.pass_context
 def output_list(ctx, name, fmt):
     """List a stack's outputs."""
-    service = _service(ctx)
+    service = _reader(ctx)
     rows = [{"output_key": o["output_key"], "description": o["description"]} for o in service.outputs(name)]
     render.print_list(rows, fmt, ["output_key", "description"])
 
@@ -477,8 +630,16 @@ def output_list(ctx, name, fmt):
 @main.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8004, type=int, show_default=True, help="Port to listen on (Heat's is 8004).")
+@click.option(
+    "--auth-mode",
+    type=click.Choice(["none", "token", "keystone"]),
+    default=None,
+    help="How callers authenticate (default: STOKER_AUTH_MODE, else none, which serves loopback only). See docs/auth.md.",
+)
+@click.option("--auth-tokens-file", default=None, metavar="FILE", help="The static tokens of --auth-mode token (default: STOKER_AUTH_TOKENS_FILE).")
+@click.option("--policy-file", default=None, metavar="FILE", help="An oslo.policy file over Heat's defaults (default: STOKER_POLICY_FILE).")
 @click.pass_context
-def serve(ctx, host, port):
+def serve(ctx, host, port, auth_mode, auth_tokens_file, policy_file):
     """Run the Orchestration API v1 (Heat's REST API) at http://HOST:PORT/v1/{tenant_id}.
 
     python-heatclient and 'openstack stack ...' work against it; actions run as
@@ -486,11 +647,15 @@ def serve(ctx, host, port):
     from stoker.api import serve as run_server
 
     obj = ctx.find_root().obj
-    run_server(host, port, _settings(obj))
+    settings = _settings(obj)
+    for name, value in (("auth_mode", auth_mode), ("auth_tokens_file", auth_tokens_file), ("policy_file", policy_file)):
+        if value is not None:
+            setattr(settings, name, value)
+    run_server(host, port, settings)
 
 
 # The other commands live beside this module; importing them registers them.
-from stoker.cli import capabilities, catalog, operations  # noqa: E402,F401
+from stoker.cli import capabilities, catalog, details, operations  # noqa: E402,F401
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -15,6 +15,7 @@ from stoker.cli.main import (
     _finish,
     _parameters,
     _progress,
+    _reader,
     _service,
     _source,
     stack,
@@ -56,7 +57,7 @@ def snapshot_create(ctx, name, snapshot_name, wait, fmt):
 @click.pass_context
 def snapshot_list(ctx, name, fmt):
     """List a stack's snapshots."""
-    render.print_list([_snapshot_row(r) for r in _service(ctx).list_snapshots(name)], fmt, ["id", "name", "status", "status_reason", "creation_time"])
+    render.print_list([_snapshot_row(r) for r in _reader(ctx).list_snapshots(name)], fmt, ["id", "name", "status", "status_reason", "creation_time"])
 
 
 @snapshot.command("show")
@@ -66,7 +67,7 @@ def snapshot_list(ctx, name, fmt):
 @click.pass_context
 def snapshot_show(ctx, name, snapshot_id, fmt):
     """Show a snapshot, with its data (hidden parameters' values masked)."""
-    service = _service(ctx)
+    service = _reader(ctx)
     stack = service.get_stack(name)
     record = service.get_snapshot(stack.id, snapshot_id)
     render.print_detail({**_snapshot_row(record), "data": service.snapshot_shown(stack, record.data)}, fmt)
@@ -102,7 +103,7 @@ def stack_export(ctx, name, output_file):
 
     The data carries hidden parameters' values in clear, as adopt needs them: keep the
     file as secret as the parameters."""
-    _write_json(_service(ctx).export_stack(name), output_file)
+    _write_json(_reader(ctx).export_stack(name), output_file)
 
 
 @stack.command("abandon")

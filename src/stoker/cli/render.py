@@ -6,12 +6,16 @@ headers as JSON keys).
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+import click
+import yaml
 from rich.console import Console
 from rich.table import Table
 
@@ -66,21 +70,22 @@ def resource_row(resource: ResourceRecord) -> dict[str, Any]:
     }
 
 
-def event_row(event: EventRecord) -> dict[str, Any]:
+def event_row(event: EventRecord, path: str = "") -> dict[str, Any]:
+    """``path``: the nested stack's place (``group.0.``) for an event of a nested stack."""
     return {
         "id": event.uuid,
-        "resource_name": event.resource_name,
+        "resource_name": f"{path}{event.resource_name}",
         "resource_status": f"{event.resource_action}_{event.resource_status}",
         "resource_status_reason": event.resource_status_reason,
         "event_time": timestamp(event.created_at),
     }
 
 
-def event_line(event: EventRecord) -> str:
-    """``openstack stack event list`` log format."""
+def event_line(event: EventRecord, path: str = "") -> str:
+    """``openstack stack event list`` log format (``path`` as for ``event_row``)."""
     when = timestamp(event.created_at) or ""
     when = when.replace("T", " ")
-    return f"{when} [{event.resource_name}]: {event.resource_action}_{event.resource_status}  {event.resource_status_reason}"
+    return f"{when} [{path}{event.resource_name}]: {event.resource_action}_{event.resource_status}  {event.resource_status_reason}"
 
 
 def _cell(value: Any) -> str:
@@ -91,37 +96,110 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def print_list(rows: Sequence[Mapping[str, Any]], fmt: str, columns: Sequence[str] | None = None) -> None:
-    if fmt == "json":
-        print(json.dumps(list(rows), indent=4, default=str))
-        return
-    if fmt == "value":
-        for row in rows:
-            print(" ".join(_cell(v) for v in row.values()))
-        return
+# cliff's formatters (what ``openstack ... -f`` offers): lists and single items.
+LIST_FORMATS = ("table", "json", "yaml", "csv", "value")
+DETAIL_FORMATS = ("table", "json", "yaml", "shell", "value")
+FORMATS = ("table", "json", "yaml", "csv", "shell", "value")
+
+
+def _selected(available: Sequence[str], columns: Sequence[str] | None = None) -> list[str]:
+    """The columns ``-c`` chose (all when none), in the order given; an unknown one is
+    cliff's error, naming those there are."""
+    if columns is None:
+        context = click.get_current_context(silent=True)
+        columns = (context.find_root().obj or {}).get("columns") if context is not None else None
+    if not columns:
+        return list(available)
+    unknown = [name for name in columns if name not in available]
+    if unknown:
+        raise click.UsageError(f"No recognized column names in {unknown}. Recognized columns are {tuple(available)}.")
+    return list(columns)
+
+
+def _table(headers: Sequence[str]) -> Table:
     table = Table(show_lines=False)
-    headers = list(columns or (rows[0].keys() if rows else []))
     for header in headers:
-        table.add_column(header, overflow="fold")
+        # A terminal's width folds long cells; piped output never wraps (see _console).
+        table.add_column(header, overflow="fold" if out.is_terminal else "ignore", no_wrap=not out.is_terminal)
+    return table
+
+
+def _print_table(table: Table) -> None:
+    if out.is_terminal:
+        out.print(table)
+        return
+    # Not a terminal: as wide as the table needs, so a pipe reads whole values
+    # ("CREATE_COMPLETE", not "CREATE_COMPLE" / "TE").
+    wide = Console(file=sys.stdout, width=table.__rich_measure__(out, out.options.update(width=1_000_000)).maximum + 4, soft_wrap=True)
+    wide.print(table)
+
+
+def _csv(rows: Sequence[Sequence[Any]]) -> None:
+    writer = csv.writer(sys.stdout, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
     for row in rows:
-        table.add_row(*(_cell(row.get(h)) for h in headers))
-    out.print(table)
+        writer.writerow([value if isinstance(value, (int, float)) and not isinstance(value, bool) else _cell(value) for value in row])
 
 
-def print_detail(detail: Mapping[str, Any], fmt: str) -> None:
+def print_list(rows: Sequence[Mapping[str, Any]], fmt: str, columns: Sequence[str] | None = None, selected: Sequence[str] | None = None) -> None:
+    """Rows under ``columns`` (default: the first row's keys), as ``fmt`` says; ``-c``
+    picks columns."""
+    headers = _selected(list(columns or (rows[0].keys() if rows else [])), selected)
     if fmt == "json":
-        print(json.dumps(dict(detail), indent=4, default=str))
-        return
-    if fmt == "value":
-        for value in detail.values():
+        print(json.dumps([{h: row.get(h) for h in headers} for row in rows], indent=4, default=str))
+    elif fmt == "yaml":
+        print(yaml.safe_dump([{h: _plain(row.get(h)) for h in headers} for row in rows], default_flow_style=False, sort_keys=False), end="")
+    elif fmt == "csv":
+        _csv([headers, *[[row.get(h) for h in headers] for row in rows]])
+    elif fmt == "value":
+        for row in rows:
+            print(" ".join(_cell(row.get(h)) for h in headers))
+    elif fmt == "shell":
+        raise click.UsageError("-f shell shows one item: use it with a show command (lists take table, json, yaml, csv or value)")
+    else:
+        table = _table(headers)
+        for row in rows:
+            table.add_row(*(_cell(row.get(h)) for h in headers))
+        _print_table(table)
+
+
+def _shell_name(key: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_]", "_", key)
+
+
+def print_detail(detail: Mapping[str, Any], fmt: str, selected: Sequence[str] | None = None, prefix: str = "") -> None:
+    """One item's fields, as ``fmt`` says (``shell``: ``name="value"`` lines a shell can
+    ``eval``, as cliff's); ``-c`` picks fields."""
+    keys = _selected(list(detail.keys()), selected)
+    shown = {key: detail[key] for key in keys}
+    if fmt == "json":
+        print(json.dumps(shown, indent=4, default=str))
+    elif fmt == "yaml":
+        print(yaml.safe_dump({key: _plain(value) for key, value in shown.items()}, default_flow_style=False, sort_keys=False), end="")
+    elif fmt == "value":
+        for value in shown.values():
             print(_cell(value))
-        return
-    table = Table(show_lines=False)
-    table.add_column("Field")
-    table.add_column("Value", overflow="fold")
-    for key, value in detail.items():
-        table.add_row(key, _cell(value))
-    out.print(table)
+    elif fmt == "shell":
+        for key, value in shown.items():
+            text = _cell(value).replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`")
+            print(f'{prefix}{_shell_name(key)}="{text}"')
+    elif fmt == "csv":
+        _csv([["Field", "Value"], *[[key, value] for key, value in shown.items()]])
+    else:
+        table = _table(["Field", "Value"])
+        for key, value in shown.items():
+            table.add_row(key, _cell(value))
+        _print_table(table)
+
+
+def _plain(value: Any) -> Any:
+    """A value YAML can write as plain data (datetimes and the like as text)."""
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
 
 
 _STATUS_STYLE = {"COMPLETE": "green", "FAILED": "bold red", "IN_PROGRESS": "yellow"}

@@ -39,9 +39,30 @@ class Change:
     type: str
     kind: str
     reason: str = ""
+    # Each changed property's old and new value (``{"old": ..., "new": ...}``); a new
+    # value known only during the update is None with ``"known_after": true``.
+    properties: dict[str, dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"resource_name": self.name, "resource_type": self.type, "reason": self.reason}
+        shown = {"resource_name": self.name, "resource_type": self.type, "reason": self.reason}
+        if self.properties:
+            shown["property_changes"] = self.properties
+        return shown
+
+
+def _property_changes(record: ResourceRecord, prop_diff: Mapping[str, Any] | None) -> dict[str, dict[str, Any]] | None:
+    """Old -> new for each property ``prop_diff`` changes (what a plan shows)."""
+    if not prop_diff:
+        return None
+    old = record.properties or {}
+    found = {}
+    for key in sorted(prop_diff):
+        new = prop_diff[key]
+        entry: dict[str, Any] = {"old": old.get(key), "new": shown(new)}
+        if contains_unresolved(new):
+            entry["known_after"] = True
+        found[key] = entry
+    return found
 
 
 def as_result(changes: list[Change]) -> dict[str, Any]:
@@ -108,11 +129,11 @@ def preview_update(runtime: PreviewRuntime, old_template: Template) -> list[Chan
             continue
         if plan.kind == "replace":
             runtime.pending.add(name)
-            changes.append(Change(name, definition.resource_type, "replaced", plan.reason + because))
+            changes.append(Change(name, definition.resource_type, "replaced", plan.reason + because, _property_changes(record, plan.prop_diff)))
         elif plan.kind == "update":
             runtime.changing.add(name)
             changed = ", ".join(sorted(plan.prop_diff or {}))
-            changes.append(Change(name, definition.resource_type, "updated", f"in place: {changed} changed{because}"))
+            changes.append(Change(name, definition.resource_type, "updated", f"in place: {changed} changed{because}", _property_changes(record, plan.prop_diff)))
         elif plan.kind == "metadata":
             changes.append(Change(name, definition.resource_type, "updated", "metadata or policies changed"))
         else:

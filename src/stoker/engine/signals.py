@@ -38,8 +38,9 @@ if TYPE_CHECKING:
 PURPOSES = (SIGNAL, METADATA, ALARM) = ("signal", "metadata", "alarm")
 # Bytes of randomness in a secret (secrets.token_urlsafe: 43 characters).
 SECRET_BYTES = 32
-# The project in a signal URL of a stack made without one (the API's tenant is not
-# recorded yet; any tenant in the path reaches the same stack).
+# The project in a signal URL of a stack made without one (the embedded CLI's): the
+# resource's own credential reaches it whatever project the path names
+# (Service.signalled_resource).
 DEFAULT_PROJECT = "default"
 
 

@@ -5,8 +5,9 @@ One implementation serves both sides: the engine hands it to plugins (the hooks'
 ``/software_configs`` uses it, so a config is checked and answered the same way
 whichever made it. A config is immutable: there is create, show, list and delete.
 
-Configs are not partitioned by project when read, as stacks are not (one server serves
-one tenant, ``api/auth.py``); each row records the project that made it.
+Each row records the project that made it, and a project reads only its own configs
+(Heat's software_config_get and _get_all): another project's config is not found, for
+the API's caller as for a stack's resources; an admin reads every project's.
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ MAX_NAME_LENGTH = 255
 
 
 class StoredSoftwareConfigs:
-    """Software configs in ``store``; new ones are recorded as made by ``tenant``, or by
-    the project of stack ``stack_id`` (looked up when the first config is made)."""
+    """Software configs in ``store`` of project ``tenant``, or of the project of stack
+    ``stack_id`` (looked up when first needed): new ones are recorded as made by it, and
+    only its own are found (``admin``: every project's)."""
 
-    def __init__(self, store: Store, tenant: str | None = None, stack_id: str | None = None):
+    def __init__(self, store: Store, tenant: str | None = None, stack_id: str | None = None, admin: bool = False):
         self.store = store
         self._tenant = tenant
         self._stack_id = stack_id
+        self._admin = admin
 
     def _project(self) -> str:
         if self._tenant is None:
@@ -52,21 +55,26 @@ class StoredSoftwareConfigs:
         self.store.create_software_config(record)
         return present(record)
 
-    def show(self, config_id: str) -> dict[str, Any]:
+    def _record(self, config_id: str) -> SoftwareConfigRecord:
         record = self.store.get_software_config(config_id)
-        if record is None:
-            raise SoftwareConfigNotFoundError(config_id)
-        return present(record)
+        if record is None or not (self._admin or record.tenant == self._project()):
+            raise SoftwareConfigNotFoundError(config_id)  # another project's, as a missing one
+        return record
+
+    def show(self, config_id: str) -> dict[str, Any]:
+        return present(self._record(config_id))
 
     def list(self, limit: int | None = None, marker: str | None = None) -> list[dict[str, Any]]:
         """Summaries (id, name, group, creation_time), newest first."""
-        return [present(record, detail=False) for record in self.store.list_software_configs(limit=limit, marker=marker)]
+        tenant = None if self._admin else self._project()
+        return [present(record, detail=False) for record in self.store.list_software_configs(limit=limit, marker=marker, tenant=tenant)]
 
     def find_by_name(self, name: str) -> str | None:
-        found = self.store.list_software_configs(limit=1, name=_bounded(name))
+        found = self.store.list_software_configs(limit=1, name=_bounded(name), tenant=self._project())
         return found[0].id if found else None
 
     def delete(self, config_id: str) -> None:
+        self._record(config_id)
         if not self.store.delete_software_config(config_id):
             raise SoftwareConfigNotFoundError(config_id)
 

@@ -8,9 +8,11 @@ it. Heat's rules are the SDK's pure functions (``new_deployment``,
 ``deployment_changes``, ``signal_outcome``, ``deployment_metadata``), shared with
 ``MemorySoftwareDeployments``; what is here is only how they meet the store.
 
-Deployments are not partitioned by project when read, as stacks and configs are not
-(one server serves one tenant, ``api/auth.py``); each row records the project that made
-it. What it must not do: push metadata to servers or record events (its callers do).
+Each row records the project that made it, and a project finds only the deployments it
+made or whose stack users it holds (Heat's tenant and stack_user_project_id), and
+deploys only its own configs; another project's deployment is not found, as a missing
+one is not; an admin finds every project's. What it must not do: push metadata to
+servers or record events (its callers do).
 """
 
 from __future__ import annotations
@@ -38,13 +40,15 @@ MAX_TENANT_LENGTH = 64
 
 
 class StoredSoftwareDeployments:
-    """Software deployments in ``store``; new ones are recorded as made by ``tenant``,
-    or by the project of stack ``stack_id`` (looked up when the first one is made)."""
+    """Software deployments in ``store`` of project ``tenant``, or of the project of
+    stack ``stack_id`` (looked up when first needed): new ones are recorded as made by
+    it, and only its own are found (``admin``: every project's)."""
 
-    def __init__(self, store: Store, tenant: str | None = None, stack_id: str | None = None):
+    def __init__(self, store: Store, tenant: str | None = None, stack_id: str | None = None, admin: bool = False):
         self.store = store
         self._tenant = tenant
         self._stack_id = stack_id
+        self._admin = admin
 
     def _project(self) -> str:
         if self._tenant is None:
@@ -53,13 +57,22 @@ class StoredSoftwareDeployments:
         return self._tenant[:MAX_TENANT_LENGTH]
 
     def _config(self, config_id: str) -> dict[str, Any] | None:
+        """A deployment's config (as Heat joins it: the deployment was allowed it)."""
         record = self.store.get_software_config(config_id)
         return present_config(record) if record is not None else None
 
+    def _deployable(self, config_id: str) -> bool:
+        """Whether the project may deploy the config: it exists and is its own."""
+        record = self.store.get_software_config(config_id)
+        return record is not None and (self._admin or record.tenant == self._project())
+
+    def _scope(self) -> str | None:
+        return None if self._admin else self._project()
+
     def _record(self, deployment_id: str) -> SoftwareDeploymentRecord:
         record = self.store.get_software_deployment(deployment_id)
-        if record is None:
-            raise SoftwareDeploymentNotFoundError(deployment_id)
+        if record is None or not (self._admin or self._project() in (record.tenant, record.stack_user_project_id)):
+            raise SoftwareDeploymentNotFoundError(deployment_id)  # another project's, as a missing one
         return record
 
     def create(
@@ -78,7 +91,7 @@ class StoredSoftwareDeployments:
             server_id=server_id, config_id=config_id, input_values=input_values, action=action, status=status,
             status_reason=status_reason, deployment_id=deployment_id, stack_user_project_id=stack_user_project_id,
         )  # fmt: skip
-        if self.store.get_software_config(fields["config_id"]) is None:
+        if not self._deployable(fields["config_id"]):
             raise DeploymentConfigNotFoundError(fields["config_id"])
         record = SoftwareDeploymentRecord(**fields, tenant=self._project())
         if not self.store.create_software_deployment(record):
@@ -92,7 +105,7 @@ class StoredSoftwareDeployments:
 
     def list(self, server_id: str | None = None) -> list[dict[str, Any]]:
         # Heat filters only by a server id that is given and not empty.
-        return [present(record) for record in self.store.list_software_deployments(server_id=server_id or None)]
+        return [present(record) for record in self.store.list_software_deployments(server_id=server_id or None, project=self._scope())]
 
     def update(
         self,
@@ -111,7 +124,7 @@ class StoredSoftwareDeployments:
             status_reason=status_reason, updated_at=updated_at,
         )  # fmt: skip
         self._record(deployment_id)  # a missing deployment is a 404 before a bad config is a 400
-        if "config_id" in changes and self.store.get_software_config(changes["config_id"]) is None:
+        if "config_id" in changes and not self._deployable(changes["config_id"]):
             raise DeploymentConfigNotFoundError(changes["config_id"])
         record = self.store.update_software_deployment(deployment_id, **changes)
         if record is None:
@@ -119,6 +132,7 @@ class StoredSoftwareDeployments:
         return present(record)
 
     def delete(self, deployment_id: str) -> None:
+        self._record(deployment_id)
         if not self.store.delete_software_deployment(deployment_id):
             raise SoftwareDeploymentNotFoundError(deployment_id)
 
@@ -136,7 +150,7 @@ class StoredSoftwareDeployments:
     def metadata(self, server_id: str) -> list[dict[str, Any]]:
         if not server_id:
             raise ValidationError("server_id must be specified")
-        records = self.store.list_software_deployments(server_id=server_id)
+        records = self.store.list_software_deployments(server_id=server_id, project=self._scope())
         return deployment_metadata([self._config(record.config_id) for record in records])
 
 

@@ -290,26 +290,33 @@ class Store:
             row = connection.execute(sa.select(tables.stacks).where(tables.stacks.c.id == stack_id)).first()
         return self._stack(row) if row else None
 
-    def find_stack(self, name_or_id: str) -> StackRecord | None:
-        """A live (not deleted) stack by id or name."""
+    def find_stack(self, name_or_id: str, project_id: str | None = None) -> StackRecord | None:
+        """A live (not deleted) stack by id or name; ``project_id``: only that
+        project's (None: any project's)."""
         table = tables.stacks
+        live = [table.c.deleted_at.is_(None)]
+        if project_id is not None:
+            live.append(table.c.project_id == project_id)
         with self._read() as connection:
-            row = connection.execute(
-                sa.select(table).where(table.c.id == name_or_id, table.c.deleted_at.is_(None))
-            ).first()
+            row = connection.execute(sa.select(table).where(table.c.id == name_or_id, *live)).first()
             if row is None:
                 row = connection.execute(
                     sa.select(table)
-                    .where(table.c.name == name_or_id, table.c.deleted_at.is_(None))
+                    .where(table.c.name == name_or_id, *live)
                     .order_by(table.c.created_at.desc())
                 ).first()
         return self._stack(row) if row else None
 
-    def list_stacks(self, include_deleted: bool = False, include_nested: bool = False, hidden_tags: Iterable[str] = ()) -> list[StackRecord]:
+    def list_stacks(
+        self, include_deleted: bool = False, include_nested: bool = False, hidden_tags: Iterable[str] = (), project_id: str | None = None
+    ) -> list[StackRecord]:
         """Stacks oldest first; those carrying any of ``hidden_tags`` are left out
-        (Heat's hidden_stack_tags)."""
+        (Heat's hidden_stack_tags). ``project_id``: only that project's (None: every
+        project's)."""
         table = tables.stacks
         query = sa.select(table).order_by(table.c.created_at)
+        if project_id is not None:
+            query = query.where(table.c.project_id == project_id)
         if not include_deleted:
             query = query.where(table.c.deleted_at.is_(None))
         if not include_nested:
@@ -516,13 +523,14 @@ class Store:
         ignored (Heat's paginate_query). ``tenant``, ``name``: only those (None: all)."""
         table = tables.software_config
         query = sa.select(table).order_by(table.c.created_at.desc(), table.c.id.desc())
-        if tenant is not None:
-            query = query.where(table.c.tenant == tenant)
+        scope = [table.c.tenant == tenant] if tenant is not None else []
+        query = query.where(*scope)
         if name is not None:
             query = query.where(table.c.name == name)
         with self._read() as connection:
             if marker is not None:
-                after = connection.execute(sa.select(table.c.created_at, table.c.id).where(table.c.id == marker)).first()
+                # Another project's config is no marker: its place is not this list's.
+                after = connection.execute(sa.select(table.c.created_at, table.c.id).where(table.c.id == marker, *scope)).first()
                 if after is not None:
                     query = query.where(
                         sa.or_(table.c.created_at < after.created_at, sa.and_(table.c.created_at == after.created_at, table.c.id < after.id))
@@ -565,11 +573,14 @@ class Store:
             row = connection.execute(sa.select(table).where(table.c.id == deployment_id)).first()
         return _software_deployment(row) if row is not None else None
 
-    def list_software_deployments(self, server_id: str | None = None) -> list[SoftwareDeploymentRecord]:
+    def list_software_deployments(self, server_id: str | None = None, project: str | None = None) -> list[SoftwareDeploymentRecord]:
         """Oldest first (created_at, then id), as Heat lists them; ``server_id``: only
-        the deployments to that server (None: all)."""
+        the deployments to that server (None: all); ``project``: only those it made or
+        whose stack users it holds (Heat's tenant or stack_user_project_id; None: all)."""
         table = tables.software_deployments
         query = sa.select(table).order_by(table.c.created_at, table.c.id)
+        if project is not None:
+            query = query.where(sa.or_(table.c.tenant == project, table.c.stack_user_project_id == project))
         if server_id is not None:
             query = query.where(table.c.server_id == server_id)
         with self._read() as connection:

@@ -314,6 +314,20 @@ class AutoScalingGroup(MemberAttributes, StackResource):
 
     # -- scaling (called by OS::Heat::ScalingPolicy, under the stack's lock) -------------
 
+    def _membership_of_child(self) -> None:
+        """The members as the child stack has them, after an adjustment an engine stop
+        cut short: a member recorded but never made is dropped, one the child still has
+        is kept (an interrupted scale-in), so the next signal counts what exists."""
+        view = self._view()
+        if view is None:
+            return
+        present = list(view.resource_names())
+        recorded = self.member_names()
+        members = [name for name in recorded if name in present] + [name for name in present if name not in recorded]
+        if members != recorded:
+            self.data_set(self.MEMBERS_KEY, members)
+            self.data_set(self.FRESH_KEY, [])
+
     def _finished_scaling(self, cooldown: float | None, reason: str, size_changed: bool = True) -> None:
         if size_changed:
             end = self._hooks.now() + max(0.0, float(cooldown or 0))
@@ -331,7 +345,9 @@ class AutoScalingGroup(MemberAttributes, StackResource):
             state = self.nested_stacks().state(self)
             if state is not None and state[1] == self.IN_PROGRESS:
                 return False, not_performed(self.name, "due to scaling activity"), ""
-            # An engine stopped before it could finish the last adjustment.
+            # An engine stopped before it could finish the last adjustment (this runs
+            # under the stack's lock, so none is running): it did not happen.
+            self._membership_of_child()
             self.data_set(self.SCALING_KEY, False)
         current = self._size()
         wanted = capacity.new_capacity(

@@ -1,0 +1,306 @@
+"""Who may do what: Heat's policy rules, enforced with oslo.policy, and the table that
+names the rule of every route.
+
+The rules are Heat's own names and check strings (``heat/policies/*.py``, the
+2023.1+ defaults, "secure RBAC"): a project's ``reader`` reads, its ``member`` writes
+too, ``admin`` lists the engines (``service:index``). An operator's policy file
+(``STOKER_POLICY_FILE``, YAML or JSON as Heat's ``policy.yaml``) overrides any rule by
+name. Where stoker's default differs from Heat's it says so beside the rule, and
+docs/auth.md has the table of both.
+
+``ROUTES`` maps each route (method, path template) to its rule; ``PUBLIC`` are the
+routes that need no token at all (the version document and the capability URLs, which
+carry their own secret) and ``SIGNAL`` the one where a token is optional (a wait
+condition handle's own token stands in for one). ``api.call`` enforces a route's rule
+in one place; a route without an entry is refused when the app is built, so a new
+route cannot be left open by forgetting it.
+
+What this module must not do: authenticate (``api.auth`` makes the context it reads)
+or decide which stacks a project reaches (``api.projects``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from oslo_config import cfg
+from oslo_policy import policy as oslo_policy
+
+from stoker.api.auth import RequestContext
+from stoker.api.errors import ApiError
+
+LOG = logging.getLogger(__name__)
+
+
+class ForbiddenError(ApiError):
+    """403: the policy refuses the request, or its path names another project (Heat's
+    ``registered_policy_enforce``)."""
+
+    status = 403
+    heat_type = "Forbidden"
+
+
+class PolicyFileError(ApiError):
+    """The operator's policy file cannot be read: the server does not start."""
+
+
+# heat/policies/base.py, word for word.
+RULE_CONTEXT_IS_ADMIN = "rule:context_is_admin"
+RULE_DENY_EVERYBODY = "rule:deny_everybody"
+PROJECT_MEMBER = "role:member and project_id:%(project_id)s"
+PROJECT_READER = "role:reader and project_id:%(project_id)s"
+PROJECT_ADMIN = "role:admin and project_id:%(project_id)s"
+PROJECT_STACK_USER = "role:heat_stack_user and project_id:%(project_id)s"
+PROJECT_READER_OR_STACK_USER = f"({PROJECT_READER}) or ({PROJECT_STACK_USER})"
+
+BASE_RULES = {
+    "context_is_admin": "(role:admin and is_admin_project:True)",
+    "project_admin": "role:admin",
+    "deny_stack_user": "not role:heat_stack_user",
+    "deny_everybody": "!",
+    "allow_everybody": "",
+}
+
+# Rule name -> (stoker's default, Heat's default where it differs, else None).
+DEFAULTS: dict[str, tuple[str, str | None]] = {
+    # heat/policies/stacks.py
+    "stacks:abandon": (PROJECT_MEMBER, None),
+    "stacks:create": (PROJECT_MEMBER, None),
+    "stacks:delete": (PROJECT_MEMBER, None),
+    "stacks:detail": (PROJECT_READER, None),
+    "stacks:export": (PROJECT_MEMBER, None),
+    "stacks:generate_template": (PROJECT_MEMBER, None),
+    # Heat denies every caller by default (an operator opens it); the issue asks for
+    # admin's global listing, so stoker's default lets a cloud admin list every project.
+    "stacks:global_index": (RULE_CONTEXT_IS_ADMIN, RULE_DENY_EVERYBODY),
+    "stacks:index": (PROJECT_READER, None),
+    "stacks:list_resource_types": (PROJECT_READER, None),
+    "stacks:list_template_versions": (PROJECT_READER, None),
+    "stacks:list_template_functions": (PROJECT_READER, None),
+    "stacks:lookup": (PROJECT_READER_OR_STACK_USER, None),
+    "stacks:preview": (PROJECT_READER, None),
+    "stacks:resource_schema": (PROJECT_READER, None),
+    "stacks:show": (PROJECT_READER, None),
+    "stacks:template": (PROJECT_READER, None),
+    "stacks:environment": (PROJECT_READER, None),
+    "stacks:files": (PROJECT_READER, None),
+    "stacks:update": (PROJECT_MEMBER, None),
+    "stacks:update_patch": (PROJECT_MEMBER, None),
+    "stacks:preview_update": (PROJECT_MEMBER, None),
+    "stacks:preview_update_patch": (PROJECT_MEMBER, None),
+    "stacks:validate_template": (PROJECT_MEMBER, None),
+    "stacks:snapshot": (PROJECT_MEMBER, None),
+    "stacks:show_snapshot": (PROJECT_READER, None),
+    "stacks:delete_snapshot": (PROJECT_MEMBER, None),
+    "stacks:list_snapshots": (PROJECT_READER, None),
+    "stacks:restore_snapshot": (PROJECT_MEMBER, None),
+    "stacks:list_outputs": (PROJECT_READER, None),
+    "stacks:show_output": (PROJECT_READER, None),
+    # heat/policies/actions.py (check is a reader's: it changes nothing)
+    "actions:action": (PROJECT_MEMBER, None),
+    "actions:snapshot": (PROJECT_MEMBER, None),
+    "actions:suspend": (PROJECT_MEMBER, None),
+    "actions:resume": (PROJECT_MEMBER, None),
+    "actions:check": (PROJECT_READER, None),
+    "actions:cancel_update": (PROJECT_MEMBER, None),
+    "actions:cancel_without_rollback": (PROJECT_MEMBER, None),
+    # heat/policies/resource.py and events.py
+    "resource:index": (PROJECT_READER, None),
+    "resource:metadata": (PROJECT_READER_OR_STACK_USER, None),
+    "resource:signal": (PROJECT_READER_OR_STACK_USER, None),
+    "resource:mark_unhealthy": (PROJECT_MEMBER, None),
+    "resource:show": (PROJECT_READER, None),
+    "events:index": (PROJECT_READER, None),
+    "events:show": (PROJECT_READER, None),
+    # heat/policies/build_info.py and service.py
+    "build_info:build_info": (PROJECT_READER, None),
+    "service:index": (PROJECT_ADMIN, None),
+    # heat/policies/software_configs.py and software_deployments.py
+    "software_configs:global_index": (RULE_DENY_EVERYBODY, None),
+    "software_configs:index": (PROJECT_READER, None),
+    "software_configs:create": (PROJECT_MEMBER, None),
+    "software_configs:show": (PROJECT_READER, None),
+    "software_configs:delete": (PROJECT_MEMBER, None),
+    "software_deployments:index": (PROJECT_READER, None),
+    "software_deployments:create": (PROJECT_MEMBER, None),
+    "software_deployments:show": (PROJECT_READER, None),
+    "software_deployments:update": (PROJECT_MEMBER, None),
+    "software_deployments:delete": (PROJECT_MEMBER, None),
+    "software_deployments:metadata": (PROJECT_READER_OR_STACK_USER, None),
+    # stoker's own routes (docs/api.md), which Heat does not have: introspection of the
+    # templates a request carries, as validate's reading counterpart.
+    "capabilities:find": (PROJECT_READER, None),
+    "capabilities:template_capabilities": (PROJECT_READER, None),
+}
+
+TENANT = "/v1/{tenant_id}"
+STACKS = TENANT + "/stacks"
+STACK = STACKS + "/{stack_name}/{stack_id}"
+ANY = ("GET", "POST", "PUT", "PATCH", "DELETE")
+# The body key of POST .../actions names its rule (Heat's ActionController).
+ACTIONS = "actions:*"
+
+# Routes a caller reaches with no token: the version document (not an ``endpoint``)
+# and the capability URLs, whose secret is checked by the service.
+PUBLIC = {
+    ("PUT", "/v1/waitcondition/{credential_id}"),
+    ("POST", "/v1/waitcondition/{credential_id}"),
+    ("GET", "/v1/server_metadata/{credential_id}"),
+}
+# A signal to a resource: with a token of the project, as Heat's resource:signal; or
+# with a wait condition handle's own token (``curl_cli``), which the service checks.
+SIGNAL = ("POST", STACK + "/resources/{resource_name}/signal")
+SIGNAL_RULE = "resource:signal"
+# The rule of an endpoint no app bound a table to (``api.call``): authenticated by the
+# app's authenticator, if any, and no rule checked.
+UNBOUND = ""
+
+ROUTES: dict[tuple[str, str], str] = {
+    ("GET", STACKS): "stacks:index",
+    ("POST", STACKS): "stacks:create",
+    ("POST", STACKS + "/preview"): "stacks:preview",
+    ("GET", STACKS + "/detail"): "stacks:detail",
+    **{(method, STACKS + "/{stack_name}"): "stacks:lookup" for method in ANY},
+    **{(method, STACKS + "/{stack_name}/" + sub): "stacks:lookup" for sub in ("resources", "events", "template", "actions", "environment", "files", "outputs", "snapshots") for method in ANY},
+    ("GET", STACK): "stacks:show",
+    ("PUT", STACK): "stacks:update",
+    ("PATCH", STACK): "stacks:update_patch",
+    ("DELETE", STACK): "stacks:delete",
+    ("GET", STACK + "/template"): "stacks:template",
+    ("GET", STACK + "/environment"): "stacks:environment",
+    ("GET", STACK + "/files"): "stacks:files",
+    ("PUT", STACK + "/preview"): "stacks:preview_update",
+    ("PATCH", STACK + "/preview"): "stacks:preview_update_patch",
+    ("DELETE", STACK + "/abandon"): "stacks:abandon",
+    ("GET", STACK + "/export"): "stacks:export",
+    ("GET", STACK + "/outputs"): "stacks:list_outputs",
+    ("GET", STACK + "/outputs/{output_key}"): "stacks:show_output",
+    ("GET", STACK + "/snapshots"): "stacks:list_snapshots",
+    ("POST", STACK + "/snapshots"): "stacks:snapshot",
+    ("GET", STACK + "/snapshots/{snapshot_id}"): "stacks:show_snapshot",
+    ("DELETE", STACK + "/snapshots/{snapshot_id}"): "stacks:delete_snapshot",
+    ("POST", STACK + "/snapshots/{snapshot_id}/restore"): "stacks:restore_snapshot",
+    ("POST", STACK + "/actions"): ACTIONS,
+    ("GET", STACK + "/resources"): "resource:index",
+    ("GET", STACK + "/resources/{resource_name}"): "resource:show",
+    ("PATCH", STACK + "/resources/{resource_name}"): "resource:mark_unhealthy",
+    ("GET", STACK + "/resources/{resource_name}/metadata"): "resource:metadata",
+    SIGNAL: SIGNAL_RULE,
+    ("GET", STACK + "/events"): "events:index",
+    ("GET", STACK + "/events/{event_id}"): "events:show",
+    ("GET", STACK + "/resources/{resource_name}/events"): "events:index",
+    ("GET", STACK + "/resources/{resource_name}/events/{event_id}"): "events:show",
+    ("POST", TENANT + "/validate"): "stacks:validate_template",
+    ("GET", TENANT + "/resource_types"): "stacks:list_resource_types",
+    ("GET", TENANT + "/resource_types/{type_name}"): "stacks:resource_schema",
+    ("GET", TENANT + "/resource_types/{type_name}/template"): "stacks:generate_template",
+    ("GET", TENANT + "/template_versions"): "stacks:list_template_versions",
+    ("GET", TENANT + "/template_versions/{template_version}/functions"): "stacks:list_template_functions",
+    ("GET", TENANT + "/build_info"): "build_info:build_info",
+    ("GET", TENANT + "/services"): "service:index",
+    ("GET", TENANT + "/software_configs"): "software_configs:index",
+    ("POST", TENANT + "/software_configs"): "software_configs:create",
+    ("GET", TENANT + "/software_configs/{config_id}"): "software_configs:show",
+    ("DELETE", TENANT + "/software_configs/{config_id}"): "software_configs:delete",
+    ("GET", TENANT + "/software_deployments"): "software_deployments:index",
+    ("POST", TENANT + "/software_deployments"): "software_deployments:create",
+    ("GET", TENANT + "/software_deployments/metadata/{server_id}"): "software_deployments:metadata",
+    ("GET", TENANT + "/software_deployments/{deployment_id}"): "software_deployments:show",
+    ("PUT", TENANT + "/software_deployments/{deployment_id}"): "software_deployments:update",
+    ("DELETE", TENANT + "/software_deployments/{deployment_id}"): "software_deployments:delete",
+    ("POST", TENANT + "/capabilities/find"): "capabilities:find",
+    ("POST", TENANT + "/template_capabilities"): "capabilities:template_capabilities",
+}
+
+# A list that asks for every project's items (``global_tenant=true``) is checked
+# against a second rule too, as Heat's index calls its global_index.
+GLOBAL_INDEX = {"stacks:index": "stacks:global_index", "software_configs:index": "software_configs:global_index"}
+_ACTION_NAMES = ("suspend", "resume", "check", "cancel_update", "cancel_without_rollback")
+
+
+def bind(routes: list[Any], attribute: str) -> None:
+    """Give each endpoint of ``routes`` (those made by ``api.call.endpoint``, which
+    have ``attribute``) its rule by method: None for a public route. A route missing
+    from ``ROUTES`` and ``PUBLIC`` is an error here, when the app is built."""
+    missing = []
+    for route in routes:
+        target = getattr(route, "endpoint", None)
+        if not hasattr(target, attribute):
+            continue
+        access: dict[str, str | None] = getattr(target, attribute)
+        for method in sorted(route.methods or ()):
+            if method == "HEAD":
+                continue
+            key = (method, route.path)
+            rule = None if key in PUBLIC else ROUTES.get(key)
+            if rule is None and key not in PUBLIC:
+                missing.append(f"{method} {route.path}")
+            elif access.get(method, rule) != rule:
+                raise ValueError(f"{method} {route.path}: one endpoint on two routes with different rules")
+            else:
+                access[method] = rule
+    if missing:
+        raise ValueError("routes without a policy rule (add them to api.policy.ROUTES or PUBLIC): " + ", ".join(missing))
+
+
+def rules_of(body: Any, query: Mapping[str, str], rule: str) -> list[str]:
+    """The rules one request of a route whose rule is ``rule`` must pass: an action's
+    own (by its body's key; a body that names no known action passes ``actions:action``
+    and is then refused by the route), and a global listing's second rule."""
+    if rule == ACTIONS:
+        name = next(iter(body), None) if isinstance(body, Mapping) and len(body) == 1 else None
+        return [f"actions:{name}" if name in _ACTION_NAMES else "actions:action"]
+    rules = [rule]
+    if rule in GLOBAL_INDEX and str(query.get("global_tenant", "")).lower() in ("true", "1", "yes", "on"):
+        rules.append(GLOBAL_INDEX[rule])
+    return rules
+
+
+class Policy:
+    """oslo.policy's Enforcer with Heat's rules registered, and an operator's file over
+    them: read here, so a file that does not parse stops the server, and read again by
+    oslo.policy when it changes, as in Heat. ``check`` runs in the endpoints' worker
+    threads, as oslo.policy runs in the threads of every OpenStack API."""
+
+    def __init__(self, policy_file: str | None = None):
+        if policy_file is not None and not Path(policy_file).is_file():
+            raise PolicyFileError(f"The policy file {policy_file} does not exist", hint="set STOKER_POLICY_FILE to an oslo.policy YAML or JSON file")
+        conf = cfg.ConfigOpts()
+        conf([], project="stoker", default_config_files=[], default_config_dirs=[])
+        self.enforcer = oslo_policy.Enforcer(conf, policy_file=str(Path(policy_file).resolve()) if policy_file else None)
+        self.enforcer.register_defaults(
+            [oslo_policy.RuleDefault(name, check) for name, check in BASE_RULES.items()]
+            + [oslo_policy.RuleDefault(name, check) for name, (check, _heat) in DEFAULTS.items()]
+        )
+        try:
+            self.enforcer.load_rules()
+        except Exception as error:  # noqa: BLE001 - any parse error: say which file, then stop
+            raise PolicyFileError(f"The policy file {policy_file} cannot be read: {error}")
+
+    def check(self, context: RequestContext, rules: list[str], project_id: str) -> None:
+        """Raise ForbiddenError unless ``context`` passes every rule for a target in
+        ``project_id`` (Heat's target: the path's tenant)."""
+        credentials = credentials_of(context)
+        for rule in rules:
+            if not self.enforcer.authorize(rule, {"project_id": project_id, "tenant_id": project_id}, credentials):
+                raise ForbiddenError(f"You are not authorized to complete {rule} action.")
+
+    def is_admin(self, roles: list[str], project_id: str, is_admin_project: bool) -> bool:
+        """Heat's ``context_is_admin`` (``RequestContext.is_admin``): by default an
+        ``admin`` of the admin project (Keystone's is_admin_project)."""
+        credentials = {"roles": roles, "project_id": project_id, "is_admin_project": is_admin_project}
+        return bool(self.enforcer.authorize("context_is_admin", {}, credentials))
+
+
+def credentials_of(context: RequestContext) -> dict[str, Any]:
+    """What oslo.policy's checks read (oslo.context's ``to_policy_values``)."""
+    return {
+        "user_id": context.user_id,
+        "project_id": context.tenant_id,
+        "roles": list(context.roles),
+        "is_admin": context.is_admin,
+        "is_admin_project": context.is_admin_project,
+    }

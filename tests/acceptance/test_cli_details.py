@@ -1,0 +1,291 @@
+"""The ``stoker`` commands that read a stack as ``openstack stack ...`` reads it, and the
+output options openstackclient has (``-f`` table/json/yaml/csv/shell/value, ``-c``), run
+as a user runs them: a real process on a real SQLite file."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+STOKER = str(Path(sys.executable).with_name("stoker"))
+
+NESTED = """\
+heat_template_version: 2021-04-16
+parameters:
+  fail: {type: boolean, default: false}
+resources:
+  leaf:
+    type: OS::Heat::TestResource
+    properties: {value: leaf, fail: {get_param: fail}}
+"""
+
+TEMPLATE = """\
+heat_template_version: 2021-04-16
+parameters:
+  motd: {type: string}
+  fail: {type: boolean, default: false}
+resources:
+  word:
+    type: OS::Heat::RandomString
+    metadata: {role: greeter}
+    properties: {length: 8}
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 1
+      resource_def:
+        type: nested.yaml
+        properties: {fail: {get_param: fail}}
+outputs:
+  motd:
+    value: {get_param: motd}
+"""
+
+
+@pytest.fixture
+def stoker(tmp_path):
+    env = {**os.environ, "STOKER_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite'}"}
+    env.pop("STOKER_DEBUG", None)
+    env.pop("COLUMNS", None)
+    (tmp_path / "t.yaml").write_text(TEMPLATE)
+    (tmp_path / "nested.yaml").write_text(NESTED)
+    (tmp_path / "motd.txt").write_text("Welcome,\n  a long message of the day that no terminal of 80 columns holds on one line\n")
+
+    def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+        # stdout is a pipe, as in `stoker ... | grep`: never a terminal.
+        result = subprocess.run([STOKER, *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, stdin=subprocess.DEVNULL)
+        assert "Traceback" not in result.stderr, result.stderr
+        if check:
+            assert result.returncode == 0, result.stderr
+        return result
+
+    invoke.env = env  # type: ignore[attr-defined]
+    return invoke
+
+
+def test_cli_formats_and_columns_as_openstackclient(stoker):
+    created = stoker("stack", "create", "s", "-t", "t.yaml", "--parameter-file", "motd=motd.txt", "-f", "json")
+    assert json.loads(created.stdout)["stack_status"] == "CREATE_COMPLETE"
+
+    # --parameter-file: the file's text is the value, as heatclient reads it.
+    shown = json.loads(stoker("stack", "show", "s", "-f", "json").stdout)
+    assert shown["parameters"]["motd"].startswith("Welcome,\n  a long message")
+    assert [o["output_value"] for o in shown["outputs"]] == [shown["parameters"]["motd"]]
+
+    # -c picks fields, in the order given; each format writes them its own way.
+    assert stoker("stack", "show", "s", "-f", "value", "-c", "stack_name", "-c", "stack_status").stdout == "s\nCREATE_COMPLETE\n"
+    assert yaml.safe_load(stoker("stack", "show", "s", "-f", "yaml", "-c", "stack_status").stdout) == {"stack_status": "CREATE_COMPLETE"}
+    shell = stoker("stack", "show", "s", "-f", "shell", "-c", "stack_name", "-c", "stack_status_reason").stdout
+    evaluated = subprocess.run(["sh", "-c", f'{shell}\necho "$stack_name|$stack_status_reason"'], capture_output=True, text=True, check=True)
+    assert evaluated.stdout.strip() == "s|Stack CREATE completed successfully"
+    listed = list(csv.reader(io.StringIO(stoker("stack", "list", "-f", "csv", "-c", "Stack Name", "-c", "Stack Status").stdout)))
+    assert listed == [["Stack Name", "Stack Status"], ["s", "CREATE_COMPLETE"]]
+    assert yaml.safe_load(stoker("stack", "list", "-f", "yaml", "-c", "Stack Name").stdout) == [{"Stack Name": "s"}]
+    unknown = stoker("stack", "list", "-c", "Nope", check=False)
+    assert unknown.returncode == 2 and "No recognized column names in ['Nope']" in unknown.stderr
+    refused = stoker("stack", "list", "-f", "shell", check=False)
+    assert refused.returncode == 2 and "-f shell shows one item" in refused.stderr
+
+    # A table written to a pipe does not wrap: every cell stays on its line, whole.
+    table = stoker("stack", "output", "show", "s", "motd").stdout
+    assert "a long message of the day that no terminal of 80 columns holds on one line" in table
+    stacks = stoker("stack", "list").stdout
+    assert "CREATE_COMPLETE" in stacks and "CREATE_COMPLE\n" not in stacks
+
+
+def test_cli_reads_one_resource_event_template_environment_and_files(stoker, tmp_path):
+    stoker("stack", "create", "s", "-t", "t.yaml", "--parameter", "motd=hi")
+
+    resource = yaml.safe_load(stoker("stack", "resource", "show", "s", "word", "-f", "yaml").stdout)
+    assert resource["resource_name"] == resource["logical_resource_id"] == "word"
+    assert resource["resource_type"] == "OS::Heat::RandomString" and resource["resource_status"] == "CREATE_COMPLETE"
+    assert len(resource["attributes"]["value"]) == 8
+    missing = stoker("stack", "resource", "show", "s", "nope", check=False)
+    assert missing.returncode == 1 and "The Resource (nope) could not be found in Stack s." in missing.stderr
+
+    assert json.loads(stoker("stack", "resource", "metadata", "s", "word", "-f", "json").stdout) == {"role": "greeter"}
+
+    events = json.loads(stoker("stack", "event", "list", "s", "--resource", "word", "-f", "json").stdout)
+    first = events[0]
+    event = json.loads(stoker("stack", "event", "show", "s", "word", first["id"], "-f", "json").stdout)
+    assert (event["id"], event["resource_name"], event["resource_status"], event["stack_name"]) == (first["id"], "word", first["resource_status"], "s")
+    assert event["resource_type"] == "OS::Heat::RandomString"
+
+    # Paging events: the first two, then those after the first.
+    everything = json.loads(stoker("stack", "event", "list", "s", "-f", "json").stdout)
+    assert json.loads(stoker("stack", "event", "list", "s", "--limit", "2", "-f", "json").stdout) == everything[:2]
+    assert json.loads(stoker("stack", "event", "list", "s", "--marker", everything[0]["id"], "-f", "json").stdout) == everything[1:]
+
+    # The version as text, as Heat's template show gives it.
+    assert yaml.safe_load(stoker("stack", "template", "show", "s").stdout) == {**yaml.safe_load(TEMPLATE), "heat_template_version": "2021-04-16"}
+    environment = json.loads(stoker("stack", "environment", "show", "s", "-f", "json").stdout)
+    assert environment["resource_registry"] == {} and environment["parameter_defaults"] == {}
+    assert yaml.safe_load(stoker("stack", "file", "list", "s").stdout) == {"nested.yaml": NESTED}
+
+
+def test_cli_failures_list_names_the_deepest_cause_by_its_path(stoker):
+    failed = stoker("stack", "create", "f", "-t", "t.yaml", "--parameter", "motd=hi", "--parameter", "fail=true", check=False)
+    assert failed.returncode == 1
+    report = stoker("stack", "failures", "list", "f").stdout
+    # The failed group and its failed member stand for the leaf inside them.
+    assert report.startswith("f.group.0.leaf:\n"), report
+    assert "  resource_type: OS::Heat::TestResource\n" in report and "  status: CREATE_FAILED\n" in report
+    assert "status_reason: |\n    " in report and "Test Resource failed leaf" in report
+    assert report.count(":\n  resource_type:") == 1
+    long = stoker("stack", "failures", "list", "f", "--long").stdout
+    assert "  events:\n" in long and "[leaf]: CREATE_FAILED" in long
+
+    # Nested stacks' events name their resource by its path from the stack.
+    nested = stoker("stack", "event", "list", "f", "--nested-depth", "2").stdout
+    assert "[group.0.leaf]: CREATE_FAILED" in nested
+
+
+def test_cli_stack_list_filters_sorts_and_pages(stoker):
+    for name in ("b", "a", "c"):
+        stoker("stack", "create", name, "-t", "t.yaml", "--parameter", "motd=hi")
+    stoker("stack", "create", "z", "-t", "t.yaml", "--parameter", "motd=hi", "--parameter", "fail=true", check=False)
+
+    def names(*args: str) -> list[str]:
+        return [row["Stack Name"] for row in json.loads(stoker("stack", "list", *args, "-f", "json").stdout)]
+
+    assert names("--sort", "stack_name") == ["a", "b", "c", "z"]
+    assert names("--sort", "stack_name:desc", "--limit", "2") == ["z", "c"]
+    ordered = json.loads(stoker("stack", "list", "--sort", "stack_name", "-f", "json").stdout)
+    assert names("--sort", "stack_name", "--marker", ordered[1]["ID"]) == ["c", "z"]
+    assert names("--filter", "status=FAILED") == ["z"]
+    assert sorted(names("--filter", "status=CREATE_COMPLETE")) == ["a", "b", "c"]
+    assert sorted(names("--filter", "name=a", "--filter", "name=c")) == ["a", "c"]
+    assert names("--filter", "name=a", "--filter", "status=FAILED") == []
+    bad = stoker("stack", "list", "--filter", "colour=red", check=False)
+    assert bad.returncode == 2 and "KEY one of id, name, status, action" in bad.stderr
+    bad = stoker("stack", "list", "--sort", "size", check=False)
+    assert bad.returncode == 2 and "--sort expects KEY[:asc|desc]" in bad.stderr
+
+
+WAITING = """\
+heat_template_version: 2021-04-16
+resources:
+  slow:
+    type: OS::Heat::TestResource
+    properties: {value: x, wait_secs: 10}
+"""
+
+HOOKED = """\
+heat_template_version: 2021-04-16
+resources:
+  first:
+    type: OS::Heat::TestResource
+    properties: {value: one}
+"""
+
+
+def test_cli_hook_poll_and_event_list_follow(stoker, tmp_path):
+    (tmp_path / "hooked.yaml").write_text(HOOKED)
+    (tmp_path / "hooks.yaml").write_text(textwrap.dedent("""\
+        resource_registry:
+          resources:
+            first: {hooks: pre-create}
+        """))
+    creator = subprocess.Popen([STOKER, "stack", "create", "h", "-t", "hooked.yaml", "-e", "hooks.yaml"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=stoker.env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            polled = json.loads(stoker("stack", "hook", "poll", "h", "-f", "json", check=False).stdout or "[]")
+            if polled:
+                break
+            assert time.monotonic() < deadline and creator.poll() is None, creator.communicate()
+            time.sleep(0.3)
+        [waiting] = polled
+        assert (waiting["Resource Name"], waiting["Resource Status"]) == ("first", "INIT_COMPLETE")
+        assert waiting["Resource Status Reason"] == "CREATE paused until Hook pre-create is cleared"
+        # Following from here: what happened so far, then each event as it comes.
+        follower = subprocess.Popen([STOKER, "stack", "event", "list", "h", "--follow"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=stoker.env, cwd=tmp_path)
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(iter(follower.stdout.readline, "")), daemon=True)
+        reader.start()
+        while not any("paused until Hook pre-create" in line for line in lines):
+            assert time.monotonic() < deadline and follower.poll() is None, follower.stderr.read()
+            time.sleep(0.2)
+        assert not any("[h]: CREATE_COMPLETE" in line for line in lines)
+        stoker("stack", "hook", "clear", "h", "first", "--pre-create")
+        assert creator.wait(timeout=60) == 0, creator.communicate()
+        assert json.loads(stoker("stack", "hook", "poll", "h", "-f", "json").stdout) == []
+    finally:
+        creator.kill()
+    # The follower printed the events so far (the hook's), then those that came after.
+    while not any("[h]: CREATE_COMPLETE" in line for line in lines):
+        assert time.monotonic() < deadline and follower.poll() is None, follower.stderr.read()
+        time.sleep(0.2)
+    follower.send_signal(signal.SIGINT)
+    assert follower.wait(timeout=30) == 0
+    reader.join(timeout=10)
+    assert "Traceback" not in follower.stderr.read()
+    assert any("[first]: INIT_COMPLETE  CREATE paused until Hook pre-create is cleared" in line for line in lines)
+
+
+def test_cli_reads_do_not_finish_an_interrupted_action(stoker, tmp_path):
+    (tmp_path / "waiting.yaml").write_text(WAITING)
+    creating = subprocess.Popen([STOKER, "stack", "create", "w", "-t", "waiting.yaml"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=stoker.env, cwd=tmp_path)
+    deadline = time.monotonic() + 60
+    while "CREATE_IN_PROGRESS" not in stoker("stack", "resource", "list", "w", "-f", "value", check=False).stdout:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    creating.send_signal(signal.SIGKILL)
+    creating.wait()
+
+    # The read shows the stack as it is (finishing the create first would show it done).
+    listed = stoker("stack", "list", "-f", "value", "-c", "Stack Status")
+    assert listed.stdout == "CREATE_IN_PROGRESS\n"
+    assert "NOTE: actions interrupted by an engine restart: w (CREATE_IN_PROGRESS)" in listed.stderr
+
+    # A command that changes stacks finishes the interrupted create first.
+    checked = stoker("stack", "check", "w", check=False)
+    assert "Resuming actions interrupted by an engine restart: w (CREATE_IN_PROGRESS)" in checked.stderr
+    assert stoker("stack", "show", "w", "-f", "value", "-c", "stack_status").stdout.strip() in ("CHECK_COMPLETE", "CREATE_COMPLETE")
+
+
+PLAN_BEFORE = """\
+heat_template_version: 2021-04-16
+parameters:
+  secret: {type: string, hidden: true}
+resources:
+  word: {type: OS::Heat::RandomString, properties: {length: 8}}
+  keep: {type: OS::Heat::Value, properties: {value: {get_param: secret}}}
+  copy: {type: OS::Heat::Value, properties: {value: {get_attr: [word, value]}}}
+  gone: {type: OS::Heat::None}
+"""
+
+
+def test_cli_update_dry_run_reads_like_a_plan(stoker, tmp_path):
+    (tmp_path / "before.yaml").write_text(PLAN_BEFORE)
+    (tmp_path / "after.yaml").write_text(PLAN_BEFORE.replace("length: 8", "length: 12").replace("  gone: {type: OS::Heat::None}\n", "  new: {type: OS::Heat::None}\n"))
+    stoker("stack", "create", "p", "-t", "before.yaml", "--parameter", "secret=Old-Secret-1")
+    plan = stoker("stack", "update", "p", "-t", "after.yaml", "--parameter", "secret=New-Secret-2", "--dry-run", "-f", "json").stdout
+    assert "Secret-1" not in plan and "Secret-2" not in plan
+    changes = json.loads(plan)["resource_changes"]
+    [word] = changes["replaced"]
+    assert word["resource_name"] == "word" and "length" in word["reason"]
+    assert word["property_changes"] == {"length": {"old": 8, "new": 12}}
+    updated = {c["resource_name"]: c["property_changes"] for c in changes["updated"]}
+    assert updated["keep"] == {"value": {"old": "******", "new": "******"}}
+    # The copy's new value is the new word's, which only the update will know.
+    assert updated["copy"]["value"]["known_after"] is True and updated["copy"]["value"]["new"] is None
+    assert [c["resource_name"] for c in changes["added"]] == ["new"]
+    assert [c["resource_name"] for c in changes["deleted"]] == ["gone"]
+
+    table = stoker("stack", "update", "p", "-t", "after.yaml", "--parameter", "secret=New-Secret-2", "--dry-run").stdout
+    assert "length: 8 -> 12" in table and "value: ****** -> ******" in table and "(known after the update)" in table
+    assert table.rstrip().splitlines()[-1] == "Plan: 1 to create, 2 to update in place, 1 to replace, 1 to delete"
+    assert "Secret" not in table
