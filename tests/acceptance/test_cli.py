@@ -259,7 +259,7 @@ def test_cli_nested_stacks_from_files_beside_the_template_and_environment(run, t
     assert log[0].endswith("[nest]: CREATE_IN_PROGRESS  Stack CREATE started")
     assert log[-1].endswith("[nest]: CREATE_COMPLETE  Stack CREATE completed successfully")
     # In each label's stack, named by its path from the top stack.
-    assert sorted(line.split(" [", 1)[1].split("]")[0] for line in log if "v]: CREATE_COMPLETE" in line) == ["many.0.v", "many.1.v", "one.v"]
+    assert sorted(line.split(" [", 1)[1].split("]")[0] for line in log if ".v]: CREATE_COMPLETE" in line) == ["many.0.v", "many.1.v", "one.v"]
     assert len(run("stack", "event", "list", "nest").stdout.splitlines()) < len(log)
     refused = run("stack", "delete", children[0]["ID"], "-y", check=False)
     assert refused.returncode != 0 and "is nested in stack nest" in refused.stderr

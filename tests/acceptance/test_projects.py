@@ -286,7 +286,11 @@ def test_projects_same_stack_name_in_two_projects(server):
     status, body = call(server, "proj-c", "POST", "/stacks/preview", {"stack_name": "twin", "template": INNER})
     assert status == 200, body
     heat_b.stacks.delete("twin")
+    # By its id a deleted stack is still found (Heat's identify_stack, show_deleted),
+    # by its owner only; by its name it is gone.
     wait_for(heat_b, second, lambda s: s == "DELETE_COMPLETE")
+    with pytest.raises(heat_exc.HTTPNotFound):
+        heat_a.stacks.get(second)
     with pytest.raises(heat_exc.HTTPNotFound):
         heat_b.stacks.get("twin")
     assert heat_a.stacks.get("twin").stack_status == "CREATE_COMPLETE"

@@ -22,6 +22,7 @@ from starlette.routing import Route
 from stoker.api import projects, schemas, views
 from stoker.api.call import Call, Reply, endpoint
 from stoker.api.errors import BadRequestError, NotFoundError
+from stoker.engine.errors import StackNotFoundError
 from stoker.engine.states import Action
 
 # Heat's stack list sort keys (API name -> record attribute).
@@ -157,7 +158,15 @@ def preview(call: Call) -> dict[str, Any]:
 def lookup(call: Call, subpath: str | None = None) -> Reply:
     """``/stacks/{name or id}[/subpath]``: 302 to the stack's canonical URL (any method:
     heatclient reissues the request there), keeping the query."""
-    stack = call.service.get_stack(call.path("stack_name"), projects.project(call))
+    name_or_id, caller = call.path("stack_name"), projects.project(call)
+    try:
+        stack = call.service.get_stack(name_or_id, caller)
+    except StackNotFoundError:
+        # Heat's identify_stack: an id finds a deleted stack too (show_deleted), so a
+        # client waiting by id for DELETE_COMPLETE sees it.
+        stack = call.service.store.get_stack(name_or_id)
+        if stack is None or stack.deleted_at is None or subpath or not caller.reaches(stack):
+            raise
     location = call.stack_url(stack, *([subpath] if subpath else []))
     if call.request.url.query:
         location += "?" + call.request.url.query

@@ -61,9 +61,19 @@ def _service(ctx: click.Context, recover: bool = True):
                 click.echo(f"NOTE: actions interrupted by an engine restart: {names}; the next stoker command that changes stacks finishes them", err=True)
                 return service
             click.echo(f"Resuming actions interrupted by an engine restart: {names}", err=True)
-            for stack in service.recover(listeners=[render.Progress()]):
+            recovered = obj["recovered"] = service.recover(listeners=[render.Progress()])
+            for stack in recovered:
                 click.echo(f"Stack {stack.name} {stack.state}: {stack.status_reason}", err=True)
     return obj["service"]
+
+
+def _finished_by_recovery(ctx: click.Context, name: str):
+    """The stack named ``name`` (or by id) whose interrupted delete this command's
+    recovery just finished, if any: deleting it again is then already done."""
+    for stack in ctx.find_root().obj.get("recovered") or ():
+        if name in (stack.name, stack.id) and stack.state == "DELETE_COMPLETE":
+            return stack
+    return None
 
 
 def _reader(ctx: click.Context):
@@ -338,7 +348,7 @@ def stack_delete(ctx, names, yes, wait):
         click.confirm(f"Are you sure you want to delete {', '.join(names)}?", abort=True)
     failed = []
     for name in names:
-        result = service.delete_stack(name, listeners=_progress(wait, "table"))
+        result = _finished_by_recovery(ctx, name) or service.delete_stack(name, listeners=_progress(wait, "table"))
         if result.status == "FAILED":
             failed.append(f"Stack {result.name} {result.state}: {result.status_reason}")
         else:
