@@ -73,6 +73,16 @@ def test_plugin_tests_directory_is_never_loaded(make_service, tmp_path):
     assert service.registry.problems == []
 
 
+def test_a_top_level_test_module_is_a_plugin_like_any_other(make_service, tmp_path):
+    """Only a ``tests`` directory is excluded (seed 001): ``test_greeting.py`` beside the
+    other plugins is loaded, its types registered."""
+    plugins = tmp_path / "plugins"
+    write(plugins, "test_greeting.py", GOOD)
+    service = make_service(plugin_dirs=[str(plugins)])
+    assert service.registry.problems == []
+    assert "Demo::Greeting" in service.registry.known_types()
+
+
 def test_broken_plugins_are_reported_and_skipped(make_service, tmp_path):
     plugins = tmp_path / "plugins"
     write(plugins, "greeting.py", GOOD)

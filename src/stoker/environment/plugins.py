@@ -26,7 +26,9 @@ def _module_files(directory: Path) -> list[Path]:
     found = []
     for path in sorted(directory.rglob("*.py")):
         relative = path.relative_to(directory)
-        if "tests" in relative.parts[:-1] or path.name.startswith("test_"):
+        # Only a ``tests`` directory is left out (the guide's words): a top-level
+        # ``test_*.py`` is a module like any other.
+        if "tests" in relative.parts[:-1]:
             continue
         if any(part.startswith(".") for part in relative.parts):
             continue
