@@ -153,7 +153,7 @@ class Service(StackReads):
     def __init__(self, settings: Settings | None = None, clock: Clock | None = None):
         self.settings = settings or Settings.from_env()
         evaluation_limits.configure(self.settings)
-        self.store = Store(self.settings.database_url, Sealer.for_database(self.settings.database_url, self.settings.encryption_keys))
+        self.store = Store(self.settings.database_url, Sealer.for_database(self.settings.database_url, self.settings.encryption_keys, self.settings.encrypt_parameters_and_properties))
         self.store.migrate()
         self.registry = build_registry(self.settings)
         self.engine = Engine(
@@ -166,6 +166,7 @@ class Service(StackReads):
                 max_nested_depth=self.settings.max_nested_depth,
                 max_resources_per_stack=self.settings.max_resources_per_stack,
                 public_url=self.settings.public_url,
+                lock_lease_s=self.settings.lock_lease_s,
             ),
             clock,
         )
@@ -173,11 +174,23 @@ class Service(StackReads):
         self.jobs: Any = None
         self._service_report: Any = None
         self._cloud_source = None
+        # Whom stack actions act for in the cloud (act_for_users): None, the settings' cloud.
+        self.delegation: Any = None
         if self.settings.os_cloud:
             from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 
             self._cloud_source = EnvironmentCloudSource({**os.environ, "OS_CLOUD": self.settings.os_cloud})
             set_cloud_source(self._cloud_source)
+
+    def act_for_users(self, delegation: Any) -> None:
+        """Keystone mode: each stack acts in the cloud for the user who made it, through
+        ``delegation`` (resources.openstack.trusts.Trusts), not with the settings' cloud."""
+        from stoker.resources.openstack.cloud import set_cloud_source
+
+        self.delegation = delegation
+        self._cloud_source = delegation.cloud_source()
+        set_cloud_source(self._cloud_source)
+        self.engine.stack_deleted.append(delegation.stack_deleted)
 
     def close(self) -> None:
         self.engine.close()
@@ -196,7 +209,16 @@ class Service(StackReads):
         from stoker.engine.services import ServiceReport
         from stoker.jobs import BackgroundJobs
 
-        self.jobs = BackgroundJobs(self.engine, self.store, loop)
+        if self.settings.job_queue == "procrastinate":
+            from stoker.workers import QueuedJobs, ensure_schema, make_app
+
+            app = make_app(self.settings.database_url)
+            ensure_schema(self.store)
+            self.jobs = QueuedJobs(self.engine, self.store, loop, app)
+        elif self.settings.job_queue == "local":
+            self.jobs = BackgroundJobs(self.engine, self.store, loop)
+        else:
+            raise ValidationError(f"Unknown job queue {self.settings.job_queue!r}", hint="choose local or procrastinate (STOKER_JOB_QUEUE, --job-queue)")
         # The engine serving the API is a Heat service (GET /services) while it serves.
         self._service_report = ServiceReport(self.store, self.engine.engine_id, self.settings.service_report_interval_s)
         self._service_report.start(loop)
@@ -335,7 +357,12 @@ class Service(StackReads):
 
     # -- actions --------------------------------------------------------------
 
-    def _run(self, job: Job, listeners: Sequence[Listener]) -> StackRecord:
+    def _run(self, job: Job, listeners: Sequence[Listener], queued_as: int | None = None) -> StackRecord:
+        """Run ``job``: to its end here (the CLI), or in the background of the server
+        (returning once it started); ``queued_as``: the job's id in the workers' queue,
+        when its enqueue committed with the stack it creates."""
+        if queued_as is not None:
+            return self.jobs.start(job, job_id=queued_as, since=0)
         if self.jobs is not None:
             return self.jobs.start(job)
         self.engine.listeners = list(listeners)
@@ -375,10 +402,11 @@ class Service(StackReads):
         self._check_limits(parsed)
         self._validate(parsed, environment, user, stack)
         stack.raw_template_id = self._store_template(parsed, dict(files or {}), environment)
-        self._insert_stack(stack)
+        job = Job(stack.id, Action.CREATE)
+        job_id = self._insert_stack(stack, delegated=True, job=job)
         if on_created is not None:
             on_created(stack)
-        return self._run(Job(stack.id, Action.CREATE), listeners)
+        return self._run(job, listeners, job_id)
 
     def update_stack(
         self,
@@ -585,6 +613,10 @@ class Service(StackReads):
         def abandon(current: StackRecord) -> dict[str, Any]:
             data = self.export_stack(current.id)
             self._forget(current)
+            if self.delegation is not None:
+                from stoker.resources.openstack.trusts import acting_user
+
+                self.delegation.forget(current, acting_user.get())
             return data
 
         return self._holding(stack, abandon)
@@ -635,12 +667,16 @@ class Service(StackReads):
         self._check_limits(parsed)
         self._validate(parsed, environment, user, stack)
         stack.raw_template_id = self.store.store_template(parsed.data, files, environment.to_dict())
-        self._insert_stack(stack)
-        return self._run(Job(stack.id, Action.ADOPT, adopt_data=dict(adopt_data)), listeners)
+        job = Job(stack.id, Action.ADOPT, adopt_data=dict(adopt_data))
+        return self._run(job, listeners, self._insert_stack(stack, delegated=True, job=job))
 
     def delete_stack(self, name_or_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
         stack = self.get_stack(name_or_id)
         self._check_top_level(stack)
+        if self.delegation is not None:
+            from stoker.resources.openstack.trusts import acting_user
+
+            self.delegation.deleting(stack.id, acting_user.get())
         return self._run(Job(stack.id, Action.DELETE), listeners)
 
     def _update_request(
@@ -806,14 +842,32 @@ class Service(StackReads):
 
         self._holding(stack, mark)
 
-    def _insert_stack(self, stack: StackRecord) -> None:
+    def _insert_stack(self, stack: StackRecord, delegated: bool = False, job: Job | None = None) -> int | None:
         """Store a new stack row; the database refuses a name a live stack of the project
-        has (two creates racing past the early check: one wins, the other gets 409)."""
+        has (two creates racing past the early check: one wins, the other gets 409).
+        A ``delegated`` stack, made by a user the service acts for (keystone mode), is
+        stored with the credential it acts with (a trust made now). With workers, the
+        stack's first ``job`` is enqueued in the same transaction: returns its id."""
+        enqueue = getattr(self.jobs, "enqueue_on", None)
+        also = (lambda connection: enqueue(connection, job)) if enqueue is not None and job is not None else None
+        credential, user = None, None
+        if delegated and self.delegation is not None:
+            from stoker.resources.openstack.trusts import acting_user
+
+            user = acting_user.get()
+            if user is not None:
+                credential = self.delegation.delegate(user)
         try:
-            self.store.create_stack(stack)
+            return self.store.create_stack(stack, credential=credential, also=also)
         except StackNameTakenError:
             self.store.prune_template(stack.raw_template_id)
+            if credential is not None:
+                self.delegation.discard(credential, user)
             raise StackExistsError(stack.name)
+        except BaseException:
+            if credential is not None:
+                self.delegation.discard(credential, user)
+            raise
 
     def _store_template(self, parsed: Template, files: dict[str, str], environment: Environment) -> int:
         body = environment.to_dict()

@@ -59,6 +59,10 @@ class Settings:
     # (STOKER_ENCRYPTION_KEY, comma-separated). Without any: a key file beside the SQLite
     # database, created on first need (store/sealing.py).
     encryption_keys: list[str] = field(default_factory=list)
+    # Heat's encrypt_parameters_and_properties, on by default: the stored parameters,
+    # environments, resource properties and attributes, snapshots and deployment inputs
+    # are sealed with those keys (STOKER_ENCRYPT_PARAMETERS_AND_PROPERTIES=false: not).
+    encrypt_parameters_and_properties: bool = True
     # Where agents (servers signalling a wait condition handle, cfn-signal, curl) reach
     # this server's API: the base of the signal URLs stoker hands out (STOKER_PUBLIC_URL).
     public_url: str = "http://127.0.0.1:8004"
@@ -77,6 +81,9 @@ class Settings:
     # Seconds between an API server's reports that its engine is alive (Heat's
     # periodic_interval): GET /services shows an engine down after two missed ones.
     service_report_interval_s: int = 60
+    # Seconds between the comments an idle event stream (GET .../events/stream) sends so
+    # that proxies keep it open (STOKER_EVENT_STREAM_HEARTBEAT_S).
+    event_stream_heartbeat_s: float = 15.0
     # Who may call ``stoker serve`` (STOKER_AUTH_MODE, ``--auth-mode``; docs/auth.md):
     # ``none`` (no authentication, loopback only), ``token`` (static tokens from
     # auth_tokens_file) or ``keystone`` (tokens validated by keystonemiddleware).
@@ -89,6 +96,19 @@ class Settings:
     # one by one (STOKER_KEYSTONE_<OPTION>, e.g. STOKER_KEYSTONE_AUTH_URL) override it.
     keystone_config_file: str | None = None
     keystone_authtoken: dict[str, str] = field(default_factory=dict)
+    # Where ``stoker serve`` runs stack actions (STOKER_JOB_QUEUE, ``--job-queue``):
+    # ``local``, as tasks on its own event loop; or ``procrastinate``, as jobs in the
+    # PostgreSQL store's procrastinate queue, run by ``stoker worker`` processes (and by
+    # the server itself with ``--with-worker``). The CLI's embedded mode ignores it.
+    job_queue: str = "local"
+    # ``stoker worker``: stack jobs one worker runs at once (STOKER_WORKER_CONCURRENCY),
+    # and how long SIGTERM waits for running actions before handing them back.
+    serve_with_worker: bool = False
+    # Seconds a stack's lock stays held without its holder's heartbeat (STOKER_LOCK_LEASE_S):
+    # how soon another worker resumes the action of one that died.
+    lock_lease_s: int = 30
+    worker_concurrency: int = 10
+    worker_shutdown_timeout_s: int = 30
     # An operator's oslo.policy file (YAML or JSON) overriding Heat's policy defaults
     # (STOKER_POLICY_FILE; Heat's [oslo_policy] policy_file).
     policy_file: str | None = None
@@ -111,6 +131,8 @@ class Settings:
             settings.encryption_keys = [k for k in env["STOKER_ENCRYPTION_KEY"].split(",") if k.strip()]
         if "STOKER_HIDDEN_STACK_TAGS" in env:
             settings.hidden_stack_tags = [t.strip() for t in env["STOKER_HIDDEN_STACK_TAGS"].split(",") if t.strip()]
+        if env.get("STOKER_JOB_QUEUE"):
+            settings.job_queue = env["STOKER_JOB_QUEUE"]
         if env.get("STOKER_AUTH_MODE"):
             settings.auth_mode = env["STOKER_AUTH_MODE"]
         if env.get("STOKER_AUTH_TOKENS_FILE"):
@@ -140,18 +162,29 @@ class Settings:
             ("yaql_workers", "STOKER_YAQL_WORKERS"),
             ("yaql_worker_memory_bytes", "STOKER_YAQL_WORKER_MEMORY_BYTES"),
             ("service_report_interval_s", "STOKER_SERVICE_REPORT_INTERVAL_S"),
+            ("worker_concurrency", "STOKER_WORKER_CONCURRENCY"),
+            ("lock_lease_s", "STOKER_LOCK_LEASE_S"),
+            ("worker_shutdown_timeout_s", "STOKER_WORKER_SHUTDOWN_TIMEOUT_S"),
         ):
             if env.get(variable):
                 try:
                     setattr(settings, name, int(env[variable]))
                 except ValueError:
                     raise ValueError(f"{variable} must be an integer, got {env[variable]!r}")
+        if env.get("STOKER_EVENT_STREAM_HEARTBEAT_S"):
+            try:
+                settings.event_stream_heartbeat_s = float(env["STOKER_EVENT_STREAM_HEARTBEAT_S"])
+            except ValueError:
+                raise ValueError(f"STOKER_EVENT_STREAM_HEARTBEAT_S must be a number of seconds, got {env['STOKER_EVENT_STREAM_HEARTBEAT_S']!r}")
         if env.get("STOKER_YAQL_TIME_LIMIT_S"):
             try:
                 settings.yaql_time_limit_s = float(env["STOKER_YAQL_TIME_LIMIT_S"])
             except ValueError:
                 raise ValueError(f"STOKER_YAQL_TIME_LIMIT_S must be a number of seconds, got {env['STOKER_YAQL_TIME_LIMIT_S']!r}")
-        for name, variable in (("enable_stack_abandon", "STOKER_ENABLE_STACK_ABANDON"), ("enable_stack_adopt", "STOKER_ENABLE_STACK_ADOPT"), ("allow_image_urls", "STOKER_ALLOW_IMAGE_URLS")):
+        for name, variable in (("enable_stack_abandon", "STOKER_ENABLE_STACK_ABANDON"), ("enable_stack_adopt", "STOKER_ENABLE_STACK_ADOPT"), ("allow_image_urls", "STOKER_ALLOW_IMAGE_URLS"),
+            ("encrypt_parameters_and_properties", "STOKER_ENCRYPT_PARAMETERS_AND_PROPERTIES"),
+            ("serve_with_worker", "STOKER_SERVE_WITH_WORKER"),
+        ):
             if env.get(variable):
                 setattr(settings, name, env[variable].lower() in ("1", "true", "yes", "on"))
         for key, value in overrides.items():

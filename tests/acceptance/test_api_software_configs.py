@@ -132,6 +132,32 @@ def test_software_config_list_refuses_bad_limit(server, query):
     assert status == 400 and "limit" in fault["error"]["message"]
 
 
+def test_software_config_list_refuses_a_global_tenant_that_is_not_a_boolean(server):
+    # Found by the schemathesis run (tests/acceptance/test_openapi.py): it was ignored.
+    status, fault = server.request("GET", "/software_configs?global_tenant=null")
+    assert status == 400 and "global_tenant" in fault["error"]["message"]
+    assert server.request("GET", "/software_configs?global_tenant=false")[0] == 200
+    # Heat's default policy denies every caller the list of every project's.
+    status, fault = server.request("GET", "/software_configs?global_tenant=true")
+    assert status == 403 and "software_configs:global_index" in fault["error"]["message"]
+
+
+def test_software_config_list_of_every_project_once_the_policy_allows_it(tmp_path):
+    policy = tmp_path / "policy.yaml"
+    policy.write_text('"software_configs:global_index": ""\n')
+    running = Server(f"sqlite:///{tmp_path / 'api.sqlite'}", tmp_path / "server.log", STOKER_POLICY_FILE=str(policy)).start()
+    try:
+        created = running.request("POST", "/software_configs", {"name": "of-demo", "config": "x"})[1]["software_config"]
+        other = running.endpoint.replace("/v1/demo", "/v1/other")
+        assert running.request("GET", "/software_configs")[1]["software_configs"][0]["id"] == created["id"]
+        running.endpoint = other
+        assert running.request("GET", "/software_configs")[1]["software_configs"] == []
+        status, body = running.request("GET", "/software_configs?global_tenant=true")
+        assert status == 200 and [config["id"] for config in body["software_configs"]] == [created["id"]]
+    finally:
+        assert "Traceback" not in running.stop()
+
+
 def test_software_configs_with_heatclient(heat):
     created = heat.software_configs.create(name="hc", group="puppet", config="class {}", inputs=[{"name": "mode"}], outputs=[{"name": "endpoint"}], options={})
     assert created.name == "hc"

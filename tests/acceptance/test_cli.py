@@ -1,9 +1,9 @@
-"""The ``stoker`` command as a user runs it: a real process, a real SQLite file."""
+"""The ``stoker`` command as a user runs it: a real process, on the embedded engine (a
+real SQLite file) and against a real ``stoker serve`` (``cli_backend``, conftest.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.acceptance.conftest import environment_of
+
 ROOT = Path(__file__).resolve().parents[2]
 STOKER = str(Path(sys.executable).with_name("stoker"))
 
 
 @pytest.fixture
-def run(tmp_path):
-    env = {**os.environ, "STOKER_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite'}", "COLUMNS": "200"}
-    env.pop("STOKER_DEBUG", None)
+def run(tmp_path, cli_backend):
+    env = environment_of(cli_backend, COLUMNS="200")
 
     def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
         result = subprocess.run([STOKER, *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, stdin=subprocess.DEVNULL)
@@ -27,6 +28,8 @@ def run(tmp_path):
             assert result.returncode == 0, result.stderr
         return result
 
+    invoke.mode = cli_backend["mode"]  # type: ignore[attr-defined]
+    invoke.env = env  # type: ignore[attr-defined]
     return invoke
 
 
@@ -261,6 +264,10 @@ def test_cli_nested_stacks_from_files_beside_the_template_and_environment(run, t
     # In each label's stack, named by its path from the top stack.
     assert sorted(line.split(" [", 1)[1].split("]")[0] for line in log if ".v]: CREATE_COMPLETE" in line) == ["many.0.v", "many.1.v", "one.v"]
     assert len(run("stack", "event", "list", "nest").stdout.splitlines()) < len(log)
+    # The stack's files: what the templates read, and the environment (as Heat keeps it).
+    files = json.loads(run("stack", "file", "list", "nest", "-f", "json").stdout)
+    assert set(files) == {"label.yaml", "suffix.txt", env}
+    assert files["suffix.txt"] == "x"
     refused = run("stack", "delete", children[0]["ID"], "-y", check=False)
     assert refused.returncode != 0 and "is nested in stack nest" in refused.stderr
 

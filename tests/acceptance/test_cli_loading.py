@@ -5,13 +5,13 @@ limits. And ``template validate`` refuses what a create would refuse (resource l
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.acceptance.conftest import environment_of
 from tests.support import measured
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
@@ -19,11 +19,12 @@ PEAK_RSS_LIMIT_BYTES = 300 * 1024 * 1024
 DEADLINE_S = 30
 
 
-def run_bounded(tmp_path: Path, *args: str, environment: dict[str, str] | None = None) -> tuple[int, str, int]:
-    """Run ``stoker args`` to its end or the deadline; (exit status, stderr, peak RSS in
-    bytes). Past the deadline the process is killed and the test fails."""
-    env = {**os.environ, "STOKER_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite'}", **(environment or {})}
-    env.pop("STOKER_DEBUG", None)
+def run_bounded(backend: dict[str, str], tmp_path: Path, *args: str, environment: dict[str, str] | None = None) -> tuple[int, str, int]:
+    """Run ``stoker args`` against ``backend`` (conftest.py: every test here runs on the
+    embedded engine and against a server, where the command refuses a hostile file
+    before it sends anything) to its end or the deadline; (exit status, stderr, peak RSS
+    in bytes). Past the deadline the process is killed and the test fails."""
+    env = environment_of(backend, **(environment or {}))
     status, stderr, peak = measured.run_measured([STOKER, *args], env=env, cwd=tmp_path, timeout_s=DEADLINE_S)
     if status == -9:
         pytest.fail(f"stoker {' '.join(args)} still running after {DEADLINE_S} s")
@@ -61,86 +62,89 @@ def assert_refused(result: tuple[int, str, int], expected: str) -> None:
 
 
 @pytest.mark.parametrize("command", [("template", "validate"), ("stack", "create", "bomb")])
-def test_cli_loading_billion_laughs_is_refused_fast(tmp_path, command):
+def test_cli_loading_billion_laughs_is_refused_fast(cli_backend, tmp_path, command):
     (tmp_path / "laughs.yaml").write_text(billion_laughs())
-    result = run_bounded(tmp_path, *command, "-t", str(tmp_path / "laughs.yaml"))
+    result = run_bounded(cli_backend, tmp_path, *command, "-t", str(tmp_path / "laughs.yaml"))
     assert_refused(result, "laughs.yaml:")
     assert "expands to more than" in result[1]
 
 
 @pytest.mark.parametrize("command", [("template", "validate"), ("stack", "create", "deep")])
-def test_cli_loading_deep_nesting_is_refused_with_its_place(tmp_path, command):
+def test_cli_loading_deep_nesting_is_refused_with_its_place(cli_backend, tmp_path, command):
     (tmp_path / "deep.yaml").write_text(deeply_nested())
-    result = run_bounded(tmp_path, *command, "-t", str(tmp_path / "deep.yaml"))
+    result = run_bounded(cli_backend, tmp_path, *command, "-t", str(tmp_path / "deep.yaml"))
     assert_refused(result, "deep.yaml:5:")
     assert "nested more than 200 levels deep" in result[1]
 
 
 @pytest.mark.parametrize("command", [("template", "validate"), ("stack", "create", "big")])
-def test_cli_loading_an_oversized_file_is_refused_before_it_is_read(tmp_path, command):
+def test_cli_loading_an_oversized_file_is_refused_before_it_is_read(cli_backend, tmp_path, command):
     write_big(tmp_path / "big.yaml")
     started = time.monotonic()
-    result = run_bounded(tmp_path, *command, "-t", str(tmp_path / "big.yaml"))
+    result = run_bounded(cli_backend, tmp_path, *command, "-t", str(tmp_path / "big.yaml"))
     assert_refused(result, "exceeds maximum allowed size (524288 bytes)")
     # Nothing of the 50 MB was read: the peak is that of a command that did nothing.
     assert result[2] < 120 * 1024 * 1024, f"peak RSS {result[2] / 2**20:.0f} MiB"
     assert time.monotonic() - started < 15
 
 
-def test_cli_loading_a_bomb_in_a_nested_template_is_refused(tmp_path):
+def test_cli_loading_a_bomb_in_a_nested_template_is_refused(cli_backend, tmp_path):
     (tmp_path / "laughs.yaml").write_text(billion_laughs())
     (tmp_path / "deep.yaml").write_text(deeply_nested())
     (tmp_path / "parent.yaml").write_text(
         "heat_template_version: 2021-04-16\nresources:\n  a: {type: laughs.yaml}\n  b: {type: deep.yaml}\n"
     )
-    status, stderr, peak = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "parent.yaml"))
+    status, stderr, peak = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "parent.yaml"))
     assert status == 1, stderr
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr
     assert peak < PEAK_RSS_LIMIT_BYTES
 
 
-def test_cli_loading_an_oversized_get_file_target_is_refused(tmp_path):
+def test_cli_loading_an_oversized_get_file_target_is_refused(cli_backend, tmp_path):
     write_big(tmp_path / "big.txt", 2 * 1024 * 1024)
     (tmp_path / "t.yaml").write_text(
         "heat_template_version: 2021-04-16\nresources:\n  r:\n    type: OS::Heat::Value\n    properties: {value: {get_file: big.txt}}\n"
     )
-    result = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "t.yaml"))
+    result = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "t.yaml"))
     assert_refused(result, "get_file big.txt: size (2097")
 
 
 THREE = "heat_template_version: 2021-04-16\nresources:\n  a: {type: OS::Heat::None}\n  b: {type: OS::Heat::None}\n  c: {type: OS::Heat::None}\n"
 
 
-def test_cli_template_validate_refuses_a_template_over_the_resource_limit(tmp_path):
+# Embedded only: the limit is the engine's setting (STOKER_MAX_RESOURCES_PER_STACK of the
+# process that validates), which a running server has already read at its start.
+@pytest.mark.parametrize("cli_backend", ["embedded"], indirect=True)
+def test_cli_template_validate_refuses_a_template_over_the_resource_limit(cli_backend, tmp_path):
     (tmp_path / "three.yaml").write_text(THREE)
     (tmp_path / "parent.yaml").write_text("heat_template_version: 2021-04-16\nresources:\n  child: {type: three.yaml}\n")
     limit = {"STOKER_MAX_RESOURCES_PER_STACK": "2"}
-    status, stderr, _ = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "three.yaml"), environment=limit)
+    status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "three.yaml"), environment=limit)
     assert status == 1, stderr
     assert stderr.strip() == (
         "ERROR: resources: The template has 3 resources; a stack may have at most 2 "
         "(raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack)"
     )
     # A nested stack over the limit would fail the create half-way: validate says so first.
-    status, stderr, _ = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "parent.yaml"), environment=limit)
+    status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "parent.yaml"), environment=limit)
     assert status == 1, stderr
     assert stderr.startswith("ERROR: resources.child.resources: The template has 3 resources"), stderr
-    status, stderr, _ = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "three.yaml"), environment={"STOKER_MAX_RESOURCES_PER_STACK": "3"})
+    status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "three.yaml"), environment={"STOKER_MAX_RESOURCES_PER_STACK": "3"})
     assert status == 0, stderr
     # A group validates one member, but its nested stack will have ``count``.
     (tmp_path / "group.yaml").write_text(
         "heat_template_version: 2021-04-16\nresources:\n  group:\n    type: OS::Heat::ResourceGroup\n"
         "    properties: {count: 3, resource_def: {type: OS::Heat::None}}\n"
     )
-    status, stderr, _ = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "group.yaml"), environment=limit)
+    status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "group.yaml"), environment=limit)
     assert status == 1, stderr
     assert stderr.startswith("ERROR: resources.group.resources: The nested stack would have 3 resources"), stderr
-    status, stderr, _ = run_bounded(tmp_path, "template", "validate", "-t", str(tmp_path / "group.yaml"), environment={"STOKER_MAX_RESOURCES_PER_STACK": "3"})
+    status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "group.yaml"), environment={"STOKER_MAX_RESOURCES_PER_STACK": "3"})
     assert status == 0, stderr
 
 
-def test_cli_loading_adopt_data_nested_too_deeply_is_refused(tmp_path):
+def test_cli_loading_adopt_data_nested_too_deeply_is_refused(cli_backend, tmp_path):
     (tmp_path / "adopt.json").write_text('{"template": ' + "[" * 100_000 + "]" * 100_000 + "}")
-    result = run_bounded(tmp_path, "stack", "adopt", "x", "--adopt-file", str(tmp_path / "adopt.json"), environment={"STOKER_ENABLE_STACK_ADOPT": "true"})
+    result = run_bounded(cli_backend, tmp_path, "stack", "adopt", "x", "--adopt-file", str(tmp_path / "adopt.json"), environment={"STOKER_ENABLE_STACK_ADOPT": "true"})
     assert_refused(result, "adopt.json:1:")
     assert "nested more than" in result[1]

@@ -241,3 +241,102 @@ def test_keystone_auth_openstack_command_with_password_authentication(deployment
     environment.update(OS_USERNAME=member.name)
     deleted = openstack("stack", "delete", "from-osc", "--yes", "--wait")
     assert deleted.returncode == 0, deleted.stderr
+
+
+NET = """
+heat_template_version: 2021-04-16
+parameters:
+  net_name: {type: string}
+resources:
+  net:
+    type: OS::Neutron::Net
+    properties: {name: {get_param: net_name}}
+outputs:
+  net_id: {value: {get_resource: net}}
+"""
+
+
+def _wait(deployment: Deployment, user: User, token: str, path: str, timeout: float = 120) -> dict:
+    """The stack once its action has ended (or the 404 of a deleted one, as {})."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, body, _ = call(deployment, "GET", path, token, project_id=user.project_id)
+        if status == 404:
+            return {}
+        assert status == 200, body
+        if not body["stack"]["stack_status"].endswith("IN_PROGRESS"):
+            return body["stack"]
+        assert time.monotonic() < deadline, body
+        time.sleep(0.5)
+
+
+def stokers_trusts(deployment: Deployment, trustor: User) -> list[dict]:
+    """The trustor's trusts but the one another test makes for user b-member."""
+    trusts = deployment.keystone.call("GET", f"/OS-TRUST/trusts?trustor_user_id={trustor.id}")["trusts"]
+    return [trust for trust in trusts if trust["trustee_user_id"] != deployment.users["b-member"].id]
+
+
+def _stored_credentials(deployment: Deployment) -> list[str]:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(deployment.server.database_url)
+    try:
+        with engine.connect() as connection:
+            return [str(row[0]) for row in connection.execute(sa.text("SELECT credential FROM stack_credentials"))]
+    finally:
+        engine.dispose()
+
+
+def test_keystone_mode_acts_for_the_user_through_a_trust_after_the_token_is_gone(deployment, openstack_cloud):
+    """A member's stack creates its network as that member, in their project. Then the
+    token it was created with is revoked and the server restarts: an update and a
+    delete asked later (with a new token) still act for the user, through the Keystone
+    trust stoker made at create (stored sealed, never shown). The delete really deletes
+    the network, and the trust and its stored credential go with the stack."""
+    member = deployment.users["a-member"]
+    url = deployment.keystone.url
+    first, _ = _token(url, member.name, PASSWORD, member.project)
+    name = f"acting-{secrets.token_hex(3)}"
+    status, body, _ = call(deployment, "POST", "/stacks", first, {"stack_name": name, "template": NET, "parameters": {"net_name": f"{name}-net"}}, project_id=member.project_id)
+    assert status == 201, body
+    path = f"/stacks/{name}/{body['stack']['id']}"
+    stack = _wait(deployment, member, first, path)
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    net_id = {o["output_key"]: o["output_value"] for o in stack["outputs"]}["net_id"]
+    admin = openstack_cloud.connect("admin")
+    net = admin.network.get_network(net_id)
+    assert (net.name, net.project_id) == (f"{name}-net", member.project_id)
+
+    trusts = stokers_trusts(deployment, member)
+    assert len(trusts) == 1, trusts
+    trust = trusts[0]
+    assert (trust["project_id"], trust["impersonation"], trust["expires_at"]) == (member.project_id, True, None)
+    # The trust's id is stored sealed, and no response shows it.
+    stored = _stored_credentials(deployment)
+    assert len(stored) == 1 and "$sealed" in stored[0] and trust["id"] not in stored[0]
+    shown = json.dumps([call(deployment, "GET", f"{path}{sub}", first, project_id=member.project_id)[1] for sub in ("", "/environment", "/resources", "/events")])
+    assert trust["id"] not in shown
+
+    # The user's token is gone, and the server restarts (no memory of anything).
+    answer = identity.request("DELETE", f"{url}/auth/tokens", token=deployment.keystone.token, headers={"X-Subject-Token": first})
+    assert answer.status == 204, answer
+    deployment.server.stop()
+    deployment.server.start()
+
+    later, _ = _token(url, member.name, PASSWORD, member.project)
+    status, body, _ = call(deployment, "PATCH", path, later, {"parameters": {"net_name": f"{name}-renamed"}}, project_id=member.project_id)
+    assert status == 202, body
+    # The update's own token goes too, at once: the action acts through the trust.
+    answer = identity.request("DELETE", f"{url}/auth/tokens", token=deployment.keystone.token, headers={"X-Subject-Token": later})
+    assert answer.status == 204, answer
+    later, _ = _token(url, member.name, PASSWORD, member.project)
+    stack = _wait(deployment, member, later, path)
+    assert stack["stack_status"] == "UPDATE_COMPLETE", stack["stack_status_reason"]
+    assert admin.network.get_network(net_id).name == f"{name}-renamed"
+
+    status, body, _ = call(deployment, "DELETE", path, later, project_id=member.project_id)
+    assert status == 204, body
+    assert _wait(deployment, member, later, path).get("stack_status", "DELETE_COMPLETE") == "DELETE_COMPLETE"
+    assert admin.network.find_network(net_id) is None
+    assert stokers_trusts(deployment, member) == []
+    assert _stored_credentials(deployment) == []

@@ -1,8 +1,11 @@
-"""Secret resource data (``data_set(..., redact=True)``) is encrypted at rest: the database
-holds a Fernet token, the plugin and the user read the value."""
+"""Secrets at rest: secret resource data (``data_set(..., redact=True)``) and, with Heat's
+``encrypt_parameters_and_properties`` (on by default), hidden parameter values and
+everything made from them are encrypted in the database: it holds Fernet tokens, the
+plugin and the user read the values, and a copy of the database file reveals none."""
 
 from __future__ import annotations
 
+import json
 import stat
 import threading
 from pathlib import Path
@@ -30,14 +33,18 @@ outputs:
 """
 
 
-def stored_data(url: str, name: str) -> dict:
+def stored_data(url: str, name: str, sealer: Sealer) -> dict:
+    """The resource's data as stored, the sealed column opened (its redacted values
+    still sealed one by one)."""
     engine = sa.create_engine(url)
     try:
         with engine.connect() as connection:
-            row = connection.execute(sa.select(tables.resources.c.data).where(tables.resources.c.name == name)).one()
+            text = connection.execute(sa.text("SELECT data FROM resources WHERE name = :name"), {"name": name}).scalar_one()
     finally:
         engine.dispose()
-    return row.data
+    stored = text if isinstance(text, dict) else json.loads(text)
+    assert set(stored) == {SEALED}
+    return sealer.open_value(stored, "resource data")
 
 
 def outputs(service, stack: str) -> dict:
@@ -52,7 +59,7 @@ def test_the_database_holds_a_token_and_the_stack_reads_the_value(make_service, 
     password = values["password"]
     assert len(password) == 24 and values["held"] == password
 
-    data = stored_data(database_url, "password")
+    data = stored_data(database_url, "password", Sealer([key]))
     assert password not in repr(data)
     assert Fernet(key.encode()).decrypt(data["value"][SEALED].encode()) == f'"{password}"'.encode()
     # another engine with the key reads it, and an update keeps it sealed
@@ -60,7 +67,7 @@ def test_the_database_holds_a_token_and_the_stack_reads_the_value(make_service, 
     again = make_service(database_url, encryption_keys=[key])
     assert outputs(again, "s")["password"] == password
     assert again.update_stack("s", template(BODY.replace("outputs:", "  extra: {type: OS::Heat::None}\noutputs:"))).state == "UPDATE_COMPLETE"
-    assert stored_data(database_url, "password")["value"][SEALED]
+    assert stored_data(database_url, "password", Sealer([key]))["value"][SEALED]
     assert outputs(again, "s")["password"] == password
 
 
@@ -70,14 +77,102 @@ def test_without_a_key_a_key_file_is_made_beside_the_sqlite_database(make_servic
     key_file = tmp_path / "encryption.key"
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
     key = key_file.read_text().strip()
-    token = stored_data(sqlite_url, "password")["value"][SEALED]
+    token = stored_data(sqlite_url, "password", Sealer(key_file=key_file))["value"][SEALED]
     assert Fernet(key.encode()).decrypt(token.encode()).decode().strip('"') == outputs(service, "s")["password"]
 
 
-def test_a_stack_without_secrets_never_needs_the_key(make_service, sqlite_url, tmp_path):
-    service = make_service(sqlite_url)
+def test_without_sealed_columns_a_stack_without_secrets_never_needs_the_key(make_service, sqlite_url, tmp_path):
+    service = make_service(sqlite_url, encrypt_parameters_and_properties=False)
     service.create_stack("plain", template("heat_template_version: 2021-04-16\nresources:\n  r: {type: OS::Heat::TestResource}\n"))
     assert not (tmp_path / "encryption.key").exists()
+    assert stored_columns(sqlite_url, tables.stacks.c.parameters) == [{}]
+
+
+HIDDEN = """
+heat_template_version: 2021-04-16
+parameters:
+  db_password: {type: string, hidden: true}
+  size: {type: number, default: 3}
+resources:
+  holder:
+    type: OS::Heat::TestResource
+    properties: {value: {list_join: ["-", ["user", {get_param: db_password}]]}}
+  echo:
+    type: OS::Heat::Value
+    properties: {value: {get_param: db_password}}
+outputs:
+  held: {value: {get_attr: [holder, output]}}
+"""
+PASSWORD = "s3cret-Pa55word-of-a-user"
+
+
+def stored_columns(url: str, column: sa.Column) -> list:
+    """The column's values as the database holds them (JSON, not opened)."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text(f"SELECT {column.name} FROM {column.table.name}"))
+            return [value if isinstance(value, dict) else json.loads(value) for (value,) in rows]
+    finally:
+        engine.dispose()
+
+
+def every_stored_text(url: str) -> str:
+    """Every row of every table as the database returns it, without stoker's types."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return "\n".join(
+                repr(row) for table in tables.metadata.sorted_tables for row in connection.execute(sa.text(f'SELECT * FROM "{table.name}"'))
+            )
+    finally:
+        engine.dispose()
+
+
+def test_hidden_parameters_and_what_is_made_of_them_are_sealed_at_rest(make_service, database_url, tmp_path):
+    key = Fernet.generate_key().decode()
+    service = make_service(database_url, encryption_keys=[key])
+    environment = tmp_path / "env.yaml"
+    environment.write_text(f"parameter_defaults:\n  db_password: {PASSWORD}\n")
+    from stoker.service import Source
+
+    stack = service.create_stack("s", template(HIDDEN), environments=[Source(environment.read_text(), str(environment))])
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    assert {o["output_key"]: o["output_value"] for o in service.outputs("s")}["held"] == f"user-{PASSWORD}"
+    snapshot = service.create_snapshot("s", "before")
+    assert snapshot.status == "COMPLETE"
+    assert service.update_stack("s", template(HIDDEN), parameters={"db_password": PASSWORD + "2"}, existing=True).state == "UPDATE_COMPLETE"
+
+    # The engine reads the values back (a restore, a rollback's old parameters)...
+    assert service.restore_snapshot("s", snapshot.id).state == "RESTORE_COMPLETE"
+    assert service.stack_parameters(service.get_stack("s"))["db_password"] == "******"
+    assert service.export_stack("s")["environment"]["parameter_defaults"]["db_password"] == PASSWORD
+    # ...and no row of any table holds them: the columns carry Fernet tokens.
+    stored = every_stored_text(database_url)
+    assert PASSWORD not in stored
+    assert "s3cret" not in stored
+    assert all(set(value) == {SEALED} for value in stored_columns(database_url, tables.stacks.c.parameters))
+    environments = [Fernet(key.encode()).decrypt(value[SEALED].encode()).decode() for value in stored_columns(database_url, tables.raw_templates.c.environment)]
+    assert any(PASSWORD in text for text in environments)
+    if database_url.startswith("sqlite"):
+        # A copy of the file (and its write-ahead log) holds no trace of them either.
+        path = Path(database_url.split(":///", 1)[1])
+        for copy in (path, path.with_name(path.name + "-wal")):
+            if copy.exists():
+                assert PASSWORD.encode() not in copy.read_bytes()
+
+
+def test_a_database_written_without_sealing_is_read_and_sealed_at_the_next_write(make_service, sqlite_url):
+    plain = make_service(sqlite_url, encrypt_parameters_and_properties=False)
+    plain.create_stack("s", template(HIDDEN), parameters={"db_password": PASSWORD})
+    assert PASSWORD in every_stored_text(sqlite_url)
+    plain.close()
+
+    sealing = make_service(sqlite_url)
+    assert {o["output_key"]: o["output_value"] for o in sealing.outputs("s")}["held"] == f"user-{PASSWORD}"
+    assert sealing.update_stack("s", template(HIDDEN), parameters={"db_password": "another-secret-value"}, existing=True).state == "UPDATE_COMPLETE"
+    assert "another-secret-value" not in every_stored_text(sqlite_url)
+    assert all(set(value) == {SEALED} for value in stored_columns(sqlite_url, tables.stacks.c.parameters))
 
 
 def test_the_wrong_key_is_a_clear_error_and_loses_nothing(make_service, sqlite_url):
@@ -97,11 +192,9 @@ def test_the_wrong_key_is_a_clear_error_and_loses_nothing(make_service, sqlite_u
     assert rotated.export_stack("s")["resources"]["password"]["resource_data"] == {"value": password}
 
 
-def test_a_key_that_is_no_fernet_key_says_how_to_make_one(make_service, sqlite_url):
-    service = make_service(sqlite_url, encryption_keys=["not-a-key"])
-    stack = service.create_stack("s", template(BODY))
-    assert stack.state == "CREATE_FAILED"
-    assert "must hold Fernet keys" in stack.status_reason and "Fernet.generate_key()" in stack.status_reason
+def test_a_key_that_is_no_fernet_key_stops_the_engine_and_says_how_to_make_one(make_service, sqlite_url):
+    with pytest.raises(SealingError, match=r"must hold Fernet keys.*Fernet\.generate_key\(\)"):
+        make_service(sqlite_url, encryption_keys=["not-a-key"])
 
 
 def test_export_and_adopt_carry_the_plain_value(make_service):

@@ -29,13 +29,14 @@ from stoker.api import (
     capabilities,
     catalog,
     errors,
+    openapi,
     policy,
     resources,
     software_configs,
     software_deployments,
     stacks,
 )
-from stoker.api.auth import authenticator_for, check_listening
+from stoker.api.auth import KeystoneTokens, authenticator_for, check_listening
 from stoker.api.call import ACCESS_ATTRIBUTE, MAX_JSON_BODY_BYTES
 from stoker.service import Service
 from stoker.settings import Settings
@@ -51,18 +52,34 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         current = app.state.service = service or await run_in_threadpool(Service, settings)
+        authenticator = app.state.authenticator
+        if isinstance(authenticator, KeystoneTokens) and current.delegation is None:
+            # Stacks act in the cloud for the users who make them (trusts), never with
+            # the server's own cloud settings.
+            from stoker.resources.openstack.trusts import Trustee, Trusts
+
+            trustee = Trustee(authenticator.conf, authenticator.GROUP, settings.region_name)
+            current.act_for_users(Trusts(trustee, current.store, remote_jobs=settings.job_queue == "procrastinate"))
         current.serve_on(asyncio.get_running_loop())
+        embedded_worker = None
+        if settings.job_queue == "procrastinate" and settings.serve_with_worker:
+            from stoker.workers import StackWorker
+
+            embedded_worker = asyncio.create_task(StackWorker(current).run(install_signal_handlers=False))
         recovering = await run_in_threadpool(current.recover_nowait)
         if recovering:
             LOG.warning("resuming actions interrupted by an engine restart: %s", ", ".join(f"{s.name} ({s.state})" for s in recovering))
         try:
             yield
         finally:
+            if embedded_worker is not None:
+                embedded_worker.cancel()
+                await asyncio.gather(embedded_worker, return_exceptions=True)
             await current.stop_jobs()
             if owned:
                 current.close()
 
-    routes = [*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes, *capabilities.routes]
+    routes = [*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes, *capabilities.routes, *openapi.routes]
     policy.bind(routes, ACCESS_ATTRIBUTE)
     app = Starlette(routes=routes, exception_handlers={HTTPException: errors.http_exception}, lifespan=lifespan)
     app.state.policy = policy.Policy(settings.policy_file)

@@ -45,6 +45,7 @@ from stoker.api.errors import (
     escaped,
     fault,
 )
+from stoker.resources.openstack.trusts import User, acting_user
 from stoker.service import Service
 from stoker.store import StackRecord
 from stoker.template.loader import DEFAULT_MAX_DEPTH
@@ -288,6 +289,10 @@ def endpoint(handler: Callable[[Call], Any]) -> Callable[[Request], Awaitable[Re
         # hold the event loop, and the jobs on it, for as long.
         body = _body(raw)
         _authorise(request, context, rule, body)
+        if context.auth_mode == "keystone" and context.token and context.user_id:
+            # Who the service acts for (a new stack's trust; validation's cloud calls),
+            # in this thread's copy of the request's context only.
+            acting_user.set(User(context.token, context.tenant_id, context.user_id, context.roles))
         return handler(Call(request, request.app.state.service, context, body))
 
     async def run(request: Request) -> Response:

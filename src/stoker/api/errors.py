@@ -94,6 +94,7 @@ _TITLES = {
     409: ("Conflict", "There was a conflict when trying to complete your request."),
     413: ("Request Entity Too Large", "The body of your request was too large for this server."),
     500: ("Internal Server Error", "The server has either erred or is incapable of performing the requested operation."),
+    503: ("Service Unavailable", "The server is currently unavailable. Please try again at a later time."),
 }
 
 # stoker's exception -> (HTTP status, Heat's exception name); the first match in order

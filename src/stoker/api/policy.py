@@ -143,8 +143,9 @@ ANY = ("GET", "POST", "PUT", "PATCH", "DELETE")
 # The body key of POST .../actions names its rule (Heat's ActionController).
 ACTIONS = "actions:*"
 
-# Routes a caller reaches with no token: the version document (not an ``endpoint``)
-# and the capability URLs, whose secret is checked by the service.
+# Routes a caller reaches with no token: the version document and the OpenAPI document
+# (``api.openapi``; neither is an ``endpoint``, so neither needs an entry here) and the
+# capability URLs, whose secret is checked by the service.
 PUBLIC = {
     ("PUT", "/v1/waitcondition/{credential_id}"),
     ("POST", "/v1/waitcondition/{credential_id}"),
@@ -190,6 +191,9 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", STACK + "/resources/{resource_name}/metadata"): "resource:metadata",
     SIGNAL: SIGNAL_RULE,
     ("GET", STACK + "/events"): "events:index",
+    # stoker's own: the events as they are recorded (server-sent events), a list's rule.
+    ("GET", STACK + "/events/stream"): "events:index",
+    ("GET", STACKS + "/{stack_name}/events/stream"): "stacks:lookup",
     ("GET", STACK + "/events/{event_id}"): "events:show",
     ("GET", STACK + "/resources/{resource_name}/events"): "events:index",
     ("GET", STACK + "/resources/{resource_name}/events/{event_id}"): "events:show",

@@ -11,7 +11,7 @@ from typing import Any
 
 from starlette.routing import Route
 
-from stoker.api import projects, views
+from stoker.api import event_stream, projects, views
 from stoker.api.call import Call, endpoint, parse_bool
 from stoker.api.errors import BadRequestError, NotFoundError
 from stoker.store import StackRecord
@@ -212,6 +212,8 @@ routes = [
     Route("/v1/waitcondition/{credential_id}", endpoint(waitcondition_signal), methods=["PUT", "POST"]),
     Route("/v1/server_metadata/{credential_id}", endpoint(server_metadata), methods=["GET"]),
     Route(STACK + "/events", endpoint(event_list), methods=["GET"]),
+    # stoker's own (docs/api.md): before /events/{event_id}, which would take "stream".
+    Route(STACK + "/events/stream", endpoint(event_stream.event_stream), methods=["GET"]),
     # Not in Heat's API (whose event show names the resource), but handy: an event by id.
     Route(STACK + "/events/{event_id}", endpoint(event_show), methods=["GET"]),
     Route(STACK + "/resources/{resource_name}/events", endpoint(event_list), methods=["GET"]),

@@ -110,7 +110,7 @@ def instantiation(body: Any, patch: bool = False, need_template: bool = True) ->
             raise BadRequestError(f"files.{name} must be text (the file's content), not {type(text).__name__}")
     template = None
     if "template" in body and body["template"] is not None:
-        template = _source(body["template"], "template", "Template")
+        template = _source(body["template"], _template_name(body), "Template")
     elif body.get("template_url"):
         raise BadRequestError(
             f"template_url is not supported ({body['template_url']}): this server never fetches URLs; "
@@ -144,6 +144,18 @@ def instantiation(body: Any, patch: bool = False, need_template: bool = True) ->
         clear_parameters=clear,
         adopt_data=_adopt_data(body.get("adopt_stack_data")),
     )
+
+
+def _template_name(body: Mapping[str, Any]) -> str:
+    """stoker's ``template_name``: the name the client read the template by (its path),
+    so that the problems of a template sent as text are placed as ``name:line:col``, as
+    the ``stoker`` command places them on its own. Only messages use it."""
+    name = body.get("template_name")
+    if name is None:
+        return "template"
+    if not isinstance(name, str) or not name or len(name) > 4096:
+        raise BadRequestError("'template_name' must be the template's file name (text, at most 4096 characters)")
+    return name
 
 
 def template_of(data: Instantiation) -> Source:

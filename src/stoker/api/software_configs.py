@@ -24,9 +24,9 @@ from stoker.api.errors import BadRequestError
 from stoker.engine.software_configs import MAX_NAME_LENGTH, StoredSoftwareConfigs
 
 
-def _configs(call: Call) -> StoredSoftwareConfigs:
+def _configs(call: Call, every_project: bool = False) -> StoredSoftwareConfigs:
     caller = projects.project(call)  # only the caller's project's are found
-    return StoredSoftwareConfigs(call.service.store, tenant=caller.id, admin=caller.admin)
+    return StoredSoftwareConfigs(call.service.store, tenant=caller.id, admin=caller.admin or every_project)
 
 
 def _text_field(body: Mapping[str, Any], key: str) -> str | None:
@@ -58,10 +58,13 @@ def refuse_nul(body: Any, what: str = "The software config") -> None:
 
 def index(call: Call) -> dict[str, Any]:
     """``GET /software_configs``: summaries, newest first; ``limit`` and ``marker`` (a
-    config id; an unknown one is ignored, as Heat ignores it)."""
+    config id; an unknown one is ignored, as Heat ignores it). ``global_tenant``: every
+    project's (Heat's global_index), once ``software_configs:global_index`` let the
+    caller through (``api.call``; it denies everybody by default)."""
+    every_project = call.bool_param("global_tenant")  # not a boolean: 400, as Heat
     limit = call.int_param("limit")
     marker = call.params.get("marker") or None
-    return {"software_configs": _configs(call).list(limit=limit, marker=marker)}
+    return {"software_configs": _configs(call, every_project).list(limit=limit, marker=marker)}
 
 
 def create(call: Call) -> dict[str, Any]:

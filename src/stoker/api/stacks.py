@@ -167,7 +167,7 @@ def lookup(call: Call, subpath: str | None = None) -> Reply:
         stack = call.service.store.get_stack(name_or_id)
         if stack is None or stack.deleted_at is None or subpath or not caller.reaches(stack):
             raise
-    location = call.stack_url(stack, *([subpath] if subpath else []))
+    location = call.stack_url(stack, *(subpath.split("/") if subpath else []))
     if call.request.url.query:
         location += "?" + call.request.url.query
     return Reply(302, {"location": location}, {"Location": location})
@@ -350,6 +350,7 @@ routes = [
         for sub, methods in [
             ("resources", ["GET", "POST"]),
             ("events", ["GET", "POST"]),
+            ("events/stream", ["GET"]),
             ("template", ["GET", "POST"]),
             ("actions", ["GET", "POST"]),
             ("environment", ["GET"]),

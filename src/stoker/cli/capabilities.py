@@ -83,11 +83,11 @@ def capabilities_find(ctx, recursive, requirements, fmt, paths):
     stoker capabilities find -r -c resource_type=OS::TripleO::Controller .
     puppet/controller.yaml
     docker/controller.yaml"""
-    from stoker.environment.capabilities import find
-
     wanted = [_requirement(text) for text in requirements]
-    files, problems = _read_all(_paths(paths, recursive), _reader(ctx).limits().max_bytes)
-    matched, skipped = find(files, wanted)
+    backend = _reader(ctx)
+    files, problems = _read_all(_paths(paths, recursive), backend.limits().max_bytes)
+    found = backend.find_capabilities(files, wanted)
+    matched, skipped = found["templates"], found.get("skipped") or []
     for problem in problems:
         click.echo(f"WARNING: skipped {problem}", err=True)
     for entry in skipped:
@@ -110,18 +110,16 @@ def template_capabilities(ctx, templates, environments, fmt):
     may implement it ({"OS::TripleO::Controller": ["puppet/controller.yaml", ...]});
     with environments, their requires and how each of their lists resolves."""
     from stoker.cli.files import files_for
-    from stoker.environment.capabilities import describe_templates
 
-    service = _reader(ctx)
-    files, problems = _read_all([Path(path) for path in templates], service.limits().max_bytes)
+    backend = _reader(ctx)
+    files, problems = _read_all([Path(path) for path in templates], backend.limits().max_bytes)
     for problem in problems:
         raise click.UsageError(problem)
     sources = [_source(path) for path in environments]
     # The candidates the environments name, relative to each environment's directory.
-    for name, text in files_for(None, sources, service.limits()).items():
+    for name, text in files_for(None, sources, backend.limits()).items():
         files.setdefault(name, text)
-    environment = service.parse_environments(sources, None, files) if sources else None
-    result = describe_templates(files, [_name(Path(path)) for path in templates], environment)
+    result = backend.template_capabilities(files, [_name(Path(path)) for path in templates], sources)
     for entry in result.get("skipped", []):
         click.echo(f"WARNING: skipped {entry['template']}: {entry['reason']}", err=True)
     if fmt == "yaml":

@@ -9,7 +9,7 @@ import json
 import click
 
 from stoker.cli import render
-from stoker.cli.main import FORMAT, _files_for, _parameters, _reader, _source, _template, main
+from stoker.cli.main import FORMAT, _parameters, _reader, _request, main
 from stoker.sdk.exceptions import StokerError
 
 
@@ -25,11 +25,10 @@ def template_version() -> None:
 
 @template_version.command("list")
 @FORMAT
-def template_version_list(fmt):
+@click.pass_context
+def template_version_list(ctx, fmt):
     """List the template versions (with their type and aliases)."""
-    from stoker.template.versions import template_versions
-
-    render.print_list(template_versions(), fmt)
+    render.print_list(_reader(ctx).template_versions(), fmt)
 
 
 @template.group("function")
@@ -41,17 +40,15 @@ def template_function() -> None:
 @click.argument("version")
 @click.option("--with_conditions", "--with-conditions", "with_conditions", is_flag=True, help="Also list the condition functions.")
 @FORMAT
-def template_function_list(version, with_conditions, fmt):
+@click.pass_context
+def template_function_list(ctx, version, with_conditions, fmt):
     """List the functions a template version offers.
 
     VERSION is a name from 'stoker template version list'
     (heat_template_version.2021-04-16, AWSTemplateFormatVersion.2010-09-09, ...), or a
     HOT date or alias (2021-04-16, wallaby)."""
-    from stoker.template.versions import template_functions
-
-    try:
-        functions = template_functions(version, with_condition_functions=with_conditions)
-    except KeyError:
+    functions = _reader(ctx).template_functions(version, with_conditions)
+    if functions is None:
         raise StokerError(f"Template version {version} is not supported", hint="see 'stoker template version list'")
     render.print_list(functions, fmt)
 
@@ -65,15 +62,12 @@ def template_function_list(version, with_conditions, fmt):
 @click.pass_context
 def template_validate(ctx, template_path, environments, parameters, show_nested, fmt):
     """Validate a template; print Heat's validate result."""
-    service = _reader(ctx)
-    source = _template(service, template_path)
-    envs = [_source(e) for e in environments]
-    notes: list[str] = []
-    result, warnings = service.validate_template(source, envs, _parameters(parameters), files=_files_for(service, source, envs), show_nested=show_nested, notes=notes)
-    for warning in warnings:
+    backend = _reader(ctx)
+    result = backend.validate_template(_request(backend, template_path, environments, _parameters(parameters)), show_nested)
+    for warning in result.pop("Warnings", None) or []:
         click.echo(f"WARNING: {warning}", err=True)
     # Not errors (Heat's validate needs no values): what a create would still need.
-    for note in notes:
+    for note in result.pop("Notes", None) or []:
         click.echo(f"NOTE: stack create needs: {note}", err=True)
     if fmt == "json":
         click.echo(json.dumps(result, indent=4, default=str))
@@ -101,8 +95,7 @@ def rtype() -> None:
 @click.pass_context
 def resource_type_list(ctx, fmt):
     """List resource types (HIDDEN ones are not listed)."""
-    service = _reader(ctx)
-    render.print_list([{"Resource Type": name} for name in service.resource_types()], fmt)
+    render.print_list([{"Resource Type": name} for name in _reader(ctx).resource_types()], fmt)
 
 
 @rtype.command("show")
@@ -111,13 +104,7 @@ def resource_type_list(ctx, fmt):
 @click.pass_context
 def resource_type_show(ctx, type_name, fmt):
     """Show a resource type's properties, attributes, support status and description."""
-    from stoker.environment.registry import UnknownResourceTypeError
-
-    service = _reader(ctx)
-    try:
-        schema = service.resource_type_schema(type_name)
-    except UnknownResourceTypeError as error:
-        raise StokerError(str(error))
+    schema = _reader(ctx).resource_type(type_name)
     if fmt == "json":
         click.echo(json.dumps(schema, indent=4))
     else:

@@ -16,19 +16,13 @@ import click
 import yaml
 
 from stoker.cli import render
+from stoker.cli.backend import link, stack_of_link
 from stoker.cli.main import FORMAT, _reader, event, hook, resource, stack
 from stoker.sdk.exceptions import StokerError
-from stoker.store import ResourceRecord, StackRecord
 
 # The event of a resource stopping at a hook: "CREATE paused until Hook pre-create is cleared".
 _PAUSED = re.compile(r"paused until Hook (\S+) is cleared")
-
-
-def _resource(service: Any, stack_record: StackRecord, name: str) -> ResourceRecord:
-    for record in service.list_resources(stack_record.id):
-        if record.name == name:
-            return record
-    raise StokerError(f"The Resource ({name}) could not be found in Stack {stack_record.name}.", hint=f"see 'stoker stack resource list {stack_record.name}'")
+_CLEARED = re.compile(r"^Hook (\S+) is cleared$")
 
 
 def _yaml_or_json(data: Any, fmt: str) -> None:
@@ -49,26 +43,24 @@ DOCUMENT_FORMAT = click.option("-f", "--format", "fmt", type=click.Choice(["yaml
 @click.pass_context
 def resource_show(ctx, name, resource_name, with_attrs, fmt):
     """Show one resource of a stack, with its attributes."""
-    service = _reader(ctx)
-    record = service.get_stack(name)
-    found = _resource(service, record, resource_name)
-    attributes = service.resource_attributes(record, resource_name)
+    found = _reader(ctx).get_resource(name, resource_name)
+    attributes = found.get("attributes") or {}
     missing = [attr for attr in with_attrs if attr not in attributes]
     if missing:
         raise StokerError(f"The Referenced Attribute ({resource_name} {missing[0]}) is incorrect.", hint="attributes: " + ", ".join(sorted(attributes)))
     render.print_detail(
         {
             "attributes": attributes,
-            "creation_time": render.timestamp(found.created_at),
-            "description": "",
-            "logical_resource_id": found.name,
-            "physical_resource_id": found.physical_resource_id or "",
-            "required_by": service.required_by(record).get(found.name, []),
-            "resource_name": found.name,
-            "resource_status": found.state,
-            "resource_status_reason": found.status_reason or "",
-            "resource_type": found.type,
-            "updated_time": render.timestamp(found.updated_at or found.created_at),
+            "creation_time": found.get("creation_time"),
+            "description": found.get("description") or "",
+            "logical_resource_id": found["logical_resource_id"],
+            "physical_resource_id": found.get("physical_resource_id") or "",
+            "required_by": found.get("required_by") or [],
+            "resource_name": found["resource_name"],
+            "resource_status": found["resource_status"],
+            "resource_status_reason": found.get("resource_status_reason") or "",
+            "resource_type": found["resource_type"],
+            "updated_time": found.get("updated_time"),
         },
         fmt,
     )
@@ -81,10 +73,7 @@ def resource_show(ctx, name, resource_name, with_attrs, fmt):
 @click.pass_context
 def resource_metadata(ctx, name, resource_name, fmt):
     """Show a resource's metadata."""
-    service = _reader(ctx)
-    record = service.get_stack(name)
-    _resource(service, record, resource_name)
-    metadata = service.resource_metadata(record, resource_name)
+    metadata = _reader(ctx).resource_metadata(name, resource_name)
     click.echo(json.dumps(metadata, indent=2, default=str) if fmt == "json" else yaml.safe_dump(render._plain(metadata), default_flow_style=False).rstrip())
 
 
@@ -96,26 +85,25 @@ def resource_metadata(ctx, name, resource_name, fmt):
 @click.pass_context
 def event_show(ctx, name, resource_name, event_id, fmt):
     """Show one event of a resource."""
-    service = _reader(ctx)
-    record = service.get_stack(name)
-    for item in service.list_events(record.id, resource_name):
-        if item.uuid == event_id:
-            render.print_detail(
-                {
-                    "id": item.uuid,
-                    "event_time": render.timestamp(item.created_at),
-                    "logical_resource_id": item.resource_name,
-                    "physical_resource_id": item.physical_resource_id or "",
-                    "resource_name": item.resource_name,
-                    "resource_status": f"{item.resource_action}_{item.resource_status}",
-                    "resource_status_reason": item.resource_status_reason,
-                    "resource_type": item.resource_type,
-                    "stack_name": record.name,
-                },
-                fmt,
-            )
-            return
-    raise StokerError(f"The Event ({event_id}) could not be found.", hint=f"see 'stoker stack event list {record.name} --resource {resource_name} -f table'")
+    backend = _reader(ctx)
+    stack_name, _ = backend.identify_stack(name)
+    item = backend.get_event(name, resource_name, event_id)
+    if item is None:
+        raise StokerError(f"The Event ({event_id}) could not be found.", hint=f"see 'stoker stack event list {stack_name} --resource {resource_name} -f table'")
+    render.print_detail(
+        {
+            "id": item["id"],
+            "event_time": item.get("event_time"),
+            "logical_resource_id": item["logical_resource_id"],
+            "physical_resource_id": item.get("physical_resource_id") or "",
+            "resource_name": item["resource_name"],
+            "resource_status": item["resource_status"],
+            "resource_status_reason": item.get("resource_status_reason"),
+            "resource_type": item.get("resource_type"),
+            "stack_name": stack_name,
+        },
+        fmt,
+    )
 
 
 @stack.group("template")
@@ -157,9 +145,7 @@ def stack_file() -> None:
 @click.pass_context
 def file_list(ctx, name, fmt):
     """Show the files given with a stack (nested templates, get_file files)."""
-    service = _reader(ctx)
-    record = service.get_stack(name)
-    _yaml_or_json(dict(service.store.get_template(record.raw_template_id).files or {}), fmt)
+    _yaml_or_json(_reader(ctx).files_of(name), fmt)
 
 
 @stack.group("failures")
@@ -174,32 +160,32 @@ def failures() -> None:
 def failures_list(ctx, name, long_format):
     """List the failed resources of a stack and of its nested stacks, each with its path
     and reason (as ``openstack stack failures list``)."""
-    service = _reader(ctx)
-    record = service.get_stack(name)
-    for path, found, stack_record in _failed(service, record, record.name):
+    backend = _reader(ctx)
+    stack_name, stack_id = backend.identify_stack(name)
+    for path, found, owner_id in _failed(backend, stack_id, stack_name):
         click.echo(f"{path}:")
-        click.echo(f"  resource_type: {found.type}")
-        click.echo(f"  physical_resource_id: {found.physical_resource_id or ''}")
-        click.echo(f"  status: {found.state}")
-        reason = "\n".join(f"    {line}" for line in (found.status_reason or "").splitlines() or [""])
+        click.echo(f"  resource_type: {found['resource_type']}")
+        click.echo(f"  physical_resource_id: {found.get('physical_resource_id') or ''}")
+        click.echo(f"  status: {found['resource_status']}")
+        reason = "\n".join(f"    {line}" for line in (found.get("resource_status_reason") or "").splitlines() or [""])
         click.echo(f"  status_reason: |\n{reason}")
         if long_format:
             click.echo("  events:")
-            for item in service.list_events(stack_record.id, found.name):
+            for item in backend.list_events(owner_id, found["resource_name"]):
                 click.echo(f"    - {render.event_line(item)}")
 
 
-def _failed(service: Any, record: StackRecord, path: str) -> list[tuple[str, ResourceRecord, StackRecord]]:
-    """The failed resources under ``record``: a failed nested stack's own failures stand
-    for it (the deepest cause), as heatclient's failures list."""
+def _failed(backend: Any, stack_id: str, path: str) -> list[tuple[str, dict[str, Any], str]]:
+    """The failed resources under a stack (path, resource, its stack's id): a failed
+    nested stack's own failures stand for it (the deepest cause), as heatclient's
+    failures list."""
     found = []
-    children = {child.id: child for child in service.store.child_stacks(record.id)}
-    for item in service.list_resources(record.id):
-        if item.status != "FAILED":
+    for item in backend.list_resources(stack_id):
+        if not item["resource_status"].endswith("_FAILED"):
             continue
-        child = children.get(item.physical_resource_id or "")
-        deeper = _failed(service, child, f"{path}.{item.name}") if child is not None else []
-        found.extend(deeper or [(f"{path}.{item.name}", item, record)])
+        child = stack_of_link(link(item, "nested"))
+        deeper = _failed(backend, child[1], f"{path}.{item['resource_name']}") if child is not None else []
+        found.extend(deeper or [(f"{path}.{item['resource_name']}", item, stack_id)])
     return found
 
 
@@ -209,20 +195,32 @@ def _failed(service: Any, record: StackRecord, path: str) -> list[tuple[str, Res
 @FORMAT
 @click.pass_context
 def hook_poll(ctx, name, nested_depth, fmt):
-    """List the resources waiting at a hook, with the event that paused each."""
-    service = _reader(ctx)
-    rows = []
-    for owner, found in service.list_resources_nested(name, nested_depth):
-        if not found.hook:
-            continue
-        paused = [e for e in service.list_events(owner.id, found.name) if _PAUSED.search(e.resource_status_reason or "")]
-        rows.append(
-            {
-                "Resource Name": found.name,
-                "Resource Status": found.state,
-                "Resource Status Reason": paused[-1].resource_status_reason if paused else f"Hook {found.hook} is pending",
-                "Event Time": render.timestamp(paused[-1].created_at) if paused else None,
-                "Stack Name": owner.name,
-            }
-        )
+    """List the resources waiting at a hook, with the event that paused each (as
+    heatclient finds them: a hook's pause not followed by its clearing)."""
+    backend = _reader(ctx)
+    _, stack_id = backend.identify_stack(name)
+    paused: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in backend.list_events(stack_id, None, nested_depth):
+        owner = stack_of_link(link(item, "stack")) or ("", stack_id)
+        key = (owner[1], item["resource_name"])
+        reason = item.get("resource_status_reason") or ""
+        if _PAUSED.search(reason):
+            paused[key] = {**item, "stack_name": owner[0]}
+        elif _CLEARED.match(reason):
+            paused.pop(key, None)
+    states = {}
+    for found in backend.list_resources(stack_id, nested_depth):
+        owner = stack_of_link(link(found, "stack")) or ("", stack_id)
+        states[(owner[1], found["resource_name"])] = found["resource_status"]
+    rows = [
+        {
+            "Resource Name": item["resource_name"],
+            "Resource Status": states.get(key, item["resource_status"]),
+            "Resource Status Reason": item.get("resource_status_reason"),
+            "Event Time": item.get("event_time"),
+            "Stack Name": item["stack_name"],
+        }
+        for key, item in paused.items()
+        if key in states
+    ]
     render.print_list(rows, fmt, ["Resource Name", "Resource Status", "Resource Status Reason", "Event Time"] + (["Stack Name"] if nested_depth else []))

@@ -58,11 +58,18 @@ def read_limited(path: Path, max_bytes: int, what: str) -> bytes:
 
 def parse_template(path: str, limits: loader.Limits) -> loader.Document:
     """A template file read and parsed once, with the engine's limits (size first)."""
+    return read_template(path, limits)[0]
+
+
+def read_template(path: str, limits: loader.Limits) -> tuple[loader.Document, str]:
+    """A template file parsed once with the engine's limits (size first), and its text
+    (what a server is sent: it places problems by line as the local parse does)."""
     text = read_limited(Path(path), limits.max_bytes, "Template")
     try:
-        return loader.parse(text, path, limits)
+        document = loader.parse(text, path, limits)
     except TemplateError as error:
         raise TemplateErrors([error])
+    return document, text.decode("utf-8", errors="replace")
 
 
 def _is_template(name: Any) -> bool:

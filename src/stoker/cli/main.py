@@ -43,60 +43,58 @@ def _settings(obj: dict[str, Any]):
     return Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or []), os_cloud=obj.get("os_cloud"))
 
 
-def _service(ctx: click.Context, recover: bool = True):
-    """The embedded engine. A command that changes stacks (``recover``) first finishes the
-    actions an engine that stopped mid-way left IN_PROGRESS; a read reads at once and
-    says which stacks wait for that."""
-    from stoker.service import Service
-
+def _backend(ctx: click.Context, recover: bool = True):
+    """The engine this command talks to (``cli.connection``): a server (``--url``), or
+    the embedded engine. On the embedded engine a command that changes stacks
+    (``recover``) first finishes the actions an engine that stopped mid-way left
+    IN_PROGRESS; a read reads at once and says which stacks wait for that."""
     obj = ctx.find_root().obj
-    if "service" not in obj:
-        settings = _settings(obj)
-        service = obj["service"] = Service(settings)
-        ctx.find_root().call_on_close(service.close)
-        abandoned = service.abandoned_stacks()
-        if abandoned and not os.environ.get("STOKER_NO_RECOVERY"):
-            names = ", ".join(f"{s.name} ({s.state})" for s in abandoned)
-            if not recover:
-                click.echo(f"NOTE: actions interrupted by an engine restart: {names}; the next stoker command that changes stacks finishes them", err=True)
-                return service
-            click.echo(f"Resuming actions interrupted by an engine restart: {names}", err=True)
-            recovered = obj["recovered"] = service.recover(listeners=[render.Progress()])
-            for stack in recovered:
-                click.echo(f"Stack {stack.name} {stack.state}: {stack.status_reason}", err=True)
-    return obj["service"]
+    if "backend" not in obj:
+        if obj.get("url"):
+            from stoker.cli.connection import remote_backend
 
+            backend = remote_backend(obj["url"], obj.get("os_token"), obj.get("os_cloud"))
+        else:
+            from stoker.cli.embedded import EmbeddedBackend
 
-def _finished_by_recovery(ctx: click.Context, name: str):
-    """The stack named ``name`` (or by id) whose interrupted delete this command's
-    recovery just finished, if any: deleting it again is then already done."""
-    for stack in ctx.find_root().obj.get("recovered") or ():
-        if name in (stack.name, stack.id) and stack.state == "DELETE_COMPLETE":
-            return stack
-    return None
+            backend = EmbeddedBackend.open(_settings(obj), recover, lambda: render.Progress())
+        obj["backend"] = backend
+        ctx.find_root().call_on_close(backend.close)
+    return obj["backend"]
 
 
 def _reader(ctx: click.Context):
-    """The embedded engine for a command that only reads (see ``_service``)."""
-    return _service(ctx, recover=False)
+    """The engine for a command that only reads (see ``_backend``)."""
+    return _backend(ctx, recover=False)
 
 
 def _source(path: str):
     """An environment file, refused unread when over the size environments are read with."""
+    from stoker.cli.backend import Source
     from stoker.cli.files import read_limited
-    from stoker.service import Source
     from stoker.template.loader import DEFAULT_MAX_TEMPLATE_BYTES
 
     return Source(read_limited(Path(path), DEFAULT_MAX_TEMPLATE_BYTES, "Environment"), str(path))
 
 
-def _template(service, path: str):
-    """A template file, read and parsed once with the service's limits: the service takes
-    the parsed document as it is."""
-    from stoker.cli.files import parse_template
-    from stoker.service import Source
+def _request(backend, template: str | None, environments: tuple[str, ...] = (), parameters: dict | None = None, **settings: Any):
+    """A ``StackRequest`` from the command line: the template read and parsed once with
+    the backend's limits (the embedded engine takes the parsed document as it is; a
+    server is sent the text), the environments, and the files both name."""
+    from stoker.cli.backend import Source, StackRequest
+    from stoker.cli.files import files_for, read_template
 
-    return Source(parse_template(path, service.limits()), str(path))
+    source, text = None, None
+    if template:
+        document, text = read_template(template, backend.limits())
+        source = Source(document, str(template))
+    envs = [_source(e) for e in environments]
+    files = files_for(source, envs, backend.limits()) if source or envs else None
+    if envs:
+        # As heatclient sends them (and Heat keeps them): the environments are files of
+        # the stack too, under the names they are given by.
+        files = {**(files or {}), **{str(env.name): env.text.decode("utf-8", errors="replace") for env in envs}}
+    return StackRequest(template=source, template_text=text, environments=envs, parameters=dict(parameters or {}), files=files, **settings)
 
 
 def _parameter_files(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -128,20 +126,16 @@ def _parameters(pairs: tuple[str, ...], files: tuple[str, ...] = ()) -> dict[str
     return values
 
 
-def _files_for(service, source, environments=()) -> dict[str, str]:
-    from stoker.cli.files import files_for
-
-    return files_for(source, environments, service.limits())
-
-
 def _report(error: BaseException) -> None:
-    if isinstance(error, TemplateErrors):
-        if len(error.errors) == 1:
-            click.echo(f"ERROR: {error.errors[0]}", err=True)
-        else:
-            click.echo(f"ERROR: {len(error.errors)} problems found:", err=True)
-            for problem in error.errors:
-                click.echo(f"  - {problem}", err=True)
+    """One ``ERROR:`` message; several problems (of a template, found here or by a
+    server) one a line."""
+    problems = error.errors if isinstance(error, TemplateErrors) else getattr(error, "problems", None) or []
+    if len(problems) > 1:
+        click.echo(f"ERROR: {len(problems)} problems found:", err=True)
+        for problem in problems:
+            click.echo(f"  - {problem}", err=True)
+    elif problems:
+        click.echo(f"ERROR: {problems[0]}", err=True)
     else:
         click.echo(f"ERROR: {error}", err=True)
 
@@ -170,12 +164,26 @@ class StokerGroup(click.Group):
 @click.group(cls=StokerGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--database-url", envvar="STOKER_DATABASE_URL", help="SQLAlchemy URL of the store (default: SQLite file in ~/.local/share/stoker).")
 @click.option("--plugin-dir", "plugin_dirs", multiple=True, help="Directory of resource plugins (repeatable).")
-@click.option("--os-cloud", "os_cloud", metavar="NAME", help="The cloud of clouds.yaml that OpenStack resources are made in (default: OS_CLOUD, or the OS_* variables).")
+@click.option(
+    "--os-cloud", "os_cloud", metavar="NAME",
+    help="The cloud of clouds.yaml: without --url, the cloud OpenStack resources are made in (default: OS_CLOUD, or the OS_* variables); with --url, the Keystone the command authenticates with.",
+)
+@click.option(
+    "--url", envvar="STOKER_URL", metavar="URL",
+    help="Talk to the stoker server (or Orchestration API) at URL, e.g. http://127.0.0.1:8004 or http://HOST:8004/v1/PROJECT, instead of the embedded engine; 'catalog': the orchestration endpoint of the --os-cloud's catalog.",
+)
+@click.option("--os-token", "os_token", envvar="STOKER_TOKEN", metavar="TOKEN", help="With --url: the token to send (a static token of --auth-mode token, or a Keystone token).")
 @click.version_option(package_name="stoker")
 @click.pass_context
-def main(ctx: click.Context, database_url: str | None, plugin_dirs: tuple[str, ...], os_cloud: str | None) -> None:
-    """stoker: orchestration of stacks from HOT templates."""
-    ctx.obj = {"database_url": database_url, "plugin_dirs": plugin_dirs, "os_cloud": os_cloud}
+def main(ctx: click.Context, database_url: str | None, plugin_dirs: tuple[str, ...], os_cloud: str | None, url: str | None, os_token: str | None) -> None:
+    """stoker: orchestration of stacks from HOT templates, on the embedded engine or,
+    with --url, on a stoker server."""
+    if url:
+        # The embedded engine's own: a server has its store and plugins.
+        for name, flag in (("database_url", "--database-url"), ("plugin_dirs", "--plugin-dir")):
+            if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+                raise click.UsageError(f"{flag} is the embedded engine's: with --url the server uses its own")
+    ctx.obj = {"database_url": database_url, "plugin_dirs": plugin_dirs, "os_cloud": os_cloud, "url": url, "os_token": os_token}
 
 
 @main.group()
@@ -183,13 +191,10 @@ def stack() -> None:
     """Stacks: create, list, show, update, delete, and their resources, events, outputs."""
 
 
-def _finish(service, stack_record, action: str, fmt: str, show_outputs: bool = True) -> None:
-    outputs = service.outputs(stack_record.id) if show_outputs and stack_record.deleted_at is None else []
-    runtime_desc = ""
-    if stack_record.deleted_at is None:
-        runtime_desc = service.description_of(stack_record.id)
-    parameters = service.stack_parameters(stack_record) if stack_record.deleted_at is None else {}
-    detail = render.stack_detail(stack_record, runtime_desc, outputs, parameters)
+def _finish(backend, stack: dict, action: str, fmt: str) -> None:
+    """Print a stack an action ended with (Heat's stack detail); exit 1 when it failed."""
+    detail = render.stack_detail(stack)
+    outputs = detail["outputs"]
     if fmt == "table":
         # A short summary, then the outputs as their own table: what the user came for.
         summary = {k: detail[k] for k in ("id", "stack_name", "stack_status", "stack_status_reason", "creation_time", "updated_time")}
@@ -201,13 +206,14 @@ def _finish(service, stack_record, action: str, fmt: str, show_outputs: bool = T
             )
     else:
         render.print_detail(detail, fmt)
-    if stack_record.status == "FAILED":
-        raise Failure(f"Stack {stack_record.name} {stack_record.state}: {stack_record.status_reason}")
-    if stack_record.action != action:
+    state = stack["stack_status"]
+    if state.endswith("_FAILED"):
+        raise Failure(f"Stack {stack['stack_name']} {state}: {stack['stack_status_reason']}")
+    if not state.startswith(f"{action}_"):
         # e.g. a failed create that was rolled back: say why it failed.
-        failures = [e for e in service.store.list_events(stack_record.id, stack_record.name) if e.resource_action == action and e.resource_status == "FAILED"]
-        why = failures[-1].resource_status_reason if failures else stack_record.status_reason
-        raise Failure(f"Stack {stack_record.name} {action} failed and ended {stack_record.state}: {why}")
+        failures = [e for e in backend.list_events(stack["id"], stack["stack_name"]) if e["resource_status"] == f"{action}_FAILED"]
+        why = failures[-1]["resource_status_reason"] if failures else stack["stack_status_reason"]
+        raise Failure(f"Stack {stack['stack_name']} {action} failed and ended {state}: {why}")
 
 
 PLAN_WORDS = {"added": "to create", "updated": "to update in place", "replaced": "to replace", "deleted": "to delete"}
@@ -251,8 +257,8 @@ def _print_preview(preview: dict, fmt: str) -> None:
         click.echo(f"Plan: {counts}" + (f" ({unchanged} unchanged)" if unchanged else ""))
 
 
-def _progress(wait: bool, fmt: str) -> list[Callable]:
-    return [render.Progress(quiet=not wait)]
+def _progress(wait: bool, fmt: str) -> Callable:
+    return render.Progress(quiet=not wait)
 
 
 @stack.command("create")
@@ -269,32 +275,16 @@ def _progress(wait: bool, fmt: str) -> list[Callable]:
 @FORMAT
 @click.pass_context
 def stack_create(ctx, name, template, environments, parameters, parameter_files, wait, enable_rollback, timeout_mins, tags, dry_run, fmt):
-    """Create a stack. Embedded mode runs the action to its end; --wait shows progress."""
-    service = _service(ctx)
-    if dry_run:
-        source = _template(service, template)
-        envs = [_source(e) for e in environments]
-        _print_preview(
-            service.preview_create(
-                name, source, envs, _parameters(parameters, parameter_files), files=_files_for(service, source, envs)
-            ),
-            fmt,
-        )
-        return
-    source = _template(service, template)
-    envs = [_source(e) for e in environments]
-    result = service.create_stack(
-        name,
-        source,
-        envs,
-        _parameters(parameters, parameter_files),
-        files=_files_for(service, source, envs),
-        disable_rollback=not enable_rollback,
-        timeout_mins=timeout_mins,
-        tags=[t for t in tags.split(",") if t],
-        listeners=_progress(wait, fmt),
+    """Create a stack and wait for the create to end; --wait shows progress."""
+    backend = _backend(ctx)
+    request = _request(
+        backend, template, environments, _parameters(parameters, parameter_files),
+        disable_rollback=not enable_rollback, timeout_mins=timeout_mins, tags=[t for t in tags.split(",") if t],
     )
-    _finish(service, result, "CREATE", fmt)
+    if dry_run:
+        _print_preview(backend.preview_create(name, request), fmt)
+        return
+    _finish(backend, backend.create_stack(name, request, _progress(wait, fmt)), "CREATE", fmt)
 
 
 @stack.command("update")
@@ -311,29 +301,12 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
 @click.pass_context
 def stack_update(ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, wait, dry_run, fmt):
     """Update a stack to a new template and/or parameters."""
-    service = _service(ctx)
+    backend = _backend(ctx)
+    request = _request(backend, template, environments, _parameters(parameters, parameter_files), clear_parameters=list(clear_parameters))
     if dry_run:
-        source = _template(service, template) if template else None
-        envs = [_source(e) for e in environments]
-        files = _files_for(service, source, envs) if source or envs else None
-        preview = service.preview_update(
-            name, source, envs, _parameters(parameters, parameter_files), files=files, existing=existing
-        )
-        _print_preview(preview, fmt)
+        _print_preview(backend.preview_update(name, request, existing), fmt)
         return
-    source = _template(service, template) if template else None
-    envs = [_source(e) for e in environments]
-    result = service.update_stack(
-        name,
-        source,
-        envs,
-        _parameters(parameters, parameter_files),
-        files=_files_for(service, source, envs) if source or envs else None,
-        existing=existing,
-        listeners=_progress(wait, fmt),
-        clear_parameters=clear_parameters,
-    )
-    _finish(service, result, "UPDATE", fmt)
+    _finish(backend, backend.update_stack(name, request, existing, _progress(wait, fmt)), "UPDATE", fmt)
 
 
 @stack.command("delete")
@@ -343,16 +316,16 @@ def stack_update(ctx, name, template, environments, parameters, parameter_files,
 @click.pass_context
 def stack_delete(ctx, names, yes, wait):
     """Delete stacks."""
-    service = _service(ctx)
+    backend = _backend(ctx)
     if not yes and sys.stdin.isatty():
         click.confirm(f"Are you sure you want to delete {', '.join(names)}?", abort=True)
     failed = []
     for name in names:
-        result = _finished_by_recovery(ctx, name) or service.delete_stack(name, listeners=_progress(wait, "table"))
-        if result.status == "FAILED":
-            failed.append(f"Stack {result.name} {result.state}: {result.status_reason}")
+        result = backend.delete_stack(name, _progress(wait, "table"))
+        if result["stack_status"].endswith("_FAILED"):
+            failed.append(f"Stack {result['stack_name']} {result['stack_status']}: {result['stack_status_reason']}")
         else:
-            click.echo(f"Stack {result.name} {result.state}", err=True)
+            click.echo(f"Stack {result['stack_name']} {result['stack_status']}", err=True)
     if failed:
         raise Failure("; ".join(failed))
 
@@ -364,16 +337,13 @@ def _simple_action(action_name: str, help_text: str):
     @FORMAT
     @click.pass_context
     def command(ctx, names, wait, fmt):
-        from stoker.engine.states import Action
-
-        service = _service(ctx)
-        action = Action(action_name.upper())
+        backend = _backend(ctx)
         rows, failed = [], []
         for name in names:
-            result = service.stack_action(name, action, listeners=_progress(wait, fmt))
+            result = backend.stack_action(name, action_name, _progress(wait, fmt))
             rows.append(render.stack_row(result))
-            if result.status == "FAILED":
-                failed.append(f"Stack {result.name} {result.state}: {result.status_reason}")
+            if result["stack_status"].endswith("_FAILED"):
+                failed.append(f"Stack {result['stack_name']} {result['stack_status']}: {result['stack_status_reason']}")
         render.print_list(rows, fmt, ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"])
         if failed:
             raise Failure("; ".join(failed))
@@ -387,7 +357,7 @@ _simple_action("check", "Check that the resources of stacks are as recorded.")
 
 
 # Heat's stack list: sort keys, and the filters it takes (status also as ACTION_STATUS).
-STACK_SORT_KEYS = {"stack_name": "name", "stack_status": "state", "creation_time": "created_at", "updated_time": "updated_at"}
+STACK_SORT_KEYS = {"stack_name": "stack_name", "stack_status": "stack_status", "creation_time": "creation_time", "updated_time": "updated_time"}
 STACK_FILTER_KEYS = ("id", "name", "status", "action")
 
 
@@ -402,30 +372,28 @@ def _filters(pairs: tuple[str, ...], allowed: tuple[str, ...]) -> dict[str, set[
     return found
 
 
-def _stack_matches(record, filters: dict[str, set[str]]) -> bool:
-    for key, values in filters.items():
-        if key == "status":
-            if record.status not in values and record.state not in values:
-                return False
-        elif str(getattr(record, key)) not in values:
-            return False
-    return True
+def _stack_matches(stack: dict, filters: dict[str, set[str]]) -> bool:
+    """Heat's list filters on a stack summary (status: ``FAILED`` or ``CREATE_FAILED``)."""
+    state = stack["stack_status"]
+    action, status = (state.split("_", 1) + [""])[:2]
+    have = {"id": {stack["id"]}, "name": {stack["stack_name"]}, "status": {status, state}, "action": {action}}
+    return all(have[key] & values for key, values in filters.items())
 
 
-def _sorted_page(records: list, sort: str | None, keys: dict[str, str], limit: int | None, marker: str | None, ident: str = "id") -> list:
+def _sorted_page(items: list[dict], sort: str | None, keys: dict[str, str], limit: int | None, marker: str | None, ident: str = "id") -> list[dict]:
     """Heat's paging: sorted by ``key[:asc|desc]`` items (comma-separated), then the items
     after ``marker`` (an id), at most ``limit`` of them."""
     for item in reversed([part for part in (sort or "").split(",") if part]):
         key, _, direction = item.partition(":")
         if key not in keys or direction not in ("", "asc", "desc"):
             raise click.UsageError(f"--sort expects KEY[:asc|desc] with KEY one of {', '.join(keys)}, got {item!r}")
-        records = sorted(records, key=lambda r, attr=keys[key]: (getattr(r, attr) is None, getattr(r, attr) or ""), reverse=direction == "desc")
+        items = sorted(items, key=lambda r, field=keys[key]: (r.get(field) is None, r.get(field) or ""), reverse=direction == "desc")
     if marker is not None:
-        ids = [getattr(r, ident) for r in records]
+        ids = [r[ident] for r in items]
         if marker not in ids:
             raise StokerError(f"The marker {marker} is not in the list", hint="give the id of an item of the previous page")
-        records = records[ids.index(marker) + 1 :]
-    return records[:limit] if limit is not None else records
+        items = items[ids.index(marker) + 1 :]
+    return items[:limit] if limit is not None else items
 
 
 @stack.command("list")
@@ -439,13 +407,11 @@ def _sorted_page(records: list, sort: str | None, keys: dict[str, str], limit: i
 @click.pass_context
 def stack_list(ctx, nested, hidden, filters, sort, limit, marker, fmt):
     """List stacks."""
-    service = _reader(ctx)
-    columns = ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"] + (
-        ["Parent"] if nested else []
-    )
+    columns = ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"] + (["Parent"] if nested else [])
     wanted = _filters(filters, STACK_FILTER_KEYS)
-    records = [s for s in service.list_stacks(nested=nested, hidden=hidden) if _stack_matches(s, wanted)]
-    rows = [render.stack_row(s, parent=nested) for s in _sorted_page(records, sort, STACK_SORT_KEYS, limit, marker)]
+    _sorted_page([], sort, STACK_SORT_KEYS, None, None)  # a bad --sort is refused before anything is read
+    stacks = [s for s in _reader(ctx).list_stacks(nested=nested, hidden=hidden) if _stack_matches(s, wanted)]
+    rows = [render.stack_row(s, parent=nested) for s in _sorted_page(stacks, sort, STACK_SORT_KEYS, limit, marker)]
     render.print_list(rows, fmt, columns)
 
 
@@ -455,14 +421,10 @@ def stack_list(ctx, nested, hidden, filters, sort, limit, marker, fmt):
 @click.pass_context
 def stack_show(ctx, name, fmt):
     """Show a stack."""
-    service = _reader(ctx)
-    record = service.get_stack(name)
-    outputs = service.outputs(record.id)
-    description = service.description_of(record.id)
-    detail = render.stack_detail(record, description, outputs, service.stack_parameters(record))
-    from stoker.engine.implementations import shown
-
-    detail.update(shown(service.store, record))  # the candidate templates chosen (seed 003)
+    found = _reader(ctx).get_stack(name)
+    detail = render.stack_detail(found)
+    if found.get("implementations"):
+        detail["implementations"] = found["implementations"]  # the candidate templates chosen (seed 003)
     render.print_detail(detail, fmt)
 
 
@@ -478,12 +440,15 @@ def resource() -> None:
 @click.pass_context
 def resource_list(ctx, name, nested_depth, fmt):
     """List a stack's resources."""
-    service = _reader(ctx)
+    from stoker.cli.backend import link, stack_of_link
+
     columns = ["resource_name", "physical_resource_id", "resource_type", "resource_status", "updated_time"]
+    found = _reader(ctx).list_resources(name, nested_depth)
     if not nested_depth:
-        render.print_list([render.resource_row(r) for r in service.list_resources(name)], fmt, columns)
+        render.print_list([render.resource_row(r) for r in found], fmt, columns)
         return
-    rows = [{**render.resource_row(r), "stack_name": stack.name} for stack, r in service.list_resources_nested(name, nested_depth)]
+    # The stack each belongs to, from its link to it (as heatclient reads it).
+    rows = [{**render.resource_row(r), "stack_name": (stack_of_link(link(r, "stack")) or ("", ""))[0]} for r in found]
     render.print_list(rows, fmt, [*columns, "stack_name"])
 
 
@@ -500,7 +465,7 @@ def resource_mark() -> None:
 @click.pass_context
 def resource_mark_unhealthy(ctx, name, resource_name, reason, reset):
     """Mark a resource unhealthy (the next update replaces it), or --reset the mark."""
-    _service(ctx).mark_unhealthy(name, resource_name, unhealthy=not reset, reason=reason)
+    _backend(ctx).mark_unhealthy(name, resource_name, not reset, reason)
 
 
 @resource.command("signal")
@@ -514,7 +479,9 @@ def resource_signal(ctx, name, resource_name, data):
         details = json.loads(data)
     except ValueError as error:
         raise click.UsageError(f"--data must be JSON: {error}")
-    _service(ctx).signal_resource(name, resource_name, details)
+    if not isinstance(details, dict):
+        raise click.UsageError("--data must be a JSON object")
+    _backend(ctx).signal_resource(name, resource_name, details)
 
 
 @stack.group("hook")
@@ -534,9 +501,9 @@ def hook() -> None:
 @click.pass_context
 def hook_clear(ctx, name, resources, hook_name):
     """Clear the hook resources wait at (by default whichever it is)."""
-    service = _service(ctx)
+    backend = _backend(ctx)
     for resource_name in resources:
-        service.clear_hook(name, resource_name, hook_name)
+        backend.clear_hook(name, resource_name, hook_name)
 
 
 @stack.group("event")
@@ -557,47 +524,60 @@ def event() -> None:
 def event_list(ctx, name, resource_name, nested_depth, follow, limit, marker, fmt):
     """List a stack's events, oldest first. Nested stacks' events name the resource by
     its path from this stack (``group.0.server``)."""
-    service = _reader(ctx)
-    record = service.get_stack(name)
-    paths = _nested_paths(service, record, nested_depth)
-    events = _sorted_page(service.list_events(record.id, resource_name, nested_depth), None, {}, limit, marker, ident="uuid")
+    if fmt != "log" and follow:
+        raise click.UsageError("--follow prints events as they come: use it with the log format")
+    backend = _reader(ctx)
+    _, stack_id = backend.identify_stack(name)
+    paths = _nested_paths(backend, stack_id, nested_depth)
+    events = _sorted_page(backend.list_events(stack_id, resource_name, nested_depth), None, {}, limit, marker)
     if fmt != "log":
-        if follow:
-            raise click.UsageError("--follow prints events as they come: use it with the log format")
-        render.print_list([render.event_row(e, paths.get(e.stack_id, "")) for e in events], fmt, ["id", "resource_name", "resource_status", "resource_status_reason", "event_time"])
+        render.print_list([render.event_row(e, _path_of(e, paths)) for e in events], fmt, ["id", "resource_name", "resource_status", "resource_status_reason", "event_time"])
         return
     for item in events:
-        click.echo(render.event_line(item, paths.get(item.stack_id, "")))
+        click.echo(render.event_line(item, _path_of(item, paths)))
     if follow:
-        _follow(service, record, resource_name, nested_depth, events)
+        _follow(backend, stack_id, resource_name, nested_depth, events)
 
 
-def _nested_paths(service, record, depth: int) -> dict[str, str]:
-    """Nested stack id -> the path of resource names from ``record`` to it."""
-    paths = {record.id: ""}
+def _path_of(event: dict, paths: dict[str, str]) -> str:
+    from stoker.cli.backend import link, stack_of_link
+
+    owner = stack_of_link(link(event, "stack"))
+    return paths.get(owner[1], "") if owner else ""
+
+
+def _nested_paths(backend, stack_id: str, depth: int) -> dict[str, str]:
+    """Nested stack id -> the path of resource names from the stack to it."""
+    from stoker.cli.backend import link, stack_of_link
+
+    paths = {stack_id: ""}
     if depth:
-        for owner, found in service.list_resources_nested(record.id, depth):
-            if found.physical_resource_id and owner.id in paths:
-                paths.setdefault(found.physical_resource_id, f"{paths[owner.id]}{found.name}.")
-    return {stack_id: path for stack_id, path in paths.items() if stack_id != record.id}
+        for found in backend.list_resources(stack_id, depth):
+            owner, nested = stack_of_link(link(found, "stack")), stack_of_link(link(found, "nested"))
+            if owner and nested and owner[1] in paths:
+                paths.setdefault(nested[1], f"{paths[owner[1]]}{found['resource_name']}.")
+    return {key: path for key, path in paths.items() if key != stack_id}
 
 
-def _follow(service, record, resource_name, nested_depth, seen) -> None:
-    """Print each new event once a second until interrupted (nested stacks made meanwhile
+def _follow(backend, stack_id: str, resource_name, nested_depth, seen) -> None:
+    """Print each new event as it comes until interrupted (nested stacks made meanwhile
     included)."""
-    import time
-
-    known = {e.uuid for e in seen}
+    paths = _nested_paths(backend, stack_id, nested_depth)
     try:
-        while True:
-            time.sleep(1)
-            paths = _nested_paths(service, record, nested_depth)
-            for item in service.list_events(record.id, resource_name, nested_depth):
-                if item.uuid not in known:
-                    known.add(item.uuid)
-                    click.echo(render.event_line(item, paths.get(item.stack_id, "")))
+        for item in backend.follow_events(stack_id, resource_name, nested_depth, {e["id"] for e in seen}):
+            owner = _owner_id(item)
+            if owner and owner != stack_id and owner not in paths:
+                paths = _nested_paths(backend, stack_id, nested_depth)  # a nested stack made meanwhile
+            click.echo(render.event_line(item, _path_of(item, paths)))
     except KeyboardInterrupt:
         return
+
+
+def _owner_id(event: dict) -> str | None:
+    from stoker.cli.backend import link, stack_of_link
+
+    owner = stack_of_link(link(event, "stack"))
+    return owner[1] if owner else None
 
 
 @stack.group("output")
@@ -615,15 +595,15 @@ def output_show(ctx, name, output_name, show_all, fmt):
     """Show one output of a stack, or all of them with --all."""
     if not output_name and not show_all:
         raise click.UsageError("give an OUTPUT name or --all")
-    service = _reader(ctx)
-    outputs = service.outputs(name, None if show_all else [output_name])
-    if not outputs:
-        raise StokerError(f"Specified output key {output_name} not found.", hint=f"see 'stoker stack output list {name}'")
+    backend = _reader(ctx)
     if show_all:
-        detail = {o["output_key"]: {k: v for k, v in o.items()} for o in outputs}
-        render.print_detail(detail, fmt)
+        outputs = backend.get_stack(name).get("outputs") or []
+        render.print_detail({o["output_key"]: dict(o) for o in outputs}, fmt)
         return
-    render.print_detail(outputs[0], fmt)
+    found = backend.get_output(name, output_name)
+    if found is None:
+        raise StokerError(f"Specified output key {output_name} not found.", hint=f"see 'stoker stack output list {name}'")
+    render.print_detail(found, fmt)
 
 
 @output.command("list")
@@ -632,8 +612,7 @@ def output_show(ctx, name, output_name, show_all, fmt):
 @click.pass_context
 def output_list(ctx, name, fmt):
     """List a stack's outputs."""
-    service = _reader(ctx)
-    rows = [{"output_key": o["output_key"], "description": o["description"]} for o in service.outputs(name)]
+    rows = [{"output_key": o["output_key"], "description": o["description"]} for o in _reader(ctx).list_outputs(name)]
     render.print_list(rows, fmt, ["output_key", "description"])
 
 
@@ -648,24 +627,34 @@ def output_list(ctx, name, fmt):
 )
 @click.option("--auth-tokens-file", default=None, metavar="FILE", help="The static tokens of --auth-mode token (default: STOKER_AUTH_TOKENS_FILE).")
 @click.option("--policy-file", default=None, metavar="FILE", help="An oslo.policy file over Heat's defaults (default: STOKER_POLICY_FILE).")
+@click.option(
+    "--job-queue",
+    type=click.Choice(["local", "procrastinate"]),
+    default=None,
+    help="Where stack actions run: this process (local), or 'stoker worker' processes over PostgreSQL (procrastinate). Default: STOKER_JOB_QUEUE, else local.",
+)
+@click.option("--with-worker", is_flag=True, default=None, help="With --job-queue procrastinate: also run a worker in this process.")
 @click.pass_context
-def serve(ctx, host, port, auth_mode, auth_tokens_file, policy_file):
+def serve(ctx, host, port, auth_mode, auth_tokens_file, policy_file, job_queue, with_worker):
     """Run the Orchestration API v1 (Heat's REST API) at http://HOST:PORT/v1/{tenant_id}.
 
     python-heatclient and 'openstack stack ...' work against it; actions run as
-    background jobs of this process, on the same store as the stoker command."""
+    background jobs of this process, on the same store as the stoker command, or on
+    'stoker worker' processes (--job-queue procrastinate, docs/workers.md)."""
     from stoker.api import serve as run_server
 
     obj = ctx.find_root().obj
     settings = _settings(obj)
-    for name, value in (("auth_mode", auth_mode), ("auth_tokens_file", auth_tokens_file), ("policy_file", policy_file)):
+    for name, value in (
+        ("auth_mode", auth_mode), ("auth_tokens_file", auth_tokens_file), ("policy_file", policy_file), ("job_queue", job_queue), ("serve_with_worker", with_worker),
+    ):
         if value is not None:
             setattr(settings, name, value)
     run_server(host, port, settings)
 
 
 # The other commands live beside this module; importing them registers them.
-from stoker.cli import capabilities, catalog, details, operations  # noqa: E402,F401
+from stoker.cli import capabilities, catalog, details, operations, worker  # noqa: E402,F401
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -12,12 +12,12 @@ from stoker.cli import render
 from stoker.cli.main import (
     FORMAT,
     Failure,
+    _backend,
     _finish,
     _parameters,
     _progress,
     _reader,
-    _service,
-    _source,
+    _request,
     stack,
 )
 
@@ -27,14 +27,11 @@ def snapshot() -> None:
     """Snapshots of a stack."""
 
 
-def _snapshot_row(record) -> dict:
-    return {
-        "id": record.id,
-        "name": record.name,
-        "status": record.status,
-        "status_reason": record.status_reason,
-        "creation_time": render.timestamp(record.created_at),
-    }
+SNAPSHOT_FIELDS = ("id", "name", "status", "status_reason", "creation_time")
+
+
+def _snapshot_row(found: dict) -> dict:
+    return {key: found.get(key) for key in SNAPSHOT_FIELDS}
 
 
 @snapshot.command("create")
@@ -45,10 +42,10 @@ def _snapshot_row(record) -> dict:
 @click.pass_context
 def snapshot_create(ctx, name, snapshot_name, wait, fmt):
     """Snapshot a stack."""
-    record = _service(ctx).create_snapshot(name, snapshot_name, listeners=_progress(wait, fmt))
-    render.print_detail(_snapshot_row(record), fmt)
-    if record.status != "COMPLETE":
-        raise Failure(f"Snapshot {record.id} {record.status}: {record.status_reason}")
+    found = _backend(ctx).create_snapshot(name, snapshot_name, _progress(wait, fmt))
+    render.print_detail(_snapshot_row(found), fmt)
+    if found["status"] != "COMPLETE":
+        raise Failure(f"Snapshot {found['id']} {found['status']}: {found['status_reason']}")
 
 
 @snapshot.command("list")
@@ -57,7 +54,7 @@ def snapshot_create(ctx, name, snapshot_name, wait, fmt):
 @click.pass_context
 def snapshot_list(ctx, name, fmt):
     """List a stack's snapshots."""
-    render.print_list([_snapshot_row(r) for r in _reader(ctx).list_snapshots(name)], fmt, ["id", "name", "status", "status_reason", "creation_time"])
+    render.print_list([_snapshot_row(r) for r in _reader(ctx).list_snapshots(name)], fmt, list(SNAPSHOT_FIELDS))
 
 
 @snapshot.command("show")
@@ -67,10 +64,8 @@ def snapshot_list(ctx, name, fmt):
 @click.pass_context
 def snapshot_show(ctx, name, snapshot_id, fmt):
     """Show a snapshot, with its data (hidden parameters' values masked)."""
-    service = _reader(ctx)
-    stack = service.get_stack(name)
-    record = service.get_snapshot(stack.id, snapshot_id)
-    render.print_detail({**_snapshot_row(record), "data": service.snapshot_shown(stack, record.data)}, fmt)
+    found = _reader(ctx).get_snapshot(name, snapshot_id)
+    render.print_detail({**_snapshot_row(found), "data": found.get("data")}, fmt)
 
 
 @snapshot.command("delete")
@@ -79,7 +74,7 @@ def snapshot_show(ctx, name, snapshot_id, fmt):
 @click.pass_context
 def snapshot_delete(ctx, name, snapshot_id):
     """Delete a snapshot."""
-    _service(ctx).delete_snapshot(name, snapshot_id)
+    _backend(ctx).delete_snapshot(name, snapshot_id)
 
 
 @snapshot.command("restore")
@@ -90,8 +85,8 @@ def snapshot_delete(ctx, name, snapshot_id):
 @click.pass_context
 def snapshot_restore(ctx, name, snapshot_id, wait, fmt):
     """Restore a stack to a snapshot."""
-    service = _service(ctx)
-    _finish(service, service.restore_snapshot(name, snapshot_id, listeners=_progress(wait, fmt)), "RESTORE", fmt)
+    backend = _backend(ctx)
+    _finish(backend, backend.restore_snapshot(name, snapshot_id, _progress(wait, fmt)), "RESTORE", fmt)
 
 
 @stack.command("export")
@@ -112,7 +107,7 @@ def stack_export(ctx, name, output_file):
 @click.pass_context
 def stack_abandon(ctx, name, output_file):
     """Forget a stack but leave its resources in place (needs STOKER_ENABLE_STACK_ABANDON)."""
-    _write_json(_service(ctx).abandon_stack(name), output_file)
+    _write_json(_backend(ctx).abandon_stack(name), output_file)
 
 
 # How many templates' worth of bytes adopt data may hold.
@@ -135,20 +130,17 @@ def stack_adopt(ctx, name, adopt_file, environments, parameters, enable_rollback
     from stoker.template import loader
     from stoker.template.errors import TemplateError, TemplateErrors
 
-    service = _service(ctx)
+    backend = _backend(ctx)
     # Adopt data holds a template and every resource's data: a template's limits, with
     # room for the resources (size) and the two levels the template sits under (depth).
-    limits = loader.Limits(max_bytes=ADOPT_DATA_TEMPLATES * service.limits().max_bytes, max_depth=loader.DEFAULT_MAX_DEPTH + 2)
+    limits = loader.Limits(max_bytes=ADOPT_DATA_TEMPLATES * backend.limits().max_bytes, max_depth=loader.DEFAULT_MAX_DEPTH + 2)
     text = read_limited(Path(adopt_file), limits.max_bytes, "Adopt data")
     try:
         data = loader.load_json(text.decode("utf-8", errors="replace"), adopt_file, limits).data
     except TemplateError as error:
         raise TemplateErrors([error])
-    result = service.adopt_stack(
-        name, data, [_source(e) for e in environments], _parameters(parameters),
-        disable_rollback=not enable_rollback, timeout_mins=timeout_mins, listeners=_progress(wait, fmt),
-    )
-    _finish(service, result, "ADOPT", fmt)
+    request = _request(backend, None, environments, _parameters(parameters), disable_rollback=not enable_rollback, timeout_mins=timeout_mins)
+    _finish(backend, backend.adopt_stack(name, data, request, _progress(wait, fmt)), "ADOPT", fmt)
 
 
 def _write_json(data: dict, output_file: str | None) -> None:
@@ -165,7 +157,7 @@ def _write_json(data: dict, output_file: str | None) -> None:
 @click.pass_context
 def stack_cancel(ctx, names, no_rollback):
     """Cancel a create or update in progress (rolling back unless --no-rollback)."""
-    service = _service(ctx)
+    backend = _backend(ctx)
     for name in names:
-        stack = service.cancel_stack(name, rollback=not no_rollback)
-        click.echo(f"Stack {stack.name}: cancel requested", err=True)
+        found = backend.cancel_stack(name, rollback=not no_rollback)
+        click.echo(f"Stack {found['stack_name']}: cancel requested", err=True)

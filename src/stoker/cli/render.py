@@ -19,8 +19,6 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from stoker.store import EventRecord, ResourceRecord, StackRecord
-
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
@@ -29,63 +27,61 @@ def timestamp(value: datetime | None) -> str | None:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else None
 
 
-def stack_row(stack: StackRecord, parent: bool = False) -> dict[str, Any]:
+def stack_row(stack: Mapping[str, Any], parent: bool = False) -> dict[str, Any]:
+    """A row of ``stack list`` from Heat's stack summary."""
     row = {
-        "ID": stack.id,
-        "Stack Name": stack.name,
-        "Stack Status": stack.state,
-        "Creation Time": timestamp(stack.created_at),
-        "Updated Time": timestamp(stack.updated_at),
+        "ID": stack["id"],
+        "Stack Name": stack["stack_name"],
+        "Stack Status": stack["stack_status"],
+        "Creation Time": stack.get("creation_time"),
+        "Updated Time": stack.get("updated_time"),
     }
     if parent:
-        row["Parent"] = stack.owner_id
+        row["Parent"] = stack.get("parent")
     return row
 
 
-def stack_detail(stack: StackRecord, description: str, outputs: list[dict[str, Any]], parameters: Mapping[str, Any]) -> dict[str, Any]:
+DETAIL_FIELDS = (
+    "id", "stack_name", "description", "creation_time", "updated_time", "stack_status", "stack_status_reason",
+    "parameters", "outputs", "disable_rollback", "timeout_mins", "tags", "parent",
+)
+
+
+def stack_detail(stack: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields ``stack show`` prints, from Heat's stack detail (outputs resolved;
+    none for a deleted stack)."""
+    detail = {key: stack.get(key) for key in DETAIL_FIELDS}
+    detail["description"] = stack.get("description") or ""
+    detail["parameters"] = dict(stack.get("parameters") or {})
+    detail["outputs"] = list(stack.get("outputs") or [])
+    return detail
+
+
+def resource_row(resource: Mapping[str, Any]) -> dict[str, Any]:
     return {
-        "id": stack.id,
-        "stack_name": stack.name,
-        "description": description,
-        "creation_time": timestamp(stack.created_at),
-        "updated_time": timestamp(stack.updated_at),
-        "stack_status": stack.state,
-        "stack_status_reason": stack.status_reason,
-        "parameters": dict(parameters),
-        "outputs": outputs,
-        "disable_rollback": stack.disable_rollback,
-        "timeout_mins": stack.timeout_mins,
-        "tags": stack.tags or None,
-        "parent": stack.owner_id,
+        "resource_name": resource["resource_name"],
+        "physical_resource_id": resource.get("physical_resource_id") or "",
+        "resource_type": resource["resource_type"],
+        "resource_status": resource["resource_status"],
+        "updated_time": resource.get("updated_time"),
     }
 
 
-def resource_row(resource: ResourceRecord) -> dict[str, Any]:
-    return {
-        "resource_name": resource.name,
-        "physical_resource_id": resource.physical_resource_id or "",
-        "resource_type": resource.type,
-        "resource_status": resource.state,
-        "updated_time": timestamp(resource.updated_at or resource.created_at),
-    }
-
-
-def event_row(event: EventRecord, path: str = "") -> dict[str, Any]:
+def event_row(event: Mapping[str, Any], path: str = "") -> dict[str, Any]:
     """``path``: the nested stack's place (``group.0.``) for an event of a nested stack."""
     return {
-        "id": event.uuid,
-        "resource_name": f"{path}{event.resource_name}",
-        "resource_status": f"{event.resource_action}_{event.resource_status}",
-        "resource_status_reason": event.resource_status_reason,
-        "event_time": timestamp(event.created_at),
+        "id": event["id"],
+        "resource_name": f"{path}{event['resource_name']}",
+        "resource_status": event["resource_status"],
+        "resource_status_reason": event.get("resource_status_reason"),
+        "event_time": event.get("event_time"),
     }
 
 
-def event_line(event: EventRecord, path: str = "") -> str:
+def event_line(event: Mapping[str, Any], path: str = "") -> str:
     """``openstack stack event list`` log format (``path`` as for ``event_row``)."""
-    when = timestamp(event.created_at) or ""
-    when = when.replace("T", " ")
-    return f"{when} [{path}{event.resource_name}]: {event.resource_action}_{event.resource_status}  {event.resource_status_reason}"
+    when = (event.get("event_time") or "").replace("T", " ")
+    return f"{when} [{path}{event['resource_name']}]: {event['resource_status']}  {event.get('resource_status_reason')}"
 
 
 def _cell(value: Any) -> str:
@@ -206,7 +202,8 @@ _STATUS_STYLE = {"COMPLETE": "green", "FAILED": "bold red", "IN_PROGRESS": "yell
 
 
 class Progress:
-    """Live progress: one line per event as it is recorded, and a running count."""
+    """Live progress: one line per event (Heat's event body) as it is recorded, and a
+    running count."""
 
     def __init__(self, total: int | None = None, quiet: bool = False):
         self.total = total
@@ -215,14 +212,16 @@ class Progress:
         self.failed = 0
         self.interactive = err.is_terminal
 
-    def __call__(self, event: EventRecord) -> None:
-        if event.resource_status == "COMPLETE" and event.resource_type != "OS::Heat::Stack":
+    def __call__(self, event: Mapping[str, Any]) -> None:
+        state = str(event.get("resource_status") or "")
+        status = "IN_PROGRESS" if state.endswith("_IN_PROGRESS") else state.rpartition("_")[2]
+        if status == "COMPLETE" and event.get("resource_type") != "OS::Heat::Stack":
             self.done += 1
-        if event.resource_status == "FAILED":
+        if status == "FAILED":
             self.failed += 1
         if self.quiet:
             return
-        style = _STATUS_STYLE.get(event.resource_status, "")
+        style = _STATUS_STYLE.get(status, "")
         line = event_line(event)
         if self.interactive:
             err.print(line, style=style, highlight=False, markup=False)

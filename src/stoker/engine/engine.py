@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +114,9 @@ class Engine:
         self._submit_lock = threading.Lock()
         # stack id -> future a parent completes to stop that stack's action
         self._stop_requests: dict[str, asyncio.Future[tuple[str, bool | None]]] = {}
+        # Called with a top-level stack whose delete completed (its resources are gone):
+        # what stoker held for it elsewhere goes too (a trust, in keystone mode).
+        self.stack_deleted: list[Callable[[StackRecord], Awaitable[None]]] = []
 
     @property
     def runner(self) -> HandlerRunner:
@@ -536,6 +539,9 @@ class Engine:
                 await snapshot_action.delete_snapshot(context, record)
             if await delete_action.delete(context, limit, resume=job.resume):
                 self.store.update_stack(stack.id, deleted_at=self.store_now())
+                if stack.owner_id is None:
+                    for hook in self.stack_deleted:
+                        await hook(stack)
         elif action == Action.UPDATE:
             if job.resume:
                 old_template = self.load_runtime(stack, stack.prev_raw_template_id or stack.raw_template_id).template

@@ -2,7 +2,8 @@
 
 The recorder writes the new state and the event in one transaction before it returns,
 so the engine never moves on from a state the store does not have. Listeners (the CLI's
-live progress, later the API's event stream) are told after the commit.
+live progress) are told after the commit; the API's event stream reads the store instead
+(``store/event_feed.py``), as the events may be written by another process.
 """
 
 from __future__ import annotations

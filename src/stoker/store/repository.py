@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import operator
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from stoker.store import locks, tables
+from stoker.store import event_feed, locks, tables
 from stoker.store.locks import Fence, LockHolder
 from stoker.store.records import (
     EventRecord,
@@ -35,10 +35,10 @@ from stoker.store.records import (
     StackRecord,
     TemplateRecord,
 )
-from stoker.store.sealing import Sealer
+from stoker.store.sealing import Sealer, attach
 from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
-HEAD_REVISION = "0010"
+HEAD_REVISION = "0012"
 # The purpose of an ordinary signal credential; NULL (rows made before purposes) too.
 SIGNAL_PURPOSE = "signal"
 
@@ -120,7 +120,8 @@ def make_engine(url: str) -> Engine:
 
 _STACK_FIELDS = [c.name for c in tables.stacks.columns]
 _RESOURCE_FIELDS = [c.name for c in tables.resources.columns]
-_EVENT_FIELDS = [c.name for c in tables.events.columns]
+# ``txid`` orders the event feed (event_feed.py) and is no part of an event.
+_EVENT_FIELDS = [c.name for c in tables.events.columns if c.name != "txid"]
 _SOFTWARE_CONFIG_FIELDS = [c.name for c in tables.software_config.columns]
 _SOFTWARE_DEPLOYMENT_FIELDS = [c.name for c in tables.software_deployments.columns]
 # What an update may change (Heat's update_software_deployment); the rest is fixed at create.
@@ -174,6 +175,7 @@ class Store:
         # Seals the redacted values of resource data (see sealing.py).
         self.sealer = sealer or Sealer.for_database(url)
         self.engine = make_engine(url)
+        attach(self.engine, self.sealer)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         # Writers take SQLite's write lock when they begin (BEGIN IMMEDIATE), so a
         # read-then-write transaction cannot lose a race with another process.
@@ -189,6 +191,9 @@ class Store:
             .values(current=sa.bindparam("current"), replaced_by=replacement_id, updated_at=sa.bindparam("updated_at"))
         )
         self._insert_event_statement = tables.events.insert()
+        if not self.is_sqlite:
+            # The writing transaction's id orders the event feed (event_feed.py).
+            self._insert_event_statement = self._insert_event_statement.values(txid=event_feed.txid_value())
 
     def _update_resource(self, connection: Connection, record: ResourceRecord, fields: dict[str, Any]) -> None:
         connection.execute(self._update_statement_for(tables.resources, fields), {"_id": record.id, "_stack_id": record.stack_id, **fields})
@@ -247,7 +252,17 @@ class Store:
 
     # -- stacks ---------------------------------------------------------------------
 
-    def create_stack(self, record: StackRecord, event: EventRecord | None = None) -> None:
+    def create_stack(
+        self,
+        record: StackRecord,
+        event: EventRecord | None = None,
+        credential: tuple[str, Mapping[str, Any]] | None = None,
+        also: Callable[[Connection], Any] | None = None,
+    ) -> Any:
+        """Insert a stack; ``credential`` ((kind, data)) is what stoker acts for its user
+        with, committed with the stack itself (never a stack without its credential).
+        ``also`` runs in the same transaction (the enqueue of the stack's first job);
+        its result is returned."""
         values = {name: getattr(record, name) for name in _STACK_FIELDS}
         values["created_at"] = values["created_at"] or utcnow()
 
@@ -263,13 +278,49 @@ class Store:
                 if record.owner_id is None and self._name_taken(connection, record):
                     return _Refused(StackNameTakenError(record.name))
                 raise
+            if credential is not None:
+                connection.execute(
+                    tables.stack_credentials.insert(),
+                    {"stack_id": record.id, "kind": credential[0], "credential": dict(credential[1]), "created_at": values["created_at"]},
+                )
             if event is not None:
                 self._insert_event(connection, event)
-            return None
+            return also(connection) if also is not None else None
 
         result = self.writes.run(write)
         if isinstance(result, _Refused):
             raise result.error
+        return result
+
+    def latest_event_id(self, stack_id: str) -> int:
+        table = tables.events
+        with self._read() as connection:
+            return int(connection.execute(sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0)).where(table.c.stack_id == stack_id)).scalar_one())
+
+    def stack_event_since(self, stack_id: str, after_id: int, action: str, resource_type: str) -> bool:
+        """Whether the stack has an event of its own for ``action`` after event ``after_id``."""
+        table = tables.events
+        query = sa.select(table.c.id).where(
+            table.c.stack_id == stack_id, table.c.id > after_id, table.c.resource_action == action, table.c.resource_type == resource_type
+        ).limit(1)
+        with self._read() as connection:
+            return connection.execute(query).first() is not None
+
+    def queued_job_status(self, job_id: int) -> str | None:
+        """The status of a job in procrastinate's table (workers.py), None if gone."""
+        with self._read() as connection:
+            return connection.execute(sa.text("SELECT status::text FROM procrastinate_jobs WHERE id = :id"), {"id": job_id}).scalar()
+
+    def stack_credential(self, stack_id: str) -> tuple[str, dict[str, Any]] | None:
+        """The (kind, credential) a top-level stack acts for its user with, if any."""
+        table = tables.stack_credentials
+        with self._read() as connection:
+            row = connection.execute(sa.select(table.c.kind, table.c.credential).where(table.c.stack_id == stack_id)).first()
+        return (row.kind, dict(row.credential)) if row is not None else None
+
+    def delete_stack_credential(self, stack_id: str) -> None:
+        table = tables.stack_credentials
+        self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.stack_id == stack_id)), fence=None)
 
     @staticmethod
     def _name_taken(connection: Connection, record: StackRecord) -> bool:
@@ -823,6 +874,29 @@ class Store:
 
     async def add_event_async(self, event: EventRecord) -> None:
         await self.writes.submit_async(lambda connection: self._insert_event(connection, event))
+
+    def event_page(self, root_id: str, after: event_feed.Cursor, max_depth: int, limit: int = event_feed.PAGE_SIZE) -> event_feed.EventPage:
+        """One snapshot of a stack tree for the event feed (event_feed.py says why and
+        how): the root's row, the tree ``max_depth`` levels down (deleted nested stacks
+        too), and up to ``limit`` events after ``after`` that no later commit can
+        precede. The root is read before the events, in the same snapshot."""
+        with self._read() as connection:
+            xmin = xmax = None
+            if not self.is_sqlite:
+                connection.execution_options(isolation_level="REPEATABLE READ")
+                xmin, xmax = event_feed.snapshot_bounds(connection)
+            row = connection.execute(sa.select(tables.stacks).where(tables.stacks.c.id == root_id)).first()
+            tree = event_feed.read_tree(connection, root_id, max_depth)
+            events = event_feed.read_events(connection, [stack.id for stack in tree], after, xmin, limit, _EVENT_FIELDS)
+        return event_feed.EventPage(self._stack(row) if row else None, tree, events, len(events) >= limit, xmin, xmax)
+
+    def event_feed_head(self, root_id: str, max_depth: int) -> tuple[event_feed.Cursor, frozenset[int]]:
+        """Where a feed of only the events written from now on starts, and the events
+        after it to pass over (event_feed.head)."""
+        with self._read() as connection:
+            if not self.is_sqlite:
+                connection.execution_options(isolation_level="REPEATABLE READ")
+            return event_feed.head(connection, not self.is_sqlite, root_id, max_depth)
 
     def prune_events(self, stack_id: str, keep: int) -> int:
         """Delete all but the newest ``keep`` events of a stack; returns how many went."""

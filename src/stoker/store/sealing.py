@@ -1,9 +1,18 @@
-"""Resource data a plugin stores with ``data_set(key, value, redact=True)`` (a key pair's
-private key, a random password) is kept encrypted at rest, as Heat encrypts redacted
-resource data with its ``auth_encryption_key``.
+"""Secrets at rest: what a copy of the database must not reveal is kept encrypted in it,
+as Heat encrypts with its ``auth_encryption_key``.
+
+- Resource data a plugin stores with ``data_set(key, value, redact=True)`` (a key pair's
+  private key, a random password): each redacted value is sealed (``seal``/``open``).
+- Whole columns that carry hidden parameter values or what is made from them (Heat's
+  ``encrypt_parameters_and_properties``, on by default here): a stack's parameters,
+  its environment, resources' properties and attributes, snapshots, software
+  deployments' inputs, and the credentials stoker acts for a user with. Their columns
+  are ``SealedJSON`` (tables.py): the value is sealed as it is bound and opened as it is
+  read, so no other code sees the sealed form. A value stored before sealing was on is
+  read as it is, and sealed at its next write.
 
 The plugin sees plain values; the stored row holds ``{"$sealed": "<Fernet token>"}`` in
-place of each redacted value. Fernet (the ``cryptography`` package: AES-128-CBC with an
+place of each sealed value. Fernet (the ``cryptography`` package: AES-128-CBC with an
 HMAC-SHA256, versioned tokens) is made for exactly this, and ``MultiFernet`` gives key
 rotation: the first key seals, every key opens.
 
@@ -27,7 +36,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import make_url
+from sqlalchemy.types import TypeDecorator
 
 from stoker.sdk.exceptions import StokerError
 
@@ -58,17 +70,22 @@ def default_key_file(database_url: str) -> Path:
 class Sealer:
     """Seals and opens the redacted values of resource data."""
 
-    def __init__(self, keys: Iterable[str] | None = None, key_file: Path | None = None):
+    def __init__(self, keys: Iterable[str] | None = None, key_file: Path | None = None, seal_columns: bool = True):
         self._given = [k.strip() for k in keys or () if k.strip()]
+        # Seal the SealedJSON columns (STOKER_ENCRYPT_PARAMETERS_AND_PROPERTIES); the
+        # credentials column is sealed whatever this says.
+        self.seal_columns = seal_columns
         self._key_file = key_file
         self._fernet: Any = None
         self._lock = threading.Lock()
+        if self._given:
+            self._cipher()  # keys given are checked at once: a bad one stops the engine starting
 
     @classmethod
-    def for_database(cls, database_url: str, keys: Iterable[str] | None = None) -> Sealer:
+    def for_database(cls, database_url: str, keys: Iterable[str] | None = None, seal_columns: bool = True) -> Sealer:
         if not keys and os.environ.get(KEY_VARIABLE):
             keys = os.environ[KEY_VARIABLE].split(",")
-        return cls(keys, default_key_file(database_url))
+        return cls(keys, default_key_file(database_url), seal_columns)
 
     # -- the stored form -------------------------------------------------------------
 
@@ -86,9 +103,17 @@ class Sealer:
         redacted: set[str] = set()
         for key, value in data.items():
             if is_sealed(value):
-                data[key] = self._open_value(key, value[SEALED])
+                data[key] = self._open_value(f"resource data {key!r}", value[SEALED])
                 redacted.add(key)
         return data, redacted
+
+    def seal_value(self, value: Any) -> dict[str, str]:
+        """One whole value (a column's JSON document), sealed."""
+        return {SEALED: self._cipher().encrypt(_dump(value)).decode("ascii")}
+
+    def open_value(self, value: Any, what: str) -> Any:
+        """A column's value as stored: opened if sealed, else as it is."""
+        return self._open_value(what, value[SEALED]) if is_sealed(value) else value
 
     # -- keys ------------------------------------------------------------------------
 
@@ -99,7 +124,7 @@ class Sealer:
             return _load(self._cipher().decrypt(token.encode("ascii")))
         except InvalidToken:
             raise SealingError(
-                f"The secret resource data {key!r} was encrypted with a key this engine does not have "
+                f"The secret {key} was encrypted with a key this engine does not have "
                 f"({self._where()}); set {KEY_VARIABLE} to the key (or keys, comma-separated) "
                 "the engine that stored it used"
             )
@@ -159,3 +184,45 @@ def _load(data: bytes) -> Any:
     import json
 
     return json.loads(data)
+
+
+class SealedJSON(TypeDecorator):
+    """A JSON column (JSONB on PostgreSQL) whose values are sealed at rest by the store's
+    sealer, found on the engine's dialect (``attach``): each Store has its own keys."""
+
+    impl = sa.JSON
+    cache_ok = True
+
+    def __init__(self, what: str, always: bool = False):
+        super().__init__()
+        # What the column holds, for the error when its key is missing; ``always``: seal
+        # even with encrypt_parameters_and_properties off (credentials).
+        self.what = what
+        self.always = always
+
+    def load_dialect_impl(self, dialect: Any) -> Any:
+        return dialect.type_descriptor(JSONB() if dialect.name == "postgresql" else sa.JSON())
+
+    def process_bind_param(self, value: Any, dialect: Any) -> Any:
+        sealer: Sealer | None = getattr(dialect, SEALER_ATTRIBUTE, None)
+        if value is None or sealer is None or is_sealed(value) or not (self.always or sealer.seal_columns):
+            return value
+        return sealer.seal_value(value)
+
+    def process_result_value(self, value: Any, dialect: Any) -> Any:
+        sealer: Sealer | None = getattr(dialect, SEALER_ATTRIBUTE, None)
+        if not is_sealed(value) or sealer is None:
+            # An engine stoker did not make (a tool, a test reading rows) sees the
+            # sealed form: it has no key, and learns nothing from it.
+            return value
+        return sealer.open_value(value, self.what)
+
+
+SEALER_ATTRIBUTE = "stoker_sealer"
+
+
+def attach(engine: Any, sealer: Sealer) -> None:
+    """Let ``engine``'s SealedJSON columns seal and open with ``sealer``. The dialect is
+    the engine's own object (every engine made has a new one), shared by the engines
+    derived with execution_options."""
+    setattr(engine.dialect, SEALER_ATTRIBUTE, sealer)

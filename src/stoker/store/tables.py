@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
+from stoker.store.sealing import SealedJSON
+
 metadata = sa.MetaData()
 
 # Row identities are never reused: a write that names a row by id can never land in a
@@ -20,7 +22,8 @@ raw_templates = sa.Table(
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("template", JSON, nullable=False),
     sa.Column("files", JSON, nullable=False),
-    sa.Column("environment", JSON, nullable=False),
+    # The environment holds the values of parameters, hidden ones included.
+    sa.Column("environment", SealedJSON("stack environment"), nullable=False),
     sa.Column("created_at", sa.DateTime, nullable=False),
     **NEVER_REUSED,
 )
@@ -35,9 +38,9 @@ stacks = sa.Table(
     sa.Column("status_reason", sa.Text, nullable=False, default=""),
     sa.Column("raw_template_id", sa.Integer, sa.ForeignKey("raw_templates.id"), nullable=False),
     sa.Column("prev_raw_template_id", sa.Integer, sa.ForeignKey("raw_templates.id"), nullable=True),
-    sa.Column("parameters", JSON, nullable=False),
+    sa.Column("parameters", SealedJSON("stack parameters"), nullable=False),
     # The parameters before the last update began (a rollback returns to them).
-    sa.Column("prev_parameters", JSON, nullable=True),
+    sa.Column("prev_parameters", SealedJSON("stack parameters"), nullable=True),
     sa.Column("disable_rollback", sa.Boolean, nullable=False, default=True),
     sa.Column("timeout_mins", sa.Integer, nullable=True),
     sa.Column("tags", JSON, nullable=False),
@@ -73,9 +76,12 @@ resources = sa.Table(
     sa.Column("status", sa.String(32), nullable=False),
     sa.Column("status_reason", sa.Text, nullable=False, default=""),
     sa.Column("physical_resource_id", sa.String(255), nullable=True),
-    sa.Column("properties", JSON, nullable=True),
-    sa.Column("attributes", JSON, nullable=True),
-    sa.Column("data", JSON, nullable=True),
+    # What a resource resolved and computed may carry a hidden parameter's value.
+    sa.Column("properties", SealedJSON("resource properties"), nullable=True),
+    sa.Column("attributes", SealedJSON("resource attributes"), nullable=True),
+    # A plugin's data: its redacted values are sealed one by one (sealing.py) whatever
+    # the setting, and the whole with the values made from parameters.
+    sa.Column("data", SealedJSON("resource data"), nullable=True),
     sa.Column("definition", JSON, nullable=True),
     sa.Column("handler_token", JSON, nullable=True),
     # The breakpoint (hook) the resource waits at, e.g. "pre-create"; cleared by a signal.
@@ -101,6 +107,12 @@ events = sa.Table(
     sa.Column("resource_status", sa.String(32), nullable=False),
     sa.Column("resource_status_reason", sa.Text, nullable=False, default=""),
     sa.Column("created_at", sa.DateTime, nullable=False),
+    # PostgreSQL: the id of the transaction that wrote the row (pg_current_xact_id()),
+    # set by the store's insert; SQLite, whose writers commit one at a time: 0. With the
+    # id it orders the event stream so that a reader never skips a row committed late
+    # (store/event_feed.py); the index serves the stream's one query per poll.
+    sa.Column("txid", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Index("ix_events_stream", "stack_id", "txid", "id"),
     **NEVER_REUSED,
 )
 
@@ -131,7 +143,7 @@ snapshots = sa.Table(
     sa.Column("name", sa.String(255), nullable=True),
     sa.Column("status", sa.String(32), nullable=False),
     sa.Column("status_reason", sa.Text, nullable=False),
-    sa.Column("data", JSON, nullable=True),
+    sa.Column("data", SealedJSON("snapshot data"), nullable=True),
     sa.Column("created_at", sa.DateTime, nullable=False),
 )
 
@@ -197,8 +209,8 @@ software_deployments = sa.Table(
     sa.Column("id", sa.String(36), primary_key=True),
     sa.Column("config_id", sa.String(36), nullable=False, index=True),
     sa.Column("server_id", sa.String(255), nullable=False, index=True),
-    sa.Column("input_values", JSON, nullable=True),
-    sa.Column("output_values", JSON, nullable=True),
+    sa.Column("input_values", SealedJSON("software deployment inputs"), nullable=True),
+    sa.Column("output_values", SealedJSON("software deployment outputs"), nullable=True),
     sa.Column("action", sa.String(255), nullable=True),
     sa.Column("status", sa.String(255), nullable=True),
     sa.Column("status_reason", sa.Text, nullable=True),
@@ -206,6 +218,19 @@ software_deployments = sa.Table(
     sa.Column("stack_user_project_id", sa.String(64), nullable=True),
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("updated_at", sa.DateTime, nullable=True),
+)
+
+# The credential stoker acts for a top-level stack's user with, in keystone mode
+# (resources/openstack/trusts.py): ``kind`` "trust", ``credential`` the trust's id, its
+# trustor and project, always sealed. Nested stacks act with their root's. Deleted with
+# the stack (its trust with it, where Keystone lets stoker).
+stack_credentials = sa.Table(
+    "stack_credentials",
+    metadata,
+    sa.Column("stack_id", sa.String(36), sa.ForeignKey("stacks.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("kind", sa.String(32), nullable=False),
+    sa.Column("credential", SealedJSON("stack credentials", always=True), nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
 )
 
 # Heat's service table (``heat/db/models.py`` Service): one row per engine serving the

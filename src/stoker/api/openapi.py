@@ -1,0 +1,315 @@
+"""The OpenAPI 3.1 document of the Orchestration API v1, served at ``GET /openapi.json``.
+
+It describes every route the app serves: paths, methods, path and query parameters,
+request bodies, and each response's status and body in Heat's shapes (the api-ref's,
+``heat/api/openstack/v1/*`` and ``heat/engine/api.py``), a 4xx always being Heat's fault
+body (``api.errors.fault``). It names the ``X-Auth-Token`` header as the credential and
+marks the routes that need none (``api.policy.PUBLIC`` and the version document) and
+the one where it is optional (``api.policy.SIGNAL``).
+
+The document is data written by hand, composed here from the schemas, parameters and
+responses of ``api.openapi_components``; nothing reads the routes to write it, so that
+it says what a client may rely on rather than what the code happens to do. Two tests keep the two honest: every route of the app is in the
+document and every path of the document is a route (``tests/unit/api/test_openapi.py``),
+and a schemathesis run checks the running server's answers against it
+(``tests/acceptance/test_openapi.py``).
+
+What this module must not do: decide anything about a request. It describes; the route
+modules serve.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from stoker.api.openapi_components import (
+    ANY,
+    BOOLEAN,
+    COUNT,
+    EVENT_LIST_QUERY,
+    LOCATION,
+    NO_TOKEN,
+    NULL,
+    OBJECT,
+    REDIRECT,
+    RESOURCE_LIST_QUERY,
+    SCHEMAS,
+    SECRET,
+    STACK_LIST_QUERY,
+    STRING,
+    TOKEN,
+    Schema,
+    array,
+    empty,
+    flag,
+    nullable,
+    obj,
+    ok,
+    operation,
+    path_parameters,
+    query,
+    ref,
+)
+
+OPENAPI_PATH = "/openapi.json"
+
+TENANT = "/v1/{tenant_id}"
+STACKS = TENANT + "/stacks"
+STACK = STACKS + "/{stack_name}/{stack_id}"
+RESOURCE = STACK + "/resources/{resource_name}"
+
+# -- the paths -----------------------------------------------------------------------------
+
+STACK_WRITES = (409,)
+LOOKUP_SUBPATHS = {
+    "resources": ("GET", "POST"),
+    "events": ("GET", "POST"),
+    "template": ("GET", "POST"),
+    "actions": ("GET", "POST"),
+    "environment": ("GET",),
+    "files": ("GET",),
+    "outputs": ("GET",),
+    "snapshots": ("GET", "POST"),
+    "events/stream": ("GET",),
+}
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+def _lookup(subpath: str | None) -> Schema:
+    where = f"the stack's {subpath}" if subpath else "the stack"
+    return operation(f"Find {where} by the stack's name or id", REDIRECT, rule="stacks:lookup", tag="stacks", description="302 to /stacks/{stack_name}/{stack_id}" + (f"/{subpath}" if subpath else "") + ", the query kept.")
+
+
+def _paths() -> dict[str, dict[str, Schema]]:
+    paths: dict[str, dict[str, Schema]] = {}
+
+    def add(method: str, path: str, spec: Schema) -> None:
+        paths.setdefault(path, {})[method.lower()] = spec
+
+    # -- the version document and this one
+    # Neither reads a body or a parameter: nothing to refuse, no fault.
+    add("GET", "/", {
+        "summary": "The API versions", "tags": ["versions"], "security": NO_TOKEN,
+        "responses": ok(obj({"versions": array(obj({"id": STRING, "status": STRING, "links": array(ref("Link"))}))}), "Multiple Choices: the versions", 300),
+    })
+    add("GET", OPENAPI_PATH, {
+        "summary": "This document", "tags": ["versions"], "security": NO_TOKEN,
+        "responses": ok({"type": "object", "required": ["openapi", "paths"]}, "The OpenAPI document"),
+    })
+
+    # -- stacks
+    add("GET", STACKS, operation("List the project's stacks", ok(obj({"stacks": array(ref("StackSummary"))}, {"links": array(ref("Link"))})), rule="stacks:index", tag="stacks", parameters=STACK_LIST_QUERY))
+    add("POST", STACKS, operation(
+        "Create a stack (or adopt one)", ok(obj({"stack": obj({"id": STRING, "links": array(ref("Link"))})}), "Created: the stack's create goes on", 201, LOCATION),
+        rule="stacks:create", tag="stacks", body=ref("StackCreate"), faults=STACK_WRITES,
+    ))
+    add("POST", STACKS + "/preview", operation("Preview a stack create", ok(obj({"stack": ref("StackPreview")})), rule="stacks:preview", tag="stacks", body=ref("StackCreate"), faults=(409,)))
+    add("GET", STACKS + "/detail", operation("List the project's stacks (as GET /stacks)", ok(obj({"stacks": array(ref("StackSummary"))}, {"links": array(ref("Link"))})), rule="stacks:detail", tag="stacks", parameters=STACK_LIST_QUERY))
+    for method in METHODS:
+        add(method, STACKS + "/{stack_name}", _lookup(None))
+    for subpath, methods in LOOKUP_SUBPATHS.items():
+        for method in methods:
+            add(method, STACKS + "/{stack_name}/" + subpath, _lookup(subpath))
+    add("GET", STACK, operation("Show a stack (a deleted one too)", ok(obj({"stack": ref("StackDetail")})), rule="stacks:show", tag="stacks", parameters=[flag("resolve_outputs", "resolve the outputs (default true)")]))
+    add("PUT", STACK, operation("Update a stack", empty(202, "Accepted: the update goes on"), rule="stacks:update", tag="stacks", body=ref("StackUpdate"), faults=STACK_WRITES))
+    add("PATCH", STACK, operation("Update a stack, keeping what is not given", empty(202, "Accepted: the update goes on"), rule="stacks:update_patch", tag="stacks", body=ref("StackUpdate"), body_required=False, faults=STACK_WRITES))
+    add("DELETE", STACK, operation("Delete a stack", empty(204, "The delete goes on"), rule="stacks:delete", tag="stacks", faults=STACK_WRITES))
+    add("GET", STACK + "/template", operation("The stack's template", ok(OBJECT, "The template as stored"), rule="stacks:template", tag="stacks"))
+    add("GET", STACK + "/environment", operation("The stack's environment", ok(obj(optional={"parameters": OBJECT, "parameter_defaults": OBJECT, "resource_registry": OBJECT, "event_sinks": array(ANY), "encrypted_param_names": array(STRING)}), "The environment; hidden parameters' values masked"), rule="stacks:environment", tag="stacks"))
+    add("GET", STACK + "/files", operation("The stack's files", ok({"type": "object", "additionalProperties": STRING}, "name -> text"), rule="stacks:files", tag="stacks"))
+    add("PUT", STACK + "/preview", operation("Preview an update", ok(ref("ResourceChanges")), rule="stacks:preview_update", tag="stacks", body=ref("StackUpdate"), faults=STACK_WRITES))
+    add("PATCH", STACK + "/preview", operation("Preview a PATCH update", ok(ref("ResourceChanges")), rule="stacks:preview_update_patch", tag="stacks", body=ref("StackUpdate"), body_required=False, faults=STACK_WRITES))
+    add("DELETE", STACK + "/abandon", operation(
+        "Abandon a stack: forget it, keep its resources", ok(obj({"id": STRING, "name": STRING, "action": STRING, "status": STRING, "template": OBJECT, "resources": OBJECT}), "The adopt data"),
+        rule="stacks:abandon", tag="stacks", faults=STACK_WRITES, description="400 unless the server enables it (STOKER_ENABLE_STACK_ABANDON), as Heat.",
+    ))
+    add("GET", STACK + "/export", operation("Export a stack's data", ok(obj({"id": STRING, "name": STRING, "action": STRING, "status": STRING, "template": OBJECT, "resources": OBJECT})), rule="stacks:export", tag="stacks"))
+    add("GET", STACK + "/outputs", operation("List the outputs (not resolved)", ok(obj({"outputs": array(obj({"output_key": STRING, "description": STRING}))})), rule="stacks:list_outputs", tag="stacks"))
+    add("GET", STACK + "/outputs/{output_key}", operation("Show an output, resolved", ok(obj({"output": ref("Output")})), rule="stacks:show_output", tag="stacks"))
+    add("GET", STACK + "/snapshots", operation("List the snapshots", ok(obj({"snapshots": array(ref("Snapshot"))})), rule="stacks:list_snapshots", tag="snapshots"))
+    add("POST", STACK + "/snapshots", operation(
+        "Snapshot a stack", ok(ref("Snapshot"), "The snapshot (IN_PROGRESS while it is taken)"), rule="stacks:snapshot", tag="snapshots",
+        body=obj(optional={"name": nullable({"type": "string", "maxLength": 255})}), body_required=False, faults=STACK_WRITES,
+    ))
+    add("GET", STACK + "/snapshots/{snapshot_id}", operation("Show a snapshot", ok(obj({"snapshot": ref("Snapshot")})), rule="stacks:show_snapshot", tag="snapshots"))
+    add("DELETE", STACK + "/snapshots/{snapshot_id}", operation("Delete a snapshot", empty(204, "Deleted"), rule="stacks:delete_snapshot", tag="snapshots", faults=STACK_WRITES))
+    add("POST", STACK + "/snapshots/{snapshot_id}/restore", operation("Restore a snapshot", empty(202, "Accepted: the restore goes on"), rule="stacks:restore_snapshot", tag="snapshots", faults=STACK_WRITES))
+    actions = {name: {"type": "null"} for name in ("suspend", "resume", "check", "cancel_update", "cancel_without_rollback")}
+    add("POST", STACK + "/actions", operation(
+        "Suspend, resume, check or cancel", ok(NULL, "The action goes on (a JSON null body)"), rule="actions:<action>", tag="stacks",
+        body={**obj(optional=actions, extra=False), "minProperties": 1, "maxProperties": 1, "description": "exactly one action; its rule is actions:<action>"},
+        faults=STACK_WRITES,
+    ))
+
+    # -- resources and events
+    add("GET", STACK + "/resources", operation("List the resources", ok(obj({"resources": array(ref("Resource"))})), rule="resource:index", tag="resources", parameters=RESOURCE_LIST_QUERY))
+    add("GET", RESOURCE, operation("Show a resource, with its attributes", ok(obj({"resource": ref("ResourceDetail")})), rule="resource:show", tag="resources"))
+    add("PATCH", RESOURCE, operation(
+        "Mark a resource unhealthy (or healthy again)", ok(NULL, "Marked (a JSON null body)"), rule="resource:mark_unhealthy", tag="resources",
+        body=obj({"mark_unhealthy": BOOLEAN}, {"resource_status_reason": STRING}, extra=False), faults=STACK_WRITES,
+    ))
+    add("GET", RESOURCE + "/metadata", operation("A resource's metadata", ok(obj({"metadata": ANY})), rule="resource:metadata", tag="resources"))
+    add("POST", RESOURCE + "/signal", operation(
+        "Signal a resource", ok(NULL, "Delivered (a JSON null body)"), rule="resource:signal", tag="resources",
+        body=OBJECT, body_required=False, faults=STACK_WRITES, security=[{"token": []}, {}],
+        description="Takes an API token, or in place of one a wait condition handle's own token (its curl_cli sends it).",
+    ))
+    events = ok(obj({"events": array(ref("Event"))}))
+    event = ok(obj({"event": ref("EventDetail")}))
+    add("GET", STACK + "/events", operation("List the stack's events", events, rule="events:index", tag="events", parameters=EVENT_LIST_QUERY))
+    add("GET", STACK + "/events/stream", operation(
+        "Stream the stack's events as they are recorded (stoker's)",
+        {"200": {"description": (
+            "Server-sent events: `event: event` messages (an item of the event list plus stack_path, the message id a cursor), "
+            "and a last `event: stack` message ({\"stack\": the stack as listed}) when the stream ends: when the stack is deleted, "
+            "or with until=terminal once it is no longer IN_PROGRESS. `: ping` comments keep an idle stream open."
+        ), "content": {"text/event-stream": {"schema": ref("StreamMessage")}}}},
+        rule="events:index", tag="events",
+        parameters=[
+            query("nested_depth", COUNT, "follow nested stacks this many levels down (default: all)"),
+            query("until", {"enum": ["terminal"]}, "end the stream once the stack is no longer IN_PROGRESS (default: when the client goes)"),
+            query("from", {"enum": ["start", "now"]}, "the stack's recorded events first (start, the default), or only those from now on"),
+            query("last_event_id", STRING, "resume after this message's id (as the Last-Event-ID header, which wins)"),
+            {"name": "Last-Event-ID", "in": "header", "required": False, "description": "resume after this message's id (an EventSource sends it)", "schema": STRING},
+        ],
+    ))
+    add("GET", STACK + "/events/{event_id}", operation("Show an event by its id (stoker's)", event, rule="events:show", tag="events"))
+    add("GET", RESOURCE + "/events", operation("List a resource's events", events, rule="events:index", tag="events", parameters=EVENT_LIST_QUERY))
+    add("GET", RESOURCE + "/events/{event_id}", operation("Show a resource's event", event, rule="events:show", tag="events"))
+
+    # -- capability URLs: the secret is the credential
+    signalled = ok(obj({"resource": STRING, "metadata": OBJECT}), "The resource's name and its signals by id (Heat's CFN answer)")
+    for method in ("PUT", "POST"):
+        add(method, "/v1/waitcondition/{credential_id}", operation(
+            "Signal the resource whose capability URL this is (cfn-signal)", signalled, rule=None, tag="signals",
+            parameters=[SECRET], body=OBJECT, body_required=False, faults=(403,),
+        ))
+    add("GET", "/v1/server_metadata/{credential_id}", operation(
+        "A server's metadata, for its agent (os-collect-config)", ok(OBJECT, "The metadata itself"), rule=None, tag="signals", parameters=[SECRET], faults=(403,),
+    ))
+
+    # -- what the engine offers
+    add("POST", TENANT + "/validate", operation(
+        "Validate a template", ok(obj(optional={"Description": STRING, "Parameters": OBJECT, "ParameterGroups": array(ANY), "Environment": OBJECT, "NestedParameters": OBJECT, "Warnings": array(ANY)})),
+        rule="stacks:validate_template", tag="templates", parameters=[flag("show_nested", "the nested templates' parameters too (NestedParameters)")], body=ref("StackInput"),
+    ))
+    add("GET", TENANT + "/resource_types", operation(
+        "List the resource types", ok(obj({"resource_types": {"anyOf": [array(STRING), array(obj({"resource_type": STRING, "description": STRING}))]}})),
+        rule="stacks:list_resource_types", tag="resource_types",
+        parameters=[
+            query("name", STRING, "a regular expression (RE2) the name matches"),
+            query("support_status", {"enum": ["UNKNOWN", "SUPPORTED", "DEPRECATED", "UNSUPPORTED", "HIDDEN"]}, "only types of this support status"),
+            flag("with_description", "objects with each type's description"),
+        ],
+    ))
+    add("GET", TENANT + "/resource_types/{type_name}", operation(
+        "A resource type's schema", ok(obj({"resource_type": STRING, "properties": OBJECT, "attributes": OBJECT}, {"description": STRING, "support_status": OBJECT})),
+        rule="stacks:resource_schema", tag="resource_types", parameters=[flag("with_description", "the description too (default true)")],
+    ))
+    add("GET", TENANT + "/resource_types/{type_name}/template", operation(
+        "A template with one resource of the type", ok(OBJECT, "A HOT or CFN template"), rule="stacks:generate_template", tag="resource_types",
+        parameters=[query("template_type", {"enum": ["hot", "cfn"]}, "cfn (default) or hot")],
+    ))
+    add("GET", TENANT + "/template_versions", operation(
+        "List the template versions", ok(obj({"template_versions": array(obj({"version": STRING, "type": {"enum": ["hot", "cfn"]}}, {"aliases": array(STRING)}))})),
+        rule="stacks:list_template_versions", tag="templates",
+    ))
+    add("GET", TENANT + "/template_versions/{template_version}/functions", operation(
+        "List a template version's functions", ok(obj({"template_functions": array(obj({"functions": STRING, "description": STRING}))})),
+        rule="stacks:list_template_functions", tag="templates", parameters=[flag("with_condition_func", "the condition functions too")],
+    ))
+    add("GET", TENANT + "/build_info", operation("The build's revision", ok(obj({"api": obj({"revision": STRING}), "engine": obj({"revision": STRING})})), rule="build_info:build_info", tag="build_info"))
+    service = obj({"id": STRING, "binary": STRING, "engine_id": STRING, "host": STRING, "hostname": STRING, "topic": STRING, "report_interval": {"type": "integer"},
+                   "created_at": STRING, "updated_at": nullable(STRING), "deleted_at": nullable(STRING), "status": {"enum": ["up", "down"]}})
+    add("GET", TENANT + "/services", operation("List the engines", ok(obj({"services": array(service)})), rule="service:index", tag="services"))
+
+    # -- software configs and deployments
+    configs, deployments = TENANT + "/software_configs", TENANT + "/software_deployments"
+    add("GET", configs, operation(
+        "List the software configs", ok(obj({"software_configs": array(ref("SoftwareConfigSummary"))})), rule="software_configs:index", tag="software_configs",
+        parameters=[query("limit", COUNT, "at most this many"), query("marker", STRING, "the id of the last config of the previous page"), flag("global_tenant", "every project's (denied by default)")],
+    ))
+    add("POST", configs, operation(
+        "Create a software config", ok(obj({"software_config": ref("SoftwareConfig")})), rule="software_configs:create", tag="software_configs",
+        body=obj(optional={"name": nullable({"type": "string", "maxLength": 255}), "group": nullable({"type": "string", "maxLength": 255}), "config": ANY, "inputs": nullable(array(OBJECT)), "outputs": nullable(array(OBJECT)), "options": nullable(OBJECT)}),
+    ))
+    add("GET", configs + "/{config_id}", operation("Show a software config", ok(obj({"software_config": ref("SoftwareConfig")})), rule="software_configs:show", tag="software_configs"))
+    add("DELETE", configs + "/{config_id}", operation("Delete a software config", empty(204, "Deleted"), rule="software_configs:delete", tag="software_configs"))
+    deployment = ok(obj({"software_deployment": ref("SoftwareDeployment")}))
+    text = nullable(STRING)
+    add("GET", deployments, operation(
+        "List the software deployments", ok(obj({"software_deployments": array(ref("SoftwareDeployment"))})), rule="software_deployments:index", tag="software_deployments",
+        parameters=[query("server_id", STRING, "only this server's")],
+    ))
+    add("POST", deployments, operation(
+        "Create a software deployment", deployment, rule="software_deployments:create", tag="software_deployments",
+        body=obj({"config_id": STRING, "server_id": STRING}, {"id": text, "input_values": nullable(OBJECT), "action": text, "status": text, "status_reason": text, "stack_user_project_id": text}),
+    ))
+    add("GET", deployments + "/metadata/{server_id}", operation("The configs deployed to a server, for its agent", ok(obj({"metadata": array(ref("SoftwareConfig"))})), rule="software_deployments:metadata", tag="software_deployments"))
+    add("GET", deployments + "/{deployment_id}", operation("Show a software deployment", deployment, rule="software_deployments:show", tag="software_deployments"))
+    add("PUT", deployments + "/{deployment_id}", operation(
+        "Update a software deployment", deployment, rule="software_deployments:update", tag="software_deployments",
+        body=obj(optional={"config_id": text, "input_values": nullable(OBJECT), "output_values": nullable(OBJECT), "action": text, "status": text, "status_reason": text, "updated_at": text}),
+    ))
+    add("DELETE", deployments + "/{deployment_id}", operation("Delete a software deployment", empty(204, "Deleted"), rule="software_deployments:delete", tag="software_deployments"))
+
+    # -- template capabilities (stoker's, docs/api.md)
+    add("POST", TENANT + "/capabilities/find", operation(
+        "The templates whose capabilities satisfy every requirement (stoker's)", ok(obj({"templates": array(STRING), "skipped": array(ANY)})),
+        rule="capabilities:find", tag="capabilities",
+        body={"allOf": [ref("CapabilitiesInput"), obj(optional={"capabilities": OBJECT})]},
+    ))
+    add("POST", TENANT + "/template_capabilities", operation(
+        "What a set of templates offers, and how registry lists resolve (stoker's)",
+        ok(obj({"capabilities": OBJECT, "resource_types": OBJECT, "requires": OBJECT, "resolutions": array(OBJECT)}, {"skipped": array(ANY)})),
+        rule="capabilities:template_capabilities", tag="capabilities", body=ref("CapabilitiesInput"),
+    ))
+
+    for path, operations in paths.items():
+        shared = path_parameters(path)
+        for spec in operations.values():
+            if shared:
+                spec["parameters"] = shared + spec.get("parameters", [])
+    return paths
+
+
+_DOCUMENT: Schema = {
+    "openapi": "3.1.0",
+    "info": {
+        "title": "stoker: the Orchestration API v1",
+        "version": "1.0",
+        "description": (
+            "OpenStack Heat's Orchestration API v1 as stoker serves it, and stoker's own routes (docs/api.md). "
+            "Every 4xx answers with Heat's fault body. Routes under /v1/{tenant_id} need an X-Auth-Token "
+            "(in auth mode none, any token or none at all is accepted; docs/auth.md)."
+        ),
+    },
+    "tags": [{"name": name} for name in ("versions", "stacks", "snapshots", "resources", "events", "signals", "templates", "resource_types", "build_info", "services", "software_configs", "software_deployments", "capabilities")],
+    "paths": _paths(),
+    "components": {
+        "schemas": SCHEMAS,
+        "securitySchemes": {"token": {"type": "apiKey", "in": "header", "name": "X-Auth-Token", "description": "A Keystone token, or a static token (docs/auth.md)"}},
+    },
+    "security": TOKEN,
+}
+
+
+def document(server_url: str | None = None) -> Schema:
+    """The OpenAPI document (a copy, the caller's to change); ``server_url``: where the
+    API is served, as its ``servers``."""
+    result = copy.deepcopy(_DOCUMENT)
+    if server_url:
+        result["servers"] = [{"url": server_url.rstrip("/") or "/"}]
+    return result
+
+
+async def serve_document(request: Request) -> JSONResponse:
+    """``GET /openapi.json``: the document, no token needed (as ``GET /``)."""
+    return JSONResponse(document(str(request.base_url)))
+
+
+routes = [Route(OPENAPI_PATH, serve_document, methods=["GET"])]

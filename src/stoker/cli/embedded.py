@@ -1,0 +1,359 @@
+"""The embedded backend: the engine runs in this process, on the local store
+(``stoker.service.Service``), and answers in the API's shapes by the API's own view
+functions (``stoker.api.views``), so a command prints the same as against a server.
+
+What only the embedded engine does stays here: a command that changes stacks first
+finishes the actions an engine that stopped mid-way left IN_PROGRESS (``recover``),
+a read says which stacks wait for that, and a delete of a stack that recovery just
+deleted counts as done. Links in the bodies are ``embedded:///v1/{project}/...``: no
+server answers them, but they name stacks as a server's do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+import click
+
+from stoker.api import views
+from stoker.cli.backend import Backend, EventCallback, StackRequest, _ignore
+from stoker.cli.backend import Source as FileSource
+from stoker.engine.states import Action
+from stoker.service import Service, Source
+from stoker.store import EventRecord, StackRecord
+from stoker.template import loader
+
+
+def _template(request: StackRequest) -> Source | None:
+    """The request's template as the engine takes it."""
+    found = request.template
+    return Source(found.text, found.name) if found is not None else None
+
+
+def _environments(request: StackRequest) -> list[Source]:
+    return [Source(found.text, found.name) for found in request.environments]
+
+
+class _Links:
+    """What the API's views need of a call: the service and the URLs of links."""
+
+    def __init__(self, service: Service):
+        self.service = service
+
+    def url(self, *parts: str) -> str:
+        return "/".join(["embedded://", "v1", "-", *(quote(part, safe="") for part in parts)])
+
+    def stack_url(self, stack: StackRecord, *parts: str) -> str:
+        return self.url("stacks", stack.name, stack.id, *parts)
+
+    def link(self, href: str, rel: str = "self") -> dict[str, str]:
+        return {"href": href, "rel": rel}
+
+
+class EmbeddedBackend(Backend):
+    where = "the embedded engine"
+
+    def __init__(self, service: Service, recovered: Sequence[StackRecord] = ()):
+        self.service = service
+        self.links = _Links(service)
+        self.recovered = list(recovered)
+        self._stacks: dict[str, StackRecord] = {}
+
+    @classmethod
+    def open(cls, settings: Any, recover: bool, progress: Callable[[], EventCallback]) -> EmbeddedBackend:
+        """The engine on ``settings``' store. ``recover``: finish the actions a stopped
+        engine left IN_PROGRESS first (a command that changes stacks); else only say
+        which stacks wait for that."""
+        import os
+
+        service = Service(settings)
+        abandoned = service.abandoned_stacks()
+        recovered: list[StackRecord] = []
+        if abandoned and not os.environ.get("STOKER_NO_RECOVERY"):
+            names = ", ".join(f"{s.name} ({s.state})" for s in abandoned)
+            if not recover:
+                click.echo(f"NOTE: actions interrupted by an engine restart: {names}; the next stoker command that changes stacks finishes them", err=True)
+            else:
+                click.echo(f"Resuming actions interrupted by an engine restart: {names}", err=True)
+                backend = cls(service)
+                recovered = service.recover(listeners=[backend._listener(progress())])
+                for stack in recovered:
+                    click.echo(f"Stack {stack.name} {stack.state}: {stack.status_reason}", err=True)
+        return cls(service, recovered)
+
+    def close(self) -> None:
+        self.service.close()
+
+    # -- bodies ----------------------------------------------------------------------
+
+    def _owner(self, stack_id: str) -> StackRecord | None:
+        if stack_id not in self._stacks:
+            found = self.service.store.get_stack(stack_id)
+            if found is None:
+                return None
+            self._stacks[stack_id] = found
+        return self._stacks[stack_id]
+
+    def _event(self, event: EventRecord, root: StackRecord | None = None, detail: bool = False) -> dict[str, Any]:
+        owner = self._owner(event.stack_id) or root
+        assert owner is not None
+        return views.event_body(self.links, owner, event, detail=detail, root=root)
+
+    def _listener(self, on_event: EventCallback) -> Callable[[EventRecord], None]:
+        def listen(event: EventRecord) -> None:
+            # A stack's row may change name or state: look its events' owner up afresh.
+            self._stacks.pop(event.stack_id, None)
+            on_event(self._event(event))
+
+        return listen
+
+    def _detail(self, stack: StackRecord) -> dict[str, Any]:
+        return views.stack_detail(self.links, stack)  # type: ignore[arg-type]
+
+    def _summary(self, stack: StackRecord) -> dict[str, Any]:
+        return views.stack_summary(self.links, stack)  # type: ignore[arg-type]
+
+    # -- limits and stacks -----------------------------------------------------------
+
+    def limits(self) -> loader.Limits:
+        return self.service.limits()
+
+    def list_stacks(self, nested: bool = False, hidden: bool = False) -> list[dict[str, Any]]:
+        return [self._summary(stack) for stack in self.service.list_stacks(nested=nested, hidden=hidden)]
+
+    def identify_stack(self, name: str) -> tuple[str, str]:
+        stack = self.service.get_stack(name)
+        return stack.name, stack.id
+
+    def get_stack(self, name: str) -> dict[str, Any]:
+        return self._detail(self.service.get_stack(name))
+
+    def create_stack(self, name: str, request: StackRequest, on_event: EventCallback = _ignore) -> dict[str, Any]:
+        assert request.template is not None
+        stack = self.service.create_stack(
+            name,
+            _template(request),
+            _environments(request),
+            request.parameters,
+            files=request.files,
+            disable_rollback=request.disable_rollback is not False,
+            timeout_mins=request.timeout_mins,
+            tags=request.tags or [],
+            listeners=[self._listener(on_event)],
+        )
+        return self._detail(stack)
+
+    def update_stack(self, name: str, request: StackRequest, existing: bool, on_event: EventCallback = _ignore) -> dict[str, Any]:
+        stack = self.service.update_stack(
+            name,
+            _template(request),
+            _environments(request),
+            request.parameters,
+            files=request.files,
+            existing=existing,
+            listeners=[self._listener(on_event)],
+            clear_parameters=request.clear_parameters,
+        )
+        return self._detail(stack)
+
+    def preview_create(self, name: str, request: StackRequest) -> dict[str, Any]:
+        """As Heat's preview: a name taken is refused, as the create would be."""
+        from stoker.engine.errors import StackExistsError
+
+        assert request.template is not None
+        if self.service.store.find_stack(name, "") is not None:
+            raise StackExistsError(name)
+        return self.service.preview_create(name, _template(request), _environments(request), request.parameters, files=request.files)
+
+    def preview_update(self, name: str, request: StackRequest, existing: bool) -> dict[str, Any]:
+        return self.service.preview_update(name, _template(request), _environments(request), request.parameters, files=request.files, existing=existing)
+
+    def delete_stack(self, name: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
+        for stack in self.recovered:
+            # This command's recovery just finished the stack's interrupted delete.
+            if name in (stack.name, stack.id) and stack.state == "DELETE_COMPLETE":
+                return self._summary(stack)
+        return self._summary(self.service.delete_stack(name, listeners=[self._listener(on_event)]))
+
+    def stack_action(self, name: str, action: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
+        return self._summary(self.service.stack_action(name, Action(action.upper()), listeners=[self._listener(on_event)]))
+
+    def cancel_stack(self, name: str, rollback: bool) -> dict[str, Any]:
+        return self._summary(self.service.cancel_stack(name, rollback=rollback))
+
+    def export_stack(self, name: str) -> dict[str, Any]:
+        return self.service.export_stack(name)
+
+    def abandon_stack(self, name: str) -> dict[str, Any]:
+        return self.service.abandon_stack(name)
+
+    def adopt_stack(self, name: str, data: dict[str, Any], request: StackRequest, on_event: EventCallback = _ignore) -> dict[str, Any]:
+        stack = self.service.adopt_stack(
+            name,
+            data,
+            _environments(request),
+            request.parameters,
+            disable_rollback=request.disable_rollback is not False,
+            timeout_mins=request.timeout_mins,
+            listeners=[self._listener(on_event)],
+        )
+        return self._detail(stack)
+
+    def template_of(self, name: str) -> Any:
+        return self.service.template_of(name)
+
+    def environment_of(self, name: str) -> Any:
+        return self.service.environment_of(name)
+
+    def files_of(self, name: str) -> dict[str, str]:
+        stack = self.service.get_stack(name)
+        return dict(self.service.store.get_template(stack.raw_template_id).files or {})
+
+    # -- resources -------------------------------------------------------------------
+
+    def _required_by(self, stack: StackRecord) -> dict[str, list[str]]:
+        try:
+            return self.service.required_by(stack)
+        except Exception:  # noqa: BLE001 - a stack whose template no longer loads still lists its resources (as the API)
+            return {}
+
+    def _resource_bodies(self, pairs: list[tuple[StackRecord, Any]], detail: bool = False) -> list[dict[str, Any]]:
+        required: dict[str, dict[str, list[str]]] = {}
+        children: dict[str, dict[str, StackRecord]] = {}
+        bodies = []
+        for owner, record in pairs:
+            if owner.id not in required:
+                required[owner.id] = self._required_by(owner)
+                children[owner.id] = {child.owner_resource or "": child for child in self.service.store.child_stacks(owner.id)}
+            nested = children[owner.id].get(record.name)
+            nested = nested if nested is not None and nested.id == record.physical_resource_id else None
+            bodies.append(views.resource_body(self.links, owner, record, required[owner.id].get(record.name, []), nested, detail))  # type: ignore[arg-type]
+        return bodies
+
+    def list_resources(self, name: str, nested_depth: int = 0) -> list[dict[str, Any]]:
+        if nested_depth:
+            return self._resource_bodies(self.service.list_resources_nested(name, nested_depth))
+        stack = self.service.get_stack(name)
+        return self._resource_bodies([(stack, record) for record in self.service.list_resources(stack.id)])
+
+    def get_resource(self, name: str, resource_name: str) -> dict[str, Any]:
+        from stoker.sdk.exceptions import StokerError
+
+        stack = self.service.get_stack(name)
+        for record in self.service.list_resources(stack.id):
+            if record.name == resource_name:
+                [body] = self._resource_bodies([(stack, record)], detail=True)
+                body["attributes"] = self.service.resource_attributes(stack, resource_name)
+                return body
+        raise StokerError(f"The Resource ({resource_name}) could not be found in Stack {stack.name}.", hint=f"see 'stoker stack resource list {stack.name}'")
+
+    def resource_metadata(self, name: str, resource_name: str) -> Any:
+        self.get_resource(name, resource_name)
+        return self.service.resource_metadata(self.service.get_stack(name), resource_name)
+
+    def mark_unhealthy(self, name: str, resource_name: str, unhealthy: bool, reason: str) -> None:
+        self.service.mark_unhealthy(name, resource_name, unhealthy=unhealthy, reason=reason)
+
+    def signal_resource(self, name: str, resource_name: str, details: Mapping[str, Any]) -> None:
+        self.service.signal_resource(name, resource_name, details)
+
+    def clear_hook(self, name: str, resource_name: str, hook: str | None) -> None:
+        self.service.clear_hook(name, resource_name, hook)
+
+    # -- events and outputs ----------------------------------------------------------
+
+    def list_events(self, name: str, resource_name: str | None = None, nested_depth: int = 0) -> list[dict[str, Any]]:
+        stack = self.service.get_stack(name)
+        root = stack if nested_depth else None
+        self._stacks[stack.id] = stack
+        return [self._event(event, root) for event in self.service.list_events(stack.id, resource_name, nested_depth)]
+
+    def get_event(self, name: str, resource_name: str, event_id: str) -> dict[str, Any] | None:
+        stack = self.service.get_stack(name)
+        for event in self.service.list_events(stack.id, resource_name):
+            if event.uuid == event_id:
+                return self._event(event, detail=True)
+        return None
+
+    def list_outputs(self, name: str) -> list[dict[str, Any]]:
+        return [{"output_key": o["output_key"], "description": o["description"]} for o in self.service.outputs(name)]
+
+    def get_output(self, name: str, output_key: str) -> dict[str, Any] | None:
+        found = self.service.outputs(name, [output_key])
+        return found[0] if found else None
+
+    # -- snapshots -------------------------------------------------------------------
+
+    def _snapshot(self, stack: StackRecord, record: Any) -> dict[str, Any]:
+        return views.snapshot_body(record, self.service.hidden_values(stack))
+
+    def create_snapshot(self, name: str, snapshot_name: str | None, on_event: EventCallback = _ignore) -> dict[str, Any]:
+        record = self.service.create_snapshot(name, snapshot_name, listeners=[self._listener(on_event)])
+        return self._snapshot(self.service.get_stack(name), record)
+
+    def list_snapshots(self, name: str) -> list[dict[str, Any]]:
+        stack = self.service.get_stack(name)
+        return [self._snapshot(stack, record) for record in self.service.list_snapshots(stack.id)]
+
+    def get_snapshot(self, name: str, snapshot_id: str) -> dict[str, Any]:
+        stack = self.service.get_stack(name)
+        return self._snapshot(stack, self.service.get_snapshot(stack.id, snapshot_id))
+
+    def delete_snapshot(self, name: str, snapshot_id: str) -> None:
+        self.service.delete_snapshot(name, snapshot_id)
+
+    def restore_snapshot(self, name: str, snapshot_id: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
+        return self._detail(self.service.restore_snapshot(name, snapshot_id, listeners=[self._listener(on_event)]))
+
+    # -- the catalog -----------------------------------------------------------------
+
+    def validate_template(self, request: StackRequest, show_nested: bool) -> dict[str, Any]:
+        assert request.template is not None
+        notes: list[str] = []
+        result, warnings = self.service.validate_template(
+            _template(request), _environments(request), request.parameters, files=request.files, show_nested=show_nested, notes=notes
+        )
+        if warnings:
+            result["Warnings"] = warnings
+        if notes:
+            result["Notes"] = notes  # the embedded engine's only: what a create would still need
+        return result
+
+    def template_versions(self) -> list[dict[str, Any]]:
+        from stoker.template.versions import template_versions
+
+        return template_versions()
+
+    def template_functions(self, version: str, with_conditions: bool) -> list[dict[str, Any]] | None:
+        from stoker.template.versions import template_functions
+
+        try:
+            return template_functions(version, with_condition_functions=with_conditions)
+        except KeyError:
+            return None
+
+    def resource_types(self) -> list[str]:
+        return self.service.resource_types()
+
+    def resource_type(self, type_name: str) -> dict[str, Any]:
+        from stoker.environment.registry import UnknownResourceTypeError
+        from stoker.sdk.exceptions import StokerError
+
+        try:
+            return self.service.resource_type_schema(type_name)
+        except UnknownResourceTypeError as error:
+            raise StokerError(str(error))
+
+    def find_capabilities(self, files: dict[str, str], requirements: list[tuple[str, str]]) -> dict[str, Any]:
+        from stoker.environment.capabilities import find
+
+        matched, skipped = find(files, requirements)
+        return {"templates": matched, "skipped": skipped}
+
+    def template_capabilities(self, files: dict[str, str], templates: list[str], environments: list[FileSource]) -> dict[str, Any]:
+        from stoker.environment.capabilities import describe_templates
+
+        environment = self.service.parse_environments([Source(e.text, e.name) for e in environments], None, files) if environments else None
+        return describe_templates(files, templates, environment)

@@ -1,0 +1,222 @@
+"""Several workers on PostgreSQL (issue 16): ``stoker serve --job-queue procrastinate``
+only answers and enqueues; three ``stoker worker`` processes run the stack actions.
+Real processes, a real PostgreSQL schema of the test's own, real HTTP."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from cryptography.fernet import Fernet
+
+from tests.support.server import STOKER, Server
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+GROUP = """
+heat_template_version: 2021-04-16
+parameters:
+  count: {type: number, default: 2}
+  label: {type: string, default: one}
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: {get_param: count}
+      resource_def:
+        type: OS::Heat::TestResource
+        properties: {value: {get_param: label}}
+  single:
+    type: OS::Heat::TestResource
+    properties: {value: {get_param: label}}
+"""
+
+SLOW = """
+heat_template_version: 2021-04-16
+resources:
+  slow:
+    type: OS::Heat::TestResource
+    properties: {value: slow, action_wait_secs: {create: 6}}
+  after:
+    type: OS::Heat::TestResource
+    depends_on: slow
+"""
+
+
+class Cluster:
+    def __init__(self, database_url: str, directory: Path):
+        self.environment = {
+            **os.environ,
+            "STOKER_DATABASE_URL": database_url,
+            "STOKER_JOB_QUEUE": "procrastinate",
+            # Every process seals and opens with the same key (job arguments, parameters).
+            "STOKER_ENCRYPTION_KEY": Fernet.generate_key().decode(),
+            # A dead worker's stacks are resumed once their lease has run out.
+            "STOKER_LOCK_LEASE_S": "6",
+        }
+        self.environment.pop("STOKER_DEBUG", None)
+        self.directory = directory
+        self.server = Server(database_url, directory / "serve.log", **{k: v for k, v in self.environment.items() if k.startswith("STOKER_")})
+        self.workers: list[tuple[subprocess.Popen, Path]] = []
+        self.database_url = database_url
+
+    def start_worker(self, *options: str) -> subprocess.Popen:
+        log = self.directory / f"worker-{len(self.workers)}.log"
+        command = [STOKER, "worker", "--concurrency", "10", *options]
+        process = subprocess.Popen(command, env=self.environment, stdout=log.open("w"), stderr=subprocess.STDOUT)
+        self.workers.append((process, log))
+        return process
+
+    def wait(self, name: str, timeout: float = 240) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            status, body = self.server.request("GET", f"/stacks/{name}")
+            if status == 404:
+                return {"stack_status": "DELETE_COMPLETE"}
+            assert status == 200, body
+            stack = body["stack"]
+            if not stack["stack_status"].endswith("IN_PROGRESS"):
+                return stack
+            assert time.monotonic() < deadline, stack
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        for process, _ in self.workers:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process, _ in self.workers:
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        if self.server.process is not None and self.server.process.poll() is None:
+            self.server.stop()
+
+    def scalar(self, query: str, **parameters) -> object:
+        engine = sa.create_engine(self.database_url.replace("postgresql://", "postgresql+psycopg://", 1))
+        try:
+            with engine.connect() as connection:
+                return connection.execute(sa.text(query), parameters).scalar()
+        finally:
+            engine.dispose()
+
+
+@pytest.fixture
+def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
+    made = Cluster(postgres_url.replace("postgresql+psycopg://", "postgresql://", 1), tmp_path)
+    made.server.start()
+    try:
+        yield made
+    finally:
+        made.stop()
+        for _, log in made.workers:
+            # procrastinate logs an aborted job (handed back at SIGTERM) with its traceback.
+            text = log.read_text()
+            assert text.count("Traceback") == text.count("ended with status: Aborted"), text
+
+
+def _started(cluster: Cluster, name: str) -> Counter:
+    """How many times each action of the stack started (its own events)."""
+    status, body = cluster.server.request("GET", f"/stacks/{name}")
+    assert status == 200, body
+    stack_id = body["stack"]["id"]
+    status, body = cluster.server.request("GET", f"/stacks/{name}/{stack_id}/events?limit=1000")
+    assert status == 200, body
+    own = [e for e in body["events"] if e["logical_resource_id"] == name and e["physical_resource_id"] == stack_id]
+    return Counter(e["resource_status_reason"] for e in own if e["resource_status"].endswith("_IN_PROGRESS"))
+
+
+def wait_until_held_by(cluster: Cluster, worker: subprocess.Popen) -> None:
+    """Until ``worker`` holds the (one) stack's lock: it runs the action."""
+    deadline = time.monotonic() + 60
+    while cluster.scalar("SELECT pid FROM stack_locks") != worker.pid:
+        assert time.monotonic() < deadline, "the worker never took the stack"
+        time.sleep(0.2)
+
+
+def test_fifty_stacks_with_nested_groups_on_three_workers(cluster):
+    for _ in range(3):
+        cluster.start_worker()
+    names = [f"w{number:02d}" for number in range(50)]
+
+    ids: dict[str, str] = {}
+
+    def create(name: str) -> dict:
+        status, body = cluster.server.request("POST", "/stacks", {"stack_name": name, "template": GROUP, "parameters": {"count": 2}})
+        assert status == 201, body
+        ids[name] = body["stack"]["id"]
+        return cluster.wait(name)
+
+    def update(name: str) -> dict:
+        status, body = cluster.server.request("PATCH", f"/stacks/{name}/{ids[name]}", {"parameters": {"count": 3, "label": "two"}})
+        assert status == 202, body
+        return cluster.wait(name)
+
+    def delete(name: str) -> dict:
+        status, body = cluster.server.request("DELETE", f"/stacks/{name}/{ids[name]}")
+        assert status == 204, body
+        return cluster.wait(name)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
+        created = list(pool.map(create, names))
+        assert [s["stack_status"] for s in created] == ["CREATE_COMPLETE"] * 50, [s["stack_status_reason"] for s in created]
+        updated = list(pool.map(update, names))
+        assert [s["stack_status"] for s in updated] == ["UPDATE_COMPLETE"] * 50, [s["stack_status_reason"] for s in updated]
+        # One run per action: each action of each stack started exactly once.
+        for name in names:
+            assert _started(cluster, name) == Counter({"Stack CREATE started": 1, "Stack UPDATE started": 1}), name
+        resources = cluster.server.request("GET", f"/stacks/{names[0]}/resources?nested_depth=1")[1]["resources"]
+        assert sum(1 for r in resources if r["resource_type"] == "OS::Heat::TestResource") == 4
+        deleted = list(pool.map(delete, names))
+        assert {s["stack_status"] for s in deleted} == {"DELETE_COMPLETE"}
+    # Each worker is an engine of GET /services (with the server's own), up.
+    status, body = cluster.server.request("GET", "/services")
+    assert status == 200, body
+    assert [service["status"] for service in body["services"]] == ["up"] * 4, body
+    # The work was spread: more than one worker ran stack jobs.
+    ran = [log.read_text().count("Starting job stoker.stack_job") for _, log in cluster.workers]
+    assert sum(1 for count in ran if count) >= 2, ran
+    assert cluster.scalar("SELECT count(*) FROM procrastinate_jobs WHERE status::text NOT IN ('succeeded')") == 0
+
+
+def test_a_worker_killed_mid_action_is_replaced_by_another(cluster):
+    first = cluster.start_worker()
+    status, body = cluster.server.request("POST", "/stacks", {"stack_name": "lazy", "template": SLOW})
+    assert status == 201, body
+    # The first worker holds the stack's lock; a second one waits for work.
+    wait_until_held_by(cluster, first)
+    second = cluster.start_worker()
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+
+    stack = cluster.wait("lazy")
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    started = _started(cluster, "lazy")
+    assert started["Stack CREATE started"] == 1
+    assert started["Engine restarted during CREATE: resuming"] == 1
+    assert second.poll() is None
+    assert "resuming actions abandoned by a stopped worker: lazy (CREATE_IN_PROGRESS)" in cluster.workers[1][1].read_text()
+
+
+def test_sigterm_hands_back_an_action_that_another_worker_finishes(cluster):
+    first = cluster.start_worker("--shutdown-timeout", "1")
+    status, body = cluster.server.request("POST", "/stacks", {"stack_name": "lazy", "template": SLOW})
+    assert status == 201, body
+    wait_until_held_by(cluster, first)
+    cluster.start_worker()
+    # A short graceful timeout: the action outlives it and is handed back, its lock
+    # released (not left to expire), and the other worker resumes it.
+    first.send_signal(signal.SIGTERM)
+    assert first.wait(timeout=90) == 0, cluster.workers[0][1].read_text()
+    stack = cluster.wait("lazy")
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    assert _started(cluster, "lazy")["Engine restarted during CREATE: resuming"] == 1
+    assert "resuming actions abandoned by a stopped worker" in cluster.workers[1][1].read_text()
