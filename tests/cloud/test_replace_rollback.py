@@ -49,6 +49,10 @@ def test_a_key_pair_replaced_under_the_same_name_and_its_private_key_sealed(admi
     with engine.connect() as db:
         stored = db.execute(sa.select(tables.resources.c.data).where(tables.resources.c.name == "made")).scalar_one()
     engine.dispose()
+    # The whole column is sealed (parameters and properties), and inside it the private
+    # key is sealed on its own (redacted resource data).
+    assert set(stored) == {SEALED} and "BEGIN" not in str(stored)
+    stored = service.store.sealer.open_value(stored, "resource data")
     assert set(stored["private_key"]) == {SEALED} and "BEGIN" not in str(stored)
 
     # A new public key replaces the key pair; the name stays, so the old one goes first.
