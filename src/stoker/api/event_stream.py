@@ -14,7 +14,8 @@ Messages:
 * ``event: stack``, no id, ``data``: ``{"stack": <the stack as in a stack list>}``,
   the last message when the stream ends: when the stack is deleted (always), or with
   ``until=terminal`` when it is no longer IN_PROGRESS (COMPLETE or FAILED of any action
-  but INIT); the stream has then sent every event recorded before that state.
+  but INIT) and no job holds its lock (a failed create's rollback runs in the same job);
+  the stream has then sent every event recorded before that state.
 * ``event: error``, no id: the server could not read the store; the stream ends, and a
   client reconnects with ``Last-Event-ID`` (the server logs why).
 * ``: ping`` comments every ``Settings.event_stream_heartbeat_s`` seconds, for proxies.
@@ -52,6 +53,7 @@ from stoker.api.errors import BadRequestError, escaped
 from stoker.engine.states import Action, Status
 from stoker.store import StackRecord
 from stoker.store.event_feed import START, Cursor, Feed, FeedEvent
+from stoker.store.repository import utcnow
 
 LOG = logging.getLogger(__name__)
 
@@ -106,7 +108,21 @@ def event_stream(call: Call) -> EventSourceResponse:
     after, skip = _start(call), frozenset[int]()
     if after is None:
         after, skip = store.event_feed_head(stack.id, depth) if origin == "now" else (START, skip)
-    feed = Feed(lambda cursor: store.event_page(stack.id, cursor, depth), after, _terminal if until else _never, skip)
+    # An action has ended when the stack is out of IN_PROGRESS *and* no job holds its
+    # lock: a create that failed is CREATE_FAILED for a moment before its rollback,
+    # which the same job runs under the same lock. The lock is read before the page, so
+    # a free lock means the state the page then shows is the job's last.
+    busy = [False]
+
+    def read_page(cursor: Any) -> Any:
+        holder = store.lock_holder(stack.id)
+        busy[0] = holder is not None and holder.alive(utcnow())
+        return store.event_page(stack.id, cursor, depth)
+
+    def ended(record: StackRecord) -> bool:
+        return _terminal(record) and not busy[0]
+
+    feed = Feed(read_page, after, ended if until else _never, skip)
     heartbeat = max(0.0, call.service.settings.event_stream_heartbeat_s)
     # Set by sse-starlette when the server shuts down: the loop ends the stream itself
     # (a complete response) rather than being cancelled in the middle of it.
