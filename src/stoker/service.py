@@ -6,9 +6,7 @@ jobs; jobs run in the engine. Read operations go to the store.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,10 +36,11 @@ from stoker.masking import MASK, HiddenValues
 from stoker.reads import Project, StackReads
 from stoker.resources import builtin_client_mapping, builtin_constraint_mapping, builtin_mapping
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
+from stoker.serving import Serving
 from stoker.settings import Settings
 from stoker.store import ResourceRecord, SnapshotRecord, StackRecord, Store
 from stoker.store.records import TemplateRecord
-from stoker.store.repository import StackNameTakenError, utcnow
+from stoker.store.repository import utcnow
 from stoker.store.sealing import Sealer
 from stoker.template import evaluation_limits, loader
 from stoker.template.errors import TemplateError, TemplateErrors, TemplateLimitError
@@ -146,7 +145,7 @@ def build_registry(settings: Settings) -> ResourceRegistry:
     return registry
 
 
-class Service(StackReads):
+class Service(Serving, StackReads):
     """Requests from the CLI and the API: checked here, run as jobs in the engine.
     What only reads (stacks, resources, events, outputs, resource types) is ``StackReads``."""
 
@@ -170,100 +169,13 @@ class Service(StackReads):
             ),
             clock,
         )
-        # Serve mode (serve_on): jobs run in the background on the server's loop.
-        self.jobs: Any = None
-        self._service_report: Any = None
-        self._cloud_source = None
-        # Whom stack actions act for in the cloud (act_for_users): None, the settings' cloud.
-        self.delegation: Any = None
-        if self.settings.os_cloud:
-            from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
-
-            self._cloud_source = EnvironmentCloudSource({**os.environ, "OS_CLOUD": self.settings.os_cloud})
-            set_cloud_source(self._cloud_source)
-
-    def act_for_users(self, delegation: Any) -> None:
-        """Keystone mode: each stack acts in the cloud for the user who made it, through
-        ``delegation`` (resources.openstack.trusts.Trusts), not with the settings' cloud."""
-        from stoker.resources.openstack.cloud import set_cloud_source
-
-        self.delegation = delegation
-        self._cloud_source = delegation.cloud_source()
-        set_cloud_source(self._cloud_source)
-        self.engine.stack_deleted.append(delegation.stack_deleted)
+        # Where jobs run and whom they act for (serving.py): here, with the settings' cloud.
+        self._init_serving()
 
     def close(self) -> None:
         self.engine.close()
         self.store.close()
-        if self._cloud_source is not None:
-            from stoker.resources.openstack.cloud import cloud_source, set_cloud_source
-
-            if cloud_source() is self._cloud_source:
-                set_cloud_source(None)
-
-    # -- serve mode (the API) -------------------------------------------------
-
-    def serve_on(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Run every job in the background on ``loop`` (the API server's): an action
-        then returns once its job has recorded the stack IN_PROGRESS (see jobs.py)."""
-        from stoker.engine.services import ServiceReport
-        from stoker.jobs import BackgroundJobs
-
-        if self.settings.job_queue == "procrastinate":
-            from stoker.workers import QueuedJobs, ensure_schema, make_app
-
-            app = make_app(self.settings.database_url)
-            ensure_schema(self.store)
-            self.jobs = QueuedJobs(self.engine, self.store, loop, app)
-        elif self.settings.job_queue == "local":
-            self.jobs = BackgroundJobs(self.engine, self.store, loop)
-        else:
-            raise ValidationError(f"Unknown job queue {self.settings.job_queue!r}", hint="choose local or procrastinate (STOKER_JOB_QUEUE, --job-queue)")
-        # The engine serving the API is a Heat service (GET /services) while it serves.
-        self._service_report = ServiceReport(self.store, self.engine.engine_id, self.settings.service_report_interval_s)
-        self._service_report.start(loop)
-
-    def recover_nowait(self) -> list[StackRecord]:
-        """Serve mode: start finishing the actions a dead engine left IN_PROGRESS."""
-        assert self.jobs is not None
-        return self.jobs.recover(self.abandoned_stacks())
-
-    async def stop_jobs(self) -> None:
-        if self.jobs is not None:
-            await self.jobs.stop()
-        if self._service_report is not None:
-            await self._service_report.stop()
-
-    def list_services(self) -> list[dict[str, Any]]:
-        """Heat's list_services: the engines serving the API, each ``up`` or ``down``."""
-        from stoker.engine.services import formatted
-
-        return [formatted(row) for row in self.store.list_services()]
-
-    def _call(self, coroutine: Any) -> Any:
-        """Run one engine coroutine to its end: on the serving loop when there is one."""
-        if self.jobs is None:
-            return asyncio.run(coroutine)
-        return asyncio.run_coroutine_threadsafe(coroutine, self.jobs.loop).result()
-
-    def abandoned_stacks(self) -> list[StackRecord]:
-        """Stacks left IN_PROGRESS by an engine that stopped (see engine/recovery)."""
-        from stoker.engine.recovery import abandoned
-
-        return abandoned(self.engine)
-
-    def recover(self, listeners: Sequence[Listener] = ()) -> list[StackRecord]:
-        """Finish the actions an engine restart interrupted."""
-        from stoker.engine.recovery import recover
-
-        stacks = self.abandoned_stacks()
-        if not stacks:
-            return []
-        self.engine.listeners = list(listeners)
-        try:
-            return asyncio.run(recover(self.engine, stacks))
-        finally:
-            self.engine.listeners = []
+        self._release_cloud_source()
 
     # -- parsing --------------------------------------------------------------
 
@@ -356,20 +268,6 @@ class Service(StackReads):
         return body, result.warnings
 
     # -- actions --------------------------------------------------------------
-
-    def _run(self, job: Job, listeners: Sequence[Listener], queued_as: int | None = None) -> StackRecord:
-        """Run ``job``: to its end here (the CLI), or in the background of the server
-        (returning once it started); ``queued_as``: the job's id in the workers' queue,
-        when its enqueue committed with the stack it creates."""
-        if queued_as is not None:
-            return self.jobs.start(job, job_id=queued_as, since=0)
-        if self.jobs is not None:
-            return self.jobs.start(job)
-        self.engine.listeners = list(listeners)
-        try:
-            return asyncio.run(self.engine.run(job))
-        finally:
-            self.engine.listeners = []
 
     def create_stack(
         self,
@@ -841,33 +739,6 @@ class Service(StackReads):
                 self.store.update_resource(record, event=event, action="CHECK", status="COMPLETE", status_reason=why)
 
         self._holding(stack, mark)
-
-    def _insert_stack(self, stack: StackRecord, delegated: bool = False, job: Job | None = None) -> int | None:
-        """Store a new stack row; the database refuses a name a live stack of the project
-        has (two creates racing past the early check: one wins, the other gets 409).
-        A ``delegated`` stack, made by a user the service acts for (keystone mode), is
-        stored with the credential it acts with (a trust made now). With workers, the
-        stack's first ``job`` is enqueued in the same transaction: returns its id."""
-        enqueue = getattr(self.jobs, "enqueue_on", None)
-        also = (lambda connection: enqueue(connection, job)) if enqueue is not None and job is not None else None
-        credential, user = None, None
-        if delegated and self.delegation is not None:
-            from stoker.resources.openstack.trusts import acting_user
-
-            user = acting_user.get()
-            if user is not None:
-                credential = self.delegation.delegate(user)
-        try:
-            return self.store.create_stack(stack, credential=credential, also=also)
-        except StackNameTakenError:
-            self.store.prune_template(stack.raw_template_id)
-            if credential is not None:
-                self.delegation.discard(credential, user)
-            raise StackExistsError(stack.name)
-        except BaseException:
-            if credential is not None:
-                self.delegation.discard(credential, user)
-            raise
 
     def _store_template(self, parsed: Template, files: dict[str, str], environment: Environment) -> int:
         body = environment.to_dict()

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
+
+
+def utcnow() -> datetime:
+    """Now, as the records' timestamps hold it: UTC without a zone (as the tables store it)."""
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 @dataclass(slots=True)

@@ -6,16 +6,20 @@ thread (``stoker.store.writer``), which batches concurrent writes into one commi
 ``<op>_nowait`` variants return the Future instead of waiting, for the event loop.
 Methods are safe to call from any thread (plugins persist physical ids from handler
 threads). Reads use pooled connections of their own.
+
+This module holds the connections, the schema, stacks, templates, resources, snapshots
+and locks; the rest of ``Store`` comes from mixins beside it, one a seam: events
+(events.py), signals and their credentials (signals.py), software configs and
+deployments (software_configs.py), and what serve mode keeps (serving.py).
 """
 
 from __future__ import annotations
 
 import functools
-import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,28 +27,23 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import event_feed, locks, tables
+from stoker.store.events import EventRepository
 from stoker.store.locks import Fence, LockHolder
 from stoker.store.records import (
     EventRecord,
     ResourceRecord,
-    SignalCredentialRecord,
-    SignalRecord,
     SnapshotRecord,
-    SoftwareConfigRecord,
-    SoftwareDeploymentRecord,
     StackRecord,
     TemplateRecord,
+    utcnow,
 )
 from stoker.store.sealing import Sealer, attach
+from stoker.store.serving import ServingRepository
+from stoker.store.signals import SignalRepository
+from stoker.store.software_configs import SoftwareConfigRepository
 from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
 HEAD_REVISION = "0012"
-# The purpose of an ordinary signal credential; NULL (rows made before purposes) too.
-SIGNAL_PURPOSE = "signal"
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
@@ -120,18 +119,6 @@ def make_engine(url: str) -> Engine:
 
 _STACK_FIELDS = [c.name for c in tables.stacks.columns]
 _RESOURCE_FIELDS = [c.name for c in tables.resources.columns]
-# ``txid`` orders the event feed (event_feed.py) and is no part of an event.
-_EVENT_FIELDS = [c.name for c in tables.events.columns if c.name != "txid"]
-_SOFTWARE_CONFIG_FIELDS = [c.name for c in tables.software_config.columns]
-_SOFTWARE_DEPLOYMENT_FIELDS = [c.name for c in tables.software_deployments.columns]
-# What an update may change (Heat's update_software_deployment); the rest is fixed at create.
-_SOFTWARE_DEPLOYMENT_CHANGES = frozenset(
-    {"config_id", "input_values", "output_values", "action", "status", "status_reason", "updated_at"}
-)
-_SIGNAL_CREDENTIAL_FIELDS = [c.name for c in tables.signal_credentials.columns]
-# An event's row without its id (the database gives it); read in one C call per event.
-_EVENT_VALUE_FIELDS = [name for name in _EVENT_FIELDS if name != "id"]
-_event_getter = operator.attrgetter(*_EVENT_VALUE_FIELDS)
 
 
 def _update_statement(table: sa.Table, fields: frozenset[str]) -> sa.Update:
@@ -142,18 +129,6 @@ def _update_statement(table: sa.Table, fields: frozenset[str]) -> sa.Update:
     if table is tables.resources:
         where.append(table.c.stack_id == sa.bindparam("_stack_id"))
     return table.update().where(*where).values({name: sa.bindparam(name) for name in sorted(fields)})
-
-
-def _software_config(row: Any) -> SoftwareConfigRecord:
-    return SoftwareConfigRecord(**{name: getattr(row, name) for name in _SOFTWARE_CONFIG_FIELDS})
-
-
-def _software_deployment(row: Any) -> SoftwareDeploymentRecord:
-    return SoftwareDeploymentRecord(**{name: getattr(row, name) for name in _SOFTWARE_DEPLOYMENT_FIELDS})
-
-
-def _signal_credential(row: Any) -> SignalCredentialRecord:
-    return SignalCredentialRecord(**{name: getattr(row, name) for name in _SIGNAL_CREDENTIAL_FIELDS})
 
 
 class StackNameTakenError(Exception):
@@ -169,7 +144,7 @@ class _Refused:
         self.error = error
 
 
-class Store:
+class Store(EventRepository, SignalRepository, SoftwareConfigRepository, ServingRepository):
     def __init__(self, url: str, sealer: Sealer | None = None):
         self.url = url
         # Seals the redacted values of resource data (see sealing.py).
@@ -291,36 +266,6 @@ class Store:
         if isinstance(result, _Refused):
             raise result.error
         return result
-
-    def latest_event_id(self, stack_id: str) -> int:
-        table = tables.events
-        with self._read() as connection:
-            return int(connection.execute(sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0)).where(table.c.stack_id == stack_id)).scalar_one())
-
-    def stack_event_since(self, stack_id: str, after_id: int, action: str, resource_type: str) -> bool:
-        """Whether the stack has an event of its own for ``action`` after event ``after_id``."""
-        table = tables.events
-        query = sa.select(table.c.id).where(
-            table.c.stack_id == stack_id, table.c.id > after_id, table.c.resource_action == action, table.c.resource_type == resource_type
-        ).limit(1)
-        with self._read() as connection:
-            return connection.execute(query).first() is not None
-
-    def queued_job_status(self, job_id: int) -> str | None:
-        """The status of a job in procrastinate's table (workers.py), None if gone."""
-        with self._read() as connection:
-            return connection.execute(sa.text("SELECT status::text FROM procrastinate_jobs WHERE id = :id"), {"id": job_id}).scalar()
-
-    def stack_credential(self, stack_id: str) -> tuple[str, dict[str, Any]] | None:
-        """The (kind, credential) a top-level stack acts for its user with, if any."""
-        table = tables.stack_credentials
-        with self._read() as connection:
-            row = connection.execute(sa.select(table.c.kind, table.c.credential).where(table.c.stack_id == stack_id)).first()
-        return (row.kind, dict(row.credential)) if row is not None else None
-
-    def delete_stack_credential(self, stack_id: str) -> None:
-        table = tables.stack_credentials
-        self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.stack_id == stack_id)), fence=None)
 
     @staticmethod
     def _name_taken(connection: Connection, record: StackRecord) -> bool:
@@ -552,244 +497,6 @@ class Store:
         table = tables.snapshots
         self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == snapshot_id)))
 
-    # -- software configs -----------------------------------------------------------
-
-    def create_software_config(self, record: SoftwareConfigRecord) -> None:
-        """Insert a software config row (``created_at`` is set when not given)."""
-        record.created_at = record.created_at or utcnow()
-        values = {name: getattr(record, name) for name in _SOFTWARE_CONFIG_FIELDS}
-        self.writes.run(lambda connection: connection.execute(tables.software_config.insert(), values))
-
-    def get_software_config(self, config_id: str) -> SoftwareConfigRecord | None:
-        table = tables.software_config
-        with self._read() as connection:
-            row = connection.execute(sa.select(table).where(table.c.id == config_id)).first()
-        return _software_config(row) if row is not None else None
-
-    def list_software_configs(
-        self, limit: int | None = None, marker: str | None = None, tenant: str | None = None, name: str | None = None
-    ) -> list[SoftwareConfigRecord]:
-        """Newest first (created_at, then id, both descending), as Heat pages them.
-        ``marker``: the id of the config the page starts after; an unknown marker is
-        ignored (Heat's paginate_query). ``tenant``, ``name``: only those (None: all)."""
-        table = tables.software_config
-        query = sa.select(table).order_by(table.c.created_at.desc(), table.c.id.desc())
-        scope = [table.c.tenant == tenant] if tenant is not None else []
-        query = query.where(*scope)
-        if name is not None:
-            query = query.where(table.c.name == name)
-        with self._read() as connection:
-            if marker is not None:
-                # Another project's config is no marker: its place is not this list's.
-                after = connection.execute(sa.select(table.c.created_at, table.c.id).where(table.c.id == marker, *scope)).first()
-                if after is not None:
-                    query = query.where(
-                        sa.or_(table.c.created_at < after.created_at, sa.and_(table.c.created_at == after.created_at, table.c.id < after.id))
-                    )
-            if limit is not None:
-                query = query.limit(limit)
-            return [_software_config(row) for row in connection.execute(query)]
-
-    def delete_software_config(self, config_id: str) -> bool:
-        """Delete a software config row; False when there was none."""
-        table = tables.software_config
-        return bool(self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == config_id)).rowcount))
-
-    # -- software deployments -------------------------------------------------------
-
-    def create_software_deployment(self, record: SoftwareDeploymentRecord) -> bool:
-        """Insert a software deployment row (``created_at`` is set when not given);
-        False, and nothing written, when a deployment has its id already."""
-        record.created_at = record.created_at or utcnow()
-        values = {name: getattr(record, name) for name in _SOFTWARE_DEPLOYMENT_FIELDS}
-        table = tables.software_deployments
-
-        def write(connection: Connection) -> bool:
-            # A taken id is an answer, not an error: a savepoint undoes only this row,
-            # and the writes batched with it commit.
-            try:
-                with connection.begin_nested():
-                    connection.execute(table.insert(), values)
-            except sa.exc.IntegrityError:
-                if connection.execute(sa.select(table.c.id).where(table.c.id == record.id)).first() is not None:
-                    return False
-                raise
-            return True
-
-        return bool(self.writes.run(write))
-
-    def get_software_deployment(self, deployment_id: str) -> SoftwareDeploymentRecord | None:
-        table = tables.software_deployments
-        with self._read() as connection:
-            row = connection.execute(sa.select(table).where(table.c.id == deployment_id)).first()
-        return _software_deployment(row) if row is not None else None
-
-    def list_software_deployments(self, server_id: str | None = None, project: str | None = None) -> list[SoftwareDeploymentRecord]:
-        """Oldest first (created_at, then id), as Heat lists them; ``server_id``: only
-        the deployments to that server (None: all); ``project``: only those it made or
-        whose stack users it holds (Heat's tenant or stack_user_project_id; None: all)."""
-        table = tables.software_deployments
-        query = sa.select(table).order_by(table.c.created_at, table.c.id)
-        if project is not None:
-            query = query.where(sa.or_(table.c.tenant == project, table.c.stack_user_project_id == project))
-        if server_id is not None:
-            query = query.where(table.c.server_id == server_id)
-        with self._read() as connection:
-            return [_software_deployment(row) for row in connection.execute(query)]
-
-    def update_software_deployment(
-        self, deployment_id: str, *, when_status: str | None = None, **fields: Any
-    ) -> SoftwareDeploymentRecord | None:
-        """Change ``fields`` of a deployment (any of config_id, input_values,
-        output_values, action, status, status_reason, updated_at) and return the row as
-        committed; None when there is no such deployment, or, with ``when_status``, when
-        its status is no longer that one (a signal must not land on a deployment that
-        another signal has finished meanwhile)."""
-        unknown = set(fields) - _SOFTWARE_DEPLOYMENT_CHANGES
-        if unknown:
-            raise TypeError(f"a software deployment's {', '.join(sorted(unknown))} cannot be updated")
-        table = tables.software_deployments
-        where = [table.c.id == deployment_id]
-        if when_status is not None:
-            where.append(table.c.status == when_status)
-
-        def write(connection: Connection) -> SoftwareDeploymentRecord | None:
-            read = where
-            if fields:
-                if not connection.execute(table.update().where(*where).values(fields)).rowcount:
-                    return None
-                # Read back by id alone: the update may have changed the status it was guarded by.
-                read = where[:1]
-            row = connection.execute(sa.select(table).where(*read)).first()
-            return _software_deployment(row) if row is not None else None
-
-        return self.writes.run(write)
-
-    def delete_software_deployment(self, deployment_id: str) -> bool:
-        """Delete a software deployment row; False when there was none."""
-        table = tables.software_deployments
-        return bool(self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == deployment_id)).rowcount))
-
-    # -- signals ------------------------------------------------------------------
-
-    def add_signal(self, stack_id: str, resource_uuid: str, details: Any, signal_id: str | None = None) -> tuple[SignalRecord, bool]:
-        """Record a signal to a resource; returns its row and whether it is new.
-
-        Idempotent: a signal with an id the resource already has replaces that one's
-        details (as Heat overwrites it) and is not counted again. Without ``signal_id``
-        it is numbered as Heat numbers it: its ordinal among the resource's signals."""
-        table = tables.signals
-        of_resource = table.c.resource_uuid == resource_uuid
-
-        def write(connection: Connection) -> tuple[SignalRecord, bool]:
-            if not self.is_sqlite:
-                # Two signals numbered at once must not get the same number (SQLite's
-                # BEGIN IMMEDIATE already serialises them).
-                connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": "stoker.signals." + resource_uuid})
-            count = connection.execute(sa.select(sa.func.count()).select_from(table).where(of_resource)).scalar() or 0
-            key = signal_id if signal_id is not None else str(count + 1)
-            existing = connection.execute(sa.select(table).where(of_resource, table.c.signal_id == key)).first()
-            if existing is None:
-                now = utcnow()
-                values = {"stack_id": stack_id, "resource_uuid": resource_uuid, "signal_id": key, "details": details, "created_at": now}
-                row_id = int(connection.execute(table.insert(), values).inserted_primary_key[0])
-                return SignalRecord(row_id, stack_id, resource_uuid, key, details, now, None, count + 1), True
-            connection.execute(table.update().where(table.c.id == existing.id).values(details=details))
-            ordinal = connection.execute(sa.select(sa.func.count()).select_from(table).where(of_resource, table.c.id <= existing.id)).scalar()
-            return SignalRecord(existing.id, stack_id, resource_uuid, key, details, existing.created_at, existing.handled_at, int(ordinal or 0)), False
-
-        return self.writes.run(write)
-
-    def list_signals(self, resource_uuid: str) -> list[SignalRecord]:
-        """A resource's signals in the order they first arrived."""
-        table = tables.signals
-        query = sa.select(table).where(table.c.resource_uuid == resource_uuid).order_by(table.c.id)
-        with self._read() as connection:
-            rows = connection.execute(query).all()
-        return [
-            SignalRecord(row.id, row.stack_id, row.resource_uuid, row.signal_id, row.details, row.created_at, row.handled_at, ordinal)
-            for ordinal, row in enumerate(rows, start=1)
-        ]
-
-    def mark_signals_handled(self, signal_ids: Iterable[int]) -> None:
-        """Note that these signals were acted on (the first time only)."""
-        ids = list(signal_ids)
-        if not ids:
-            return
-        table = tables.signals
-        statement = table.update().where(table.c.id.in_(ids), table.c.handled_at.is_(None)).values(handled_at=utcnow())
-        self.writes.run(lambda connection: connection.execute(statement))
-
-    def delete_signals(self, resource_uuid: str) -> int:
-        """Forget a resource's signals; returns how many there were."""
-        table = tables.signals
-        return self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.resource_uuid == resource_uuid)).rowcount)
-
-    def add_signal_credential(self, record: SignalCredentialRecord) -> None:
-        """Store a resource's new credential and revoke its others of the same purpose
-        (a server's metadata credential leaves its signal credential be), in one
-        transaction. A purpose of None and "signal" are the same: an ordinary one."""
-        table = tables.signal_credentials
-        record.created_at = record.created_at or utcnow()
-        values = {name: getattr(record, name) for name in _SIGNAL_CREDENTIAL_FIELDS}
-        if record.purpose in (None, SIGNAL_PURPOSE):
-            same_purpose = sa.or_(table.c.purpose.is_(None), table.c.purpose == SIGNAL_PURPOSE)
-        else:
-            same_purpose = table.c.purpose == record.purpose
-
-        def write(connection: Connection) -> None:
-            live = sa.and_(table.c.resource_uuid == record.resource_uuid, table.c.revoked_at.is_(None), same_purpose)
-            connection.execute(table.update().where(live).values(revoked_at=record.created_at))
-            connection.execute(table.insert(), values)
-
-        self.writes.run(write)
-
-    def get_signal_credential(self, credential_id: str) -> SignalCredentialRecord | None:
-        table = tables.signal_credentials
-        with self._read() as connection:
-            row = connection.execute(sa.select(table).where(table.c.id == credential_id)).first()
-        return _signal_credential(row) if row is not None else None
-
-    def signal_credentials(self, resource_uuid: str) -> list[SignalCredentialRecord]:
-        """A resource's credentials that are not revoked, of every purpose (each record
-        says its own: a caller checking a signal's secret must look)."""
-        table = tables.signal_credentials
-        query = sa.select(table).where(table.c.resource_uuid == resource_uuid, table.c.revoked_at.is_(None)).order_by(table.c.created_at)
-        with self._read() as connection:
-            return [_signal_credential(row) for row in connection.execute(query)]
-
-    def revoke_signal_credentials(self, resource_uuid: str) -> int:
-        """Revoke every live credential of a resource; returns how many there were."""
-        table = tables.signal_credentials
-        live = sa.and_(table.c.resource_uuid == resource_uuid, table.c.revoked_at.is_(None))
-        return self.writes.run(lambda connection: connection.execute(table.update().where(live).values(revoked_at=utcnow())).rowcount)
-
-    # -- services ----------------------------------------------------------------
-    # Heat's service table: the engines serving the API (engine/services.py reports).
-
-    def add_service(self, values: Mapping[str, Any]) -> None:
-        self.writes.run(lambda connection: connection.execute(tables.services.insert(), dict(values)), fence=None)
-
-    def report_service(self, service_id: str, now: datetime) -> None:
-        """The engine is alive: ``updated_at`` is now (and a row pruned meanwhile lives again)."""
-        table = tables.services
-        self.writes.run(lambda connection: connection.execute(table.update().where(table.c.id == service_id).values(updated_at=now, deleted_at=None)), fence=None)
-
-    def delete_services(self, service_ids: Iterable[str], now: datetime) -> None:
-        """Soft delete, as Heat's service_delete."""
-        ids = list(service_ids)
-        if not ids:
-            return
-        table = tables.services
-        self.writes.run(lambda connection: connection.execute(table.update().where(table.c.id.in_(ids)).values(deleted_at=now)), fence=None)
-
-    def list_services(self) -> list[dict[str, Any]]:
-        """The services not deleted, oldest first, as rows of Heat's service table."""
-        table = tables.services
-        with self._read() as connection:
-            rows = connection.execute(sa.select(table).where(table.c.deleted_at.is_(None)).order_by(table.c.created_at, table.c.id))
-            return [dict(row._mapping) for row in rows]
-
     # -- locks -------------------------------------------------------------------
 
     def acquire_lock(
@@ -858,74 +565,3 @@ class Store:
         with self._read() as connection:
             return [self._stack(row) for row in connection.execute(query)]
 
-    # -- events ------------------------------------------------------------------
-
-    def _event_values(self, event: EventRecord) -> dict[str, Any]:
-        values = dict(zip(_EVENT_VALUE_FIELDS, _event_getter(event), strict=True))
-        values["created_at"] = event.created_at = values["created_at"] or utcnow()
-        return values
-
-    def _insert_event(self, connection: Connection, event: EventRecord) -> None:
-        result = connection.execute(self._insert_event_statement, self._event_values(event))
-        event.id = int(result.inserted_primary_key[0])
-
-    def add_event(self, event: EventRecord) -> None:
-        self.writes.run(lambda connection: self._insert_event(connection, event))
-
-    async def add_event_async(self, event: EventRecord) -> None:
-        await self.writes.submit_async(lambda connection: self._insert_event(connection, event))
-
-    def event_page(self, root_id: str, after: event_feed.Cursor, max_depth: int, limit: int = event_feed.PAGE_SIZE) -> event_feed.EventPage:
-        """One snapshot of a stack tree for the event feed (event_feed.py says why and
-        how): the root's row, the tree ``max_depth`` levels down (deleted nested stacks
-        too), and up to ``limit`` events after ``after`` that no later commit can
-        precede. The root is read before the events, in the same snapshot."""
-        with self._read() as connection:
-            xmin = xmax = None
-            if not self.is_sqlite:
-                connection.execution_options(isolation_level="REPEATABLE READ")
-                xmin, xmax = event_feed.snapshot_bounds(connection)
-            row = connection.execute(sa.select(tables.stacks).where(tables.stacks.c.id == root_id)).first()
-            tree = event_feed.read_tree(connection, root_id, max_depth)
-            events = event_feed.read_events(connection, [stack.id for stack in tree], after, xmin, limit, _EVENT_FIELDS)
-        return event_feed.EventPage(self._stack(row) if row else None, tree, events, len(events) >= limit, xmin, xmax)
-
-    def event_feed_head(self, root_id: str, max_depth: int) -> tuple[event_feed.Cursor, frozenset[int]]:
-        """Where a feed of only the events written from now on starts, and the events
-        after it to pass over (event_feed.head)."""
-        with self._read() as connection:
-            if not self.is_sqlite:
-                connection.execution_options(isolation_level="REPEATABLE READ")
-            return event_feed.head(connection, not self.is_sqlite, root_id, max_depth)
-
-    def prune_events(self, stack_id: str, keep: int) -> int:
-        """Delete all but the newest ``keep`` events of a stack; returns how many went."""
-        table = tables.events
-
-        def write(connection: Connection) -> int:
-            cutoff = connection.execute(
-                sa.select(table.c.id).where(table.c.stack_id == stack_id).order_by(table.c.id.desc()).offset(keep).limit(1)
-            ).scalar()
-            if cutoff is None:
-                return 0
-            return connection.execute(table.delete().where(table.c.stack_id == stack_id, table.c.id <= cutoff)).rowcount
-
-        return self.writes.run(write)
-
-    def list_events(
-        self,
-        stack_id: str,
-        resource_name: str | None = None,
-        after_id: int | None = None,
-        limit: int | None = None,
-    ) -> list[EventRecord]:
-        table = tables.events
-        query = sa.select(table).where(table.c.stack_id == stack_id).order_by(table.c.id)
-        if resource_name is not None:
-            query = query.where(table.c.resource_name == resource_name)
-        if after_id is not None:
-            query = query.where(table.c.id > after_id)
-        if limit is not None:
-            query = query.limit(limit)
-        with self._read() as connection:
-            return [EventRecord(**{name: getattr(row, name) for name in _EVENT_FIELDS}) for row in connection.execute(query)]

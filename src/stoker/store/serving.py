@@ -1,0 +1,73 @@
+"""The part of the repository a served engine needs beside its stacks, a mixin of
+``Store``: Heat's service table (the engines serving the API), the credential a
+top-level stack acts for its user with, and the status of a queued job.
+
+What it owns: the services and stack_credentials tables' queries, and the one read of
+procrastinate's job table. What it must not do: write a stack's credential apart from
+its stack (``Store.create_stack`` commits the two together) or run jobs
+(``workers.py`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from stoker.store import tables
+from stoker.store.writer import WriteQueue
+
+
+class ServingRepository:
+    """Services, stack credentials and queued jobs; ``Store`` gives the connections."""
+
+    writes: WriteQueue
+    _read: Callable[[], Any]
+
+    # -- services ----------------------------------------------------------------
+    # Heat's service table: the engines serving the API (engine/services.py reports).
+
+    def add_service(self, values: Mapping[str, Any]) -> None:
+        self.writes.run(lambda connection: connection.execute(tables.services.insert(), dict(values)), fence=None)
+
+    def report_service(self, service_id: str, now: datetime) -> None:
+        """The engine is alive: ``updated_at`` is now (and a row pruned meanwhile lives again)."""
+        table = tables.services
+        self.writes.run(lambda connection: connection.execute(table.update().where(table.c.id == service_id).values(updated_at=now, deleted_at=None)), fence=None)
+
+    def delete_services(self, service_ids: Iterable[str], now: datetime) -> None:
+        """Soft delete, as Heat's service_delete."""
+        ids = list(service_ids)
+        if not ids:
+            return
+        table = tables.services
+        self.writes.run(lambda connection: connection.execute(table.update().where(table.c.id.in_(ids)).values(deleted_at=now)), fence=None)
+
+    def list_services(self) -> list[dict[str, Any]]:
+        """The services not deleted, oldest first, as rows of Heat's service table."""
+        table = tables.services
+        with self._read() as connection:
+            rows = connection.execute(sa.select(table).where(table.c.deleted_at.is_(None)).order_by(table.c.created_at, table.c.id))
+            return [dict(row._mapping) for row in rows]
+
+    # -- stack credentials ---------------------------------------------------------
+
+    def stack_credential(self, stack_id: str) -> tuple[str, dict[str, Any]] | None:
+        """The (kind, credential) a top-level stack acts for its user with, if any."""
+        table = tables.stack_credentials
+        with self._read() as connection:
+            row = connection.execute(sa.select(table.c.kind, table.c.credential).where(table.c.stack_id == stack_id)).first()
+        return (row.kind, dict(row.credential)) if row is not None else None
+
+    def delete_stack_credential(self, stack_id: str) -> None:
+        table = tables.stack_credentials
+        self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.stack_id == stack_id)), fence=None)
+
+    # -- queued jobs -------------------------------------------------------------
+
+    def queued_job_status(self, job_id: int) -> str | None:
+        """The status of a job in procrastinate's table (workers.py), None if gone."""
+        with self._read() as connection:
+            return connection.execute(sa.text("SELECT status::text FROM procrastinate_jobs WHERE id = :id"), {"id": job_id}).scalar()
