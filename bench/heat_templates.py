@@ -299,7 +299,9 @@ def main(argv: list[str] | None = None) -> int:
             source = Source(path.read_text(), str(path))
             parameters: dict[str, Any] = {}
             try:
-                files = files_for(source, (), service.limits())
+                # As a user of the checkout would run it: --files-root at its top, since
+                # some templates share files across directories (get_file: ../..).
+                files = files_for(source, (), service.limits(), arguments.hot.resolve().parent)
                 parameters = fixtures.parameters(path) if fixtures is not None else {}
                 service.validate_template(source, files=files, parameters=parameters)
                 outcome.validation = "ok"

@@ -710,6 +710,11 @@ class Service(Serving, StackReads):
         if handle is None:
             raise ValidationError(f"Resource {resource_name} ({record.type}) does not accept signals")
         if scaling.runs_under_lock(type(instance)):
+            enqueue_signal = getattr(self.jobs, "enqueue_signal", None)
+            if enqueue_signal is not None:
+                # With workers, one of them resizes the group (workers.StackWorker).
+                enqueue_signal(stack.id, resource_name, details)
+                return instance
             # A scaling signal resizes a nested stack: under the stack's lock, to its end.
             self._call(scaling.signal(self.engine, stack.id, resource_name, details))
             return instance

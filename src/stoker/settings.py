@@ -109,6 +109,9 @@ class Settings:
     lock_lease_s: int = 30
     worker_concurrency: int = 10
     worker_shutdown_timeout_s: int = 30
+    # Seconds a nested stack's job may wait in the queue for a worker before its parent's
+    # worker runs it itself (STOKER_CHILD_QUEUE_WAIT_S; workers.ChildJobs).
+    child_queue_wait_s: float = 2.0
     # An operator's oslo.policy file (YAML or JSON) overriding Heat's policy defaults
     # (STOKER_POLICY_FILE; Heat's [oslo_policy] policy_file).
     policy_file: str | None = None
@@ -176,6 +179,11 @@ class Settings:
                 settings.event_stream_heartbeat_s = float(env["STOKER_EVENT_STREAM_HEARTBEAT_S"])
             except ValueError:
                 raise ValueError(f"STOKER_EVENT_STREAM_HEARTBEAT_S must be a number of seconds, got {env['STOKER_EVENT_STREAM_HEARTBEAT_S']!r}")
+        if env.get("STOKER_CHILD_QUEUE_WAIT_S"):
+            try:
+                settings.child_queue_wait_s = float(env["STOKER_CHILD_QUEUE_WAIT_S"])
+            except ValueError:
+                raise ValueError(f"STOKER_CHILD_QUEUE_WAIT_S must be a number of seconds, got {env['STOKER_CHILD_QUEUE_WAIT_S']!r}")
         if env.get("STOKER_YAQL_TIME_LIMIT_S"):
             try:
                 settings.yaql_time_limit_s = float(env["STOKER_YAQL_TIME_LIMIT_S"])

@@ -25,6 +25,12 @@ SIGTERM. stoker adds no queue of its own; what it keeps is what it already had:
   ``shutdown_graceful_timeout_s``; actions still running then are cancelled, which
   releases their locks with the stacks IN_PROGRESS, and another worker resumes them.
 
+- **Nested stacks' jobs** are jobs too (``ChildJobs``), so a tree of stacks spreads over
+  the workers; a child whose job no worker takes soon is run by its parent's worker, so
+  a tree never waits forever for a free slot. A parent that stops asks its children to
+  stop through their lock rows (``Engine.stop_children``).
+- **A scaling signal** is a job too (``SIGNAL_TASK``): the API answers once it is queued.
+
 A job's arguments hold the ``Job`` sealed (store.sealing): an update's parameters and
 adopt data carry the user's values, hidden ones included, and procrastinate's table is
 in the same database as everything else that is sealed.
@@ -38,6 +44,7 @@ import logging
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from stoker.engine.engine import Engine, Job
@@ -46,13 +53,17 @@ from stoker.engine.states import STACK_TYPE, Action
 from stoker.jobs import JOB_START_WAIT_S, BackgroundJobs
 from stoker.sdk.exceptions import StokerError
 from stoker.store import StackRecord, Store
+from stoker.store.writer import Alone
 
 LOG = logging.getLogger(__name__)
 
 TASK = "stoker.stack_job"
+# A signal to a resource that resizes a nested stack (a ScalingPolicy): engine/scaling.py.
+SIGNAL_TASK = "stoker.scaling_signal"
 QUEUE = "stacks"
-# Seconds between a request's looks at whether its job has started.
-START_POLL_S = 0.05
+# Seconds between a request's looks at whether its job has started: the first look
+# soon (an idle worker takes a job in milliseconds), then less often, up to the last.
+START_POLL_S = (0.02, 0.05, 0.1, 0.2, 0.5)
 
 
 class WorkerConfigurationError(StokerError):
@@ -78,19 +89,55 @@ def make_app(database_url: str) -> Any:
     return procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(database_url)))
 
 
-def ensure_schema(store: Store) -> None:
-    """procrastinate's tables, functions and types, created once in the store's database
-    (serialised by an advisory lock between processes starting together)."""
+# Which of procrastinate's migrations the queue's schema has: the name of the last one
+# (procrastinate names them by the version that brought them, so they sort in order).
+SCHEMA_MARK_TABLE = "stoker_queue_schema"
+
+
+def procrastinate_migrations() -> list[tuple[str, str]]:
+    """procrastinate's migration scripts, in order: (name, path)."""
+    from pathlib import Path
+
+    from procrastinate.schema import SchemaManager
+
+    folder = Path(SchemaManager.get_migrations_path())
+    return sorted((path.stem, str(path)) for path in folder.glob("*.sql"))
+
+
+def ensure_schema(store: Store) -> list[str]:
+    """procrastinate's tables, functions and types in the store's database: created when
+    missing, brought up to the installed procrastinate by its own migration scripts
+    otherwise (those after the last one applied, in order). One transaction, serialised
+    by an advisory lock between processes starting together; every server and worker
+    calls it at start. Returns the migrations applied."""
+    from pathlib import Path
+
     import sqlalchemy as sa
     from procrastinate.schema import SchemaManager
 
+    migrations = procrastinate_migrations()
+    latest = migrations[-1][0]
+    applied: list[str] = []
     with store.engine.begin() as connection:
         connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext('stoker.procrastinate.' || current_schema()))"))
+        connection.execute(sa.text(f"CREATE TABLE IF NOT EXISTS {SCHEMA_MARK_TABLE} (migration text NOT NULL)"))
         found = connection.execute(sa.text("SELECT to_regclass('procrastinate_jobs')")).scalar()
-        if found is None:
-            # Run as it is: its text has '%' signs that are no placeholders.
-            with connection.connection.dbapi_connection.cursor() as cursor:
+        mark = connection.execute(sa.text(f"SELECT migration FROM {SCHEMA_MARK_TABLE}")).scalar()
+        # Run as they are: their text has '%' signs that are no placeholders.
+        with connection.connection.dbapi_connection.cursor() as cursor:
+            if found is None:
                 cursor.execute(SchemaManager.get_schema())
+            elif mark is not None:
+                for name, path in migrations:
+                    if name > mark:
+                        LOG.warning("upgrading the job queue's schema: procrastinate migration %s", name)
+                        cursor.execute(Path(path).read_text(encoding="utf-8"))
+                        applied.append(name)
+            # else: made before stoker kept the mark, by this procrastinate: it is current.
+        if mark != latest:
+            connection.execute(sa.text(f"DELETE FROM {SCHEMA_MARK_TABLE}"))
+            connection.execute(sa.text(f"INSERT INTO {SCHEMA_MARK_TABLE} (migration) VALUES (:latest)"), {"latest": latest})
+    return applied
 
 
 # -- a Job as a job's arguments ---------------------------------------------------------
@@ -117,6 +164,135 @@ def job_from_arguments(arguments: Mapping[str, Any], store: Store) -> Job:
     return Job(**fields)
 
 
+def enqueue_on(app: Any, store: Store, connection: Any, job: Job, queueing_lock: str | None = None) -> int:
+    """Enqueue ``job`` in the transaction of ``connection`` (a SQLAlchemy connection of
+    the store). With ``queueing_lock``, procrastinate refuses a second job with the same
+    lock while the first still waits (``AlreadyEnqueued``)."""
+    dbapi = connection.connection.dbapi_connection
+    task = app.configure_task(TASK, queue=QUEUE, connection=dbapi, queueing_lock=queueing_lock)
+    return int(task.defer(**job_arguments(job, store)))
+
+
+def pending_job_stacks(store: Store, stack_ids: list[str]) -> set[str]:
+    """The stacks among ``stack_ids`` with a job waiting in the queue or running
+    (procrastinate's ``todo`` and ``doing``): not abandoned, whatever their lock says."""
+    import sqlalchemy as sa
+
+    if not stack_ids:
+        return set()
+    query = sa.text(
+        "SELECT DISTINCT args->>'stack_id' FROM procrastinate_jobs "
+        "WHERE status IN ('todo', 'doing') AND task_name = :task AND args->>'stack_id' IN :ids"
+    ).bindparams(sa.bindparam("ids", expanding=True))
+    with store.engine.connect() as connection:
+        return {row[0] for row in connection.execute(query, {"task": TASK, "ids": stack_ids})}
+
+
+def waiting_job(store: Store, queueing_lock: str) -> int | None:
+    """The id of the job with this queueing lock that waits for a worker, if any."""
+    import sqlalchemy as sa
+
+    with store.engine.connect() as connection:
+        return connection.execute(
+            sa.text("SELECT id FROM procrastinate_jobs WHERE queueing_lock = :lock AND status = 'todo'"), {"lock": queueing_lock}
+        ).scalar()
+
+
+def cancel_waiting_job(store: Store, job_id: int) -> bool:
+    """Cancel a job no worker has taken yet (procrastinate's own cancel query, which
+    touches only a ``todo`` job); False when a worker has it, or it has ended."""
+    from procrastinate import sql
+
+    def write(connection: Any) -> bool:
+        with connection.connection.dbapi_connection.cursor() as cursor:
+            cursor.execute(sql.queries["cancel_job"], {"job_id": job_id, "abort": False, "delete_job": False})
+            row = cursor.fetchone()
+        return row is not None and row[0] is not None
+
+    return bool(store.writes.run(Alone(write), fence=None))
+
+
+# -- nested stacks' jobs: on the queue, so that they spread over the workers -------------
+
+# Seconds a parent's poll lets its child's job wait in the queue for a worker before the
+# parent's own engine runs it (Settings.child_queue_wait_s): when every worker is busy
+# (each slot may hold a parent that waits on its children), the children still run, in
+# their parents' processes.
+CHILD_QUEUE_WAIT_S = 2.0
+
+
+@dataclass
+class _QueuedChild:
+    job_id: int
+    job: Job
+    since: float
+
+
+class ChildJobs:
+    """A worker's nested stacks' jobs (``Engine.child_jobs``): enqueued for any worker to
+    take, one waiting job per child (procrastinate's queueing lock). The parent's poll
+    (``Engine.adopt_orphan``) asks ``orphan`` about a child that no live engine holds:
+    its job still waits, has been taken, or was lost; after ``wait_s`` of waiting, or
+    when it was lost, the parent's engine runs the child itself."""
+
+    def __init__(self, app: Any, store: Store, wait_s: float = CHILD_QUEUE_WAIT_S):
+        self.app = app
+        self.store = store
+        self.wait_s = wait_s
+        self._queued: dict[str, _QueuedChild] = {}
+        self._lock = threading.Lock()
+
+    def enqueue(self, job: Job) -> bool:
+        """Enqueue a child's job (from a handler thread); False when one already waits."""
+        from procrastinate.exceptions import AlreadyEnqueued
+
+        lock = f"stoker.stack.{job.stack_id}"
+        try:
+            job_id = self.store.writes.run(Alone(lambda connection: enqueue_on(self.app, self.store, connection, job, lock)), fence=None)
+        except AlreadyEnqueued:
+            # One waits already (another engine's, before it stopped): watch that one.
+            waiting = waiting_job(self.store, lock)
+            if waiting is not None:
+                with self._lock:
+                    self._queued.setdefault(job.stack_id, _QueuedChild(waiting, job, time.monotonic()))
+            return False
+        with self._lock:
+            self._queued[job.stack_id] = _QueuedChild(int(job_id), job, time.monotonic())
+        return True
+
+    def orphan(self, child: StackRecord) -> Job | None:
+        """A child IN_PROGRESS that no live engine holds: the job to run here now, or
+        None while its queued job may still be taken by a worker."""
+        with self._lock:
+            queued = self._queued.get(child.id)
+        if queued is None:
+            # Its worker died (or this engine restarted): a resume, for any worker.
+            self.enqueue(Job(child.id, Action(child.action), resume=True))
+            return None
+        status = self.store.queued_job_status(queued.job_id)
+        if status == "doing":
+            return None  # taken: its lock comes next (a dead taker's job is failed as stalled)
+        if status == "todo":
+            if time.monotonic() - queued.since < self.wait_s or not cancel_waiting_job(self.store, queued.job_id):
+                return None
+            self.forget(child.id)
+            return queued.job  # no worker was free: the parent's engine runs it
+        self.forget(child.id)
+        # Ended with the child still IN_PROGRESS and unheld (its worker stopped): resume.
+        return Job(child.id, Action(child.action), resume=True)
+
+    def cancel(self, child_id: str) -> None:
+        """The parent stops: a child's job that no worker has taken is not run at all."""
+        with self._lock:
+            queued = self._queued.pop(child_id, None)
+        if queued is not None:
+            cancel_waiting_job(self.store, queued.job_id)
+
+    def forget(self, child_id: str) -> None:
+        with self._lock:
+            self._queued.pop(child_id, None)
+
+
 # -- the API's side: enqueue, then wait for the job to start ----------------------------
 
 
@@ -134,8 +310,7 @@ class QueuedJobs(BackgroundJobs):
     def enqueue_on(self, connection: Any, job: Job) -> int:
         """Enqueue ``job`` in the transaction of ``connection`` (a SQLAlchemy connection
         of the store): it commits, or rolls back, with the caller's writes."""
-        dbapi = connection.connection.dbapi_connection
-        return int(self.app.configure_task(TASK, queue=QUEUE, connection=dbapi).defer(**job_arguments(job, self.store)))
+        return enqueue_on(self.app, self.store, connection, job)
 
     def enqueue(self, job: Job) -> int:
         return int(self.store.writes.run(lambda connection: self.enqueue_on(connection, job), fence=None))
@@ -147,6 +322,7 @@ class QueuedJobs(BackgroundJobs):
             since = self.store.latest_event_id(job.stack_id)
             job_id = self.enqueue(job)
         deadline = time.monotonic() + JOB_START_WAIT_S
+        looks = 0
         while time.monotonic() < deadline:
             if self.store.stack_event_since(job.stack_id, since or 0, str(job.action), STACK_TYPE):
                 break
@@ -160,7 +336,8 @@ class QueuedJobs(BackgroundJobs):
                 break
             if status == "succeeded":
                 break
-            time.sleep(START_POLL_S)
+            time.sleep(START_POLL_S[min(looks, len(START_POLL_S) - 1)])
+            looks += 1
         stack = self.store.get_stack(job.stack_id)
         if stack is None:
             raise StackNotFoundError(job.stack_id)
@@ -169,6 +346,18 @@ class QueuedJobs(BackgroundJobs):
     def recover(self, stacks: list[StackRecord]) -> list[StackRecord]:
         """The workers resume abandoned stacks; the server leaves them to it."""
         return []
+
+    def enqueue_signal(self, stack_id: str, resource_name: str, details: Mapping[str, Any]) -> int:
+        """A scaling signal, for a worker to run under the stack's lock (the request is
+        answered once it is queued, as Heat's signal returns before the engine acts)."""
+        sealed = self.store.sealer.seal_value(dict(details))
+
+        def write(connection: Any) -> int:
+            dbapi = connection.connection.dbapi_connection
+            task = self.app.configure_task(SIGNAL_TASK, queue=QUEUE, connection=dbapi)
+            return int(task.defer(stack_id=stack_id, resource_name=resource_name, details=sealed))
+
+        return int(self.store.writes.run(write, fence=None))
 
 
 # -- the worker ---------------------------------------------------------------------------
@@ -188,6 +377,11 @@ class StackWorker:
         self.recovery_interval_s = recovery_interval_s if recovery_interval_s is not None else max(1.0, lease / 3)
         self.shutdown_graceful_timeout_s = shutdown_graceful_timeout_s
         self.app.task(name=TASK, queue=QUEUE, pass_context=True)(self._stack_job)
+        self.app.task(name=SIGNAL_TASK, queue=QUEUE, pass_context=True)(self._signal_job)
+        # Nested stacks' jobs go on the queue too, to spread over the workers. They are
+        # enqueued from handler threads in the store's transactions, through an app of
+        # their own that is never opened (the worker's, open, only runs async).
+        self.engine.child_jobs = ChildJobs(make_app(service.settings.database_url), self.store, service.settings.child_queue_wait_s)
         # stack ids this worker runs a job of now (this process's own view)
         self.running: set[str] = set()
         self._lock = threading.Lock()
@@ -207,6 +401,25 @@ class StackWorker:
             with self._lock:
                 self.running.discard(stack_id)
 
+    async def _signal_job(self, context: Any, stack_id: str, resource_name: str, details: Any) -> None:
+        """A scaling signal (engine/scaling.py) under the stack's lock. A stack that another
+        action holds drops the signal, with an event that says so (Heat ignores a
+        scaling signal its group cannot act on then)."""
+        from stoker.engine import scaling
+        from stoker.engine.events import resource_event
+
+        opened = self.store.sealer.open_value(details, "signal details")
+        try:
+            await scaling.signal(self.engine, stack_id, resource_name, opened)
+        except ActionInProgressError as busy:
+            record = next((r for r in self.store.list_resources(stack_id) if r.current and r.name == resource_name), None)
+            if record is not None:
+                self.store.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal ignored, no action required: {busy}"))
+            LOG.info("stack %s: signal to %s ignored: %s", stack_id, resource_name, busy)
+        except (StackNotFoundError, StokerError) as error:
+            # Recorded as the resource's SIGNAL_FAILED where it got that far.
+            LOG.info("stack %s: signal to %s failed: %s", stack_id, resource_name, error)
+
     async def _recover_forever(self) -> None:
         from stoker.engine.recovery import abandoned, recover
 
@@ -218,6 +431,10 @@ class StackWorker:
             await asyncio.sleep(self.recovery_interval_s)
             try:
                 found = await asyncio.to_thread(abandoned, self.engine)
+                if found:
+                    # A stack whose job waits in the queue (or runs) is not abandoned.
+                    busy = await asyncio.to_thread(pending_job_stacks, self.store, [stack.id for stack in found])
+                    found = [stack for stack in found if stack.id not in busy]
                 stacks = [stack for stack in found if suspects.get(stack.id) == stack.state]
                 suspects = {stack.id: stack.state for stack in found}
                 if stacks:

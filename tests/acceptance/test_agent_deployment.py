@@ -250,3 +250,21 @@ def test_an_update_deploys_the_new_input_values_on_the_next_poll(server, agents,
     assert third.returncode == 0, third
     assert "Signaling to" not in third.output, third
     assert third.notifications() == second.notifications()
+
+
+def test_the_metadata_url_answers_head_without_last_modified(server, tmp_path):
+    # os-collect-config's request collector sends HEAD first and skips the GET when
+    # Last-Modified is not newer than the last one it saw (whole seconds): stoker sends
+    # none, so a deployment made in the same second as a poll still reaches the server.
+    import urllib.request
+
+    stack_id = create(server, "agent-head", TEMPLATE)
+    metadata = wait_for_deployment(server, "agent-head", stack_id, "CREATE")
+    metadata_url = metadata["os-collect-config"]["request"]["metadata_url"]
+    with urllib.request.urlopen(urllib.request.Request(metadata_url, method="HEAD"), timeout=10) as answer:
+        assert answer.status == 200
+        assert answer.headers.get("Last-Modified") is None
+        assert answer.read() == b""
+    with urllib.request.urlopen(metadata_url, timeout=10) as answer:
+        assert answer.headers.get("Last-Modified") is None
+        assert [d["id"] for d in json.loads(answer.read())["deployments"]] == [d["id"] for d in metadata["deployments"]]

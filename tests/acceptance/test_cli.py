@@ -220,6 +220,31 @@ def test_cli_get_file_sends_files_beside_the_template_only(run, tmp_path):
         assert "only files in the template's directory" in result.stderr
 
 
+def test_cli_files_root_reads_files_shared_across_directories_and_nothing_above_it(run, tmp_path):
+    # As in openstack/heat-templates: a template one directory down names a shared file.
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "motd.txt").write_text("shared text\n")
+    (tmp_path / "templates").mkdir()
+    body = """
+        heat_template_version: 2021-04-16
+        resources:
+          r:
+            type: OS::Heat::TestResource
+            properties: {value: {get_file: ../shared/motd.txt}}
+        outputs:
+          v: {value: {get_attr: [r, output]}}
+    """
+    shared = write(tmp_path / "templates", "shared.yaml", body)
+    refused = run("stack", "create", "shared", "-t", shared, check=False)
+    assert refused.returncode == 2 and "--files-root DIR" in refused.stderr, refused.stderr
+    detail = json.loads(run("--files-root", str(tmp_path), "stack", "create", "shared", "-t", shared, "-f", "json").stdout)
+    assert detail["outputs"][0]["output_value"] == "shared text\n"
+    # The root bounds it still: nothing above it is read.
+    above = write(tmp_path / "templates", "above.yaml", body.replace("../shared/motd.txt", "../../etc/passwd"))
+    result = run("--files-root", str(tmp_path), "stack", "create", "above", "-t", above, check=False)
+    assert result.returncode == 2 and "only files under --files-root" in result.stderr, result.stderr
+
+
 def test_cli_nested_stacks_from_files_beside_the_template_and_environment(run, tmp_path):
     (tmp_path / "lib").mkdir()
     write(tmp_path, "lib/label.yaml", """

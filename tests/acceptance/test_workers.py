@@ -220,3 +220,186 @@ def test_sigterm_hands_back_an_action_that_another_worker_finishes(cluster):
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
     assert _started(cluster, "lazy")["Engine restarted during CREATE: resuming"] == 1
     assert "resuming actions abandoned by a stopped worker" in cluster.workers[1][1].read_text()
+
+
+NESTED = """
+heat_template_version: 2021-04-16
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 4
+      resource_def:
+        type: OS::Heat::Stack
+        properties:
+          template: |
+            heat_template_version: 2021-04-16
+            resources:
+              leaf:
+                type: OS::Heat::TestResource
+                properties: {value: leaf, action_wait_secs: {create: 3, delete: 1}}
+"""
+
+
+def _tree(cluster: Cluster, stack_id: str) -> list[str]:
+    """The ids of a stack and every stack below it."""
+    engine = sa.create_engine(cluster.database_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        with engine.connect() as connection:
+            found, level = [stack_id], [stack_id]
+            while level:
+                level = list(connection.execute(sa.text("SELECT id FROM stacks WHERE owner_id IN :ids").bindparams(sa.bindparam("ids", expanding=True)), {"ids": level}).scalars())
+                found += level
+            return found
+    finally:
+        engine.dispose()
+
+
+def _events(cluster: Cluster, name: str, stack_id: str) -> list[dict]:
+    status, body = cluster.server.request("GET", f"/stacks/{name}/{stack_id}/events?nested_depth=3&limit=1000")
+    assert status == 200, body
+    return body["events"]
+
+
+def test_nested_stacks_spread_over_workers_that_each_run_one_job(cluster):
+    # One job at a time per worker: the parent's job holds its worker while it waits for
+    # the group, the group's its own while it waits for the members; the members' jobs
+    # go to the third worker, one after another.
+    cluster.environment["STOKER_CHILD_QUEUE_WAIT_S"] = "120"  # no worker takes a child back
+    for _ in range(3):
+        cluster.start_worker("--concurrency", "1")
+    status, body = cluster.server.request("POST", "/stacks", {"stack_name": "tree", "template": NESTED})
+    assert status == 201, body
+    stack_id = body["stack"]["id"]
+    stack = cluster.wait("tree")
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    tree = _tree(cluster, stack_id)
+    assert len(tree) == 6  # the stack, the group's, four members'
+    # Which worker's procrastinate ran a job of which stack.
+    ran_by = {stack: {index for index, (_, log) in enumerate(cluster.workers) if f"stack_id='{stack}') ended with status: Success" in log.read_text()} for stack in tree}
+    assert all(len(workers) == 1 for workers in ran_by.values()), ran_by  # each stack's job ran once, on one worker
+    assert len(set().union(*ran_by.values())) == 3, ran_by  # and every worker ran some of the tree
+    # Each stack of the tree was created once: no resume, no second run.
+    events = _events(cluster, "tree", stack_id)
+    assert not [e for e in events if "Engine restarted" in e["resource_status_reason"]], events
+    assert len([e for e in events if e["resource_name"] == "leaf" and e["resource_status"] == "CREATE_COMPLETE"]) == 4
+
+    status, body = cluster.server.request("DELETE", f"/stacks/tree/{stack_id}")
+    assert status == 204, body
+    assert cluster.wait("tree")["stack_status"] == "DELETE_COMPLETE"
+    assert cluster.scalar("SELECT count(*) FROM stacks WHERE deleted_at IS NULL") == 0
+
+
+def test_a_tree_deeper_than_the_free_workers_still_finishes(cluster):
+    # Two workers of one slot: the parent holds one, the group the other, and no worker is
+    # ever free for the members. The group's worker takes their jobs back from the queue
+    # after a second and runs them itself.
+    cluster.environment["STOKER_CHILD_QUEUE_WAIT_S"] = "1"
+    for _ in range(2):
+        cluster.start_worker("--concurrency", "1")
+    status, body = cluster.server.request("POST", "/stacks", {"stack_name": "deep", "template": NESTED})
+    assert status == 201, body
+    stack_id = body["stack"]["id"]
+    stack = cluster.wait("deep")
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    members = _tree(cluster, stack_id)[2:]
+    taken_back = cluster.scalar(
+        "SELECT count(*) FROM procrastinate_jobs WHERE status = 'cancelled' AND args->>'stack_id' IN :ids".replace(":ids", "(" + ", ".join(f"'{m}'" for m in members) + ")")
+    )
+    assert taken_back >= 1, "no member's job was taken back from the queue"
+    events = _events(cluster, "deep", stack_id)
+    assert not [e for e in events if "Engine restarted" in e["resource_status_reason"]], events
+    assert len([e for e in events if e["resource_name"] == "leaf" and e["resource_status"] == "CREATE_COMPLETE"]) == 4
+
+
+CANCELLED = """
+heat_template_version: 2021-04-16
+parameters:
+  wait: {type: number, default: 0}
+resources:
+  child:
+    type: OS::Heat::Stack
+    properties:
+      parameters: {wait: {get_param: wait}}
+      template: |
+        heat_template_version: 2021-04-16
+        parameters:
+          wait: {type: number}
+        resources:
+          slow:
+            type: OS::Heat::TestResource
+            properties: {value: {get_param: wait}, action_wait_secs: {update: {get_param: wait}}}
+"""
+
+
+def test_a_cancel_stops_the_nested_stack_running_on_another_worker(cluster):
+    cluster.environment["STOKER_CHILD_QUEUE_WAIT_S"] = "120"  # the child runs on the other worker
+    workers = {cluster.start_worker("--concurrency", "1").pid for _ in range(2)}
+    status, body = cluster.server.request("POST", "/stacks", {"stack_name": "parent", "template": CANCELLED})
+    assert status == 201, body
+    stack_id = body["stack"]["id"]
+    assert cluster.wait("parent")["stack_status"] == "CREATE_COMPLETE"
+    # The parent's update holds one worker; its child's update can only run on the other.
+    status, body = cluster.server.request("PATCH", f"/stacks/parent/{stack_id}", {"parameters": {"wait": 120}})
+    assert status == 202, body
+    child_id = _tree(cluster, stack_id)[1]
+    deadline = time.monotonic() + 60
+    while cluster.scalar("SELECT status FROM stacks WHERE id = :id", id=child_id) != "IN_PROGRESS" or cluster.scalar(
+        "SELECT count(*) FROM stack_locks WHERE stack_id = :id", id=child_id
+    ) != 1:
+        assert time.monotonic() < deadline, "the child's update never started"
+        time.sleep(0.2)
+    parent_pid = cluster.scalar("SELECT pid FROM stack_locks WHERE stack_id = :id", id=stack_id)
+    child_pid = cluster.scalar("SELECT pid FROM stack_locks WHERE stack_id = :id", id=child_id)
+    assert {parent_pid, child_pid} == workers
+
+    status, body = cluster.server.request("POST", f"/stacks/parent/{stack_id}/actions", {"cancel_without_rollback": None})
+    assert status == 200, body
+    stack = cluster.wait("parent", timeout=60)
+    assert stack["stack_status"] == "UPDATE_FAILED", stack["stack_status_reason"]
+    assert "Cancelled" in stack["stack_status_reason"]
+    child = cluster.scalar("SELECT status_reason FROM stacks WHERE id = :id", id=child_id)
+    assert cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=child_id) == "UPDATE_FAILED", child
+    assert "the parent stack's action stopped" in child
+    assert cluster.scalar("SELECT count(*) FROM stack_locks") == 0  # nothing still runs
+
+
+SCALED = """
+heat_template_version: 2021-04-16
+resources:
+  group:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 1
+      max_size: 3
+      resource: {type: OS::Heat::TestResource, properties: {value: member}}
+  up:
+    type: OS::Heat::ScalingPolicy
+    properties: {auto_scaling_group_id: {get_resource: group}, adjustment_type: change_in_capacity, scaling_adjustment: 1, cooldown: 0}
+outputs:
+  size: {value: {get_attr: [group, current_size]}}
+"""
+
+
+def test_a_scaling_signal_is_a_job_a_worker_runs(cluster):
+    cluster.start_worker()
+    status, body = cluster.server.request("POST", "/stacks", {"stack_name": "scaled", "template": SCALED})
+    assert status == 201, body
+    stack_id = body["stack"]["id"]
+    assert cluster.wait("scaled")["stack_status"] == "CREATE_COMPLETE"
+    status, body = cluster.server.request("POST", f"/stacks/scaled/{stack_id}/resources/up/signal", {})
+    assert status == 200, body
+    deadline = time.monotonic() + 60
+    while True:
+        status, body = cluster.server.request("GET", f"/stacks/scaled/{stack_id}/outputs/size")
+        assert status == 200, body
+        if body["output"]["output_value"] == 2:
+            break
+        assert time.monotonic() < deadline, body
+        time.sleep(0.3)
+    assert "Starting job stoker.scaling_signal" in cluster.workers[0][1].read_text()
+    # The server itself ran no stack job: it answered and enqueued.
+    assert "scaling_signal" not in cluster.server.log_path.read_text()
+    status, body = cluster.server.request("GET", f"/stacks/scaled/{stack_id}/resources/up/events")
+    assert status == 200, body
+    assert [e["resource_status"] for e in body["events"] if e["resource_status"].startswith("SIGNAL_")] == ["SIGNAL_COMPLETE"]

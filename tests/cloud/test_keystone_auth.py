@@ -340,3 +340,61 @@ def test_keystone_mode_acts_for_the_user_through_a_trust_after_the_token_is_gone
     assert admin.network.find_network(net_id) is None
     assert stokers_trusts(deployment, member) == []
     assert _stored_credentials(deployment) == []
+
+
+def test_keystone_mode_with_workers_acts_through_the_trust_on_a_worker(deployment, openstack_cloud, postgres_url, tmp_path):
+    """The same, with the API and the actions apart: ``stoker serve --job-queue
+    procrastinate`` on PostgreSQL only validates tokens, makes the trust and enqueues; a
+    ``stoker worker`` (keystone configuration, no user token ever) creates and deletes
+    the network as the member, through the trust; the API server deletes the trust once
+    the worker has finished the delete."""
+    from cryptography.fernet import Fernet
+
+    from tests.support.server import STOKER
+
+    environment = {key: value for key, value in deployment.server.environment.items() if key.startswith("STOKER_")}
+    environment.update(
+        STOKER_JOB_QUEUE="procrastinate",
+        STOKER_ENCRYPTION_KEY=Fernet.generate_key().decode(),
+        STOKER_LOCK_LEASE_S="6",
+    )
+    database_url = postgres_url.replace("postgresql+psycopg://", "postgresql://", 1)
+    server = Server(database_url, tmp_path / "serve.log", **environment)
+    worker_log = tmp_path / "worker.log"
+    server.start()
+    worker = subprocess.Popen(
+        [STOKER, "worker", "--concurrency", "4"],
+        env={**os.environ, "STOKER_DATABASE_URL": database_url, **environment},
+        stdout=worker_log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    member = deployment.users["a-member"]
+    on_workers = Deployment(server, deployment.keystone, deployment.users)
+    try:
+        token, _ = _token(deployment.keystone.url, member.name, PASSWORD, member.project)
+        name = f"workers-{secrets.token_hex(3)}"
+        status, body, _ = call(on_workers, "POST", "/stacks", token, {"stack_name": name, "template": NET, "parameters": {"net_name": f"{name}-net"}}, project_id=member.project_id)
+        assert status == 201, body
+        path = f"/stacks/{name}/{body['stack']['id']}"
+        stack = _wait(on_workers, member, token, path)
+        assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+        net_id = {o["output_key"]: o["output_value"] for o in stack["outputs"]}["net_id"]
+        admin = openstack_cloud.connect("admin")
+        assert admin.network.get_network(net_id).project_id == member.project_id
+        assert len(stokers_trusts(deployment, member)) == 1
+        assert "Starting job stoker.stack_job" in worker_log.read_text()  # the worker acted, not the server
+
+        status, body, _ = call(on_workers, "DELETE", path, token, project_id=member.project_id)
+        assert status == 204, body
+        assert _wait(on_workers, member, token, path).get("stack_status", "DELETE_COMPLETE") == "DELETE_COMPLETE"
+        assert admin.network.find_network(net_id) is None
+        deadline = time.monotonic() + 30
+        while stokers_trusts(deployment, member):
+            assert time.monotonic() < deadline, "the API server never deleted the trust"
+            time.sleep(0.5)
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+        log = server.stop()
+        assert "Traceback" not in log, log
+        assert "Traceback" not in worker_log.read_text(), worker_log.read_text()

@@ -107,3 +107,78 @@ def test_template_wrapping_a_type_uses_the_type_inside(service, registry):
     stack = service.create_stack("wrapped", template(body), [template(registry, "env.yaml")], files={"wrap.yaml": WRAP})
     assert stack.state == "CREATE_COMPLETE", stack.status_reason
     assert service.outputs("wrapped")[0]["output_value"] == "hi!"
+
+
+# -- an environment that maps a type to another class: Heat replaces the resource ------
+
+PLUGIN_MAPPED = "resource_registry:\n  My::Thing: {}\n"
+
+
+def _thing(service, stack_name: str):
+    [record] = [r for r in service.list_resources(stack_name) if r.name == "thing"]
+    return record
+
+
+def test_environment_mapping_a_type_to_another_class_replaces_the_resource(service):
+    service.create_stack("remapped", template(THING), [template(PLUGIN_MAPPED.format("OS::Heat::None"), "env.yaml")])
+    before = _thing(service, "remapped")
+    assert service.outputs("remapped")[0]["output_value"] is None  # OS::Heat::None has no attributes
+    plan = service.preview_update("remapped", template(THING), [template(PLUGIN_MAPPED.format("OS::Heat::Value"), "env.yaml")])
+    [change] = plan["resource_changes"]["replaced"]
+    assert change["reason"] == "the environment now maps My::Thing to OS::Heat::Value instead of OS::Heat::None"
+
+    stack = service.update_stack("remapped", template(THING), [template(PLUGIN_MAPPED.format("OS::Heat::Value"), "env.yaml")])
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    after = _thing(service, "remapped")
+    assert after.id != before.id and after.physical_resource_id != before.physical_resource_id
+    assert service.outputs("remapped")[0]["output_value"] == "one"  # the new class made it
+    assert [r.id for r in service.list_resources("remapped")] == [after.id]  # the old one is deleted
+    reasons = [e.resource_status_reason for e in service.list_events("remapped", "thing")]
+    assert any("instead of OS::Heat::None" in (reason or "") for reason in reasons)
+
+
+def test_environment_mapping_to_the_same_class_again_updates_in_place(service):
+    # The same class under another route (a glob instead of a name): nothing to replace.
+    service.create_stack("same", template(THING), [template(PLUGIN_MAPPED.format("OS::Heat::Value"), "env.yaml")])
+    before = _thing(service, "same")
+    stack = service.update_stack("same", template(THING.replace("value: one", "value: two")), [template("resource_registry:\n  My::*: OS::Heat::*\n  My::Thing: OS::Heat::Value\n", "env.yaml")])
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    after = _thing(service, "same")
+    assert (after.id, after.physical_resource_id) == (before.id, before.physical_resource_id)
+    assert service.outputs("same")[0]["output_value"] == "two"
+
+
+PROVIDER = """
+heat_template_version: 2021-04-16
+parameters:
+  value: {{type: string}}
+resources:
+  inner: {{type: OS::Heat::Value, properties: {{value: {{list_join: ["", [{{get_param: value}}, "{mark}"]]}}}}}}
+outputs:
+  value: {{value: {{get_attr: [inner, value]}}}}
+"""
+
+
+def test_environment_mapping_a_type_to_another_template_updates_the_nested_stack_in_place(service):
+    # Heat: both are TemplateResource; the nested stack is updated to the new template.
+    files = {"a.yaml": PROVIDER.format(mark="a"), "b.yaml": PROVIDER.format(mark="b")}
+    service.create_stack("provided", template(THING), [template(PLUGIN_MAPPED.format("a.yaml"), "env.yaml")], files=files)
+    before = _thing(service, "provided")
+    assert service.outputs("provided")[0]["output_value"] == "onea"
+    stack = service.update_stack("provided", template(THING), [template(PLUGIN_MAPPED.format("b.yaml"), "env.yaml")], files=files)
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    after = _thing(service, "provided")
+    assert (after.id, after.physical_resource_id) == (before.id, before.physical_resource_id)
+    assert service.outputs("provided")[0]["output_value"] == "oneb"
+
+
+def test_rollback_of_a_remapped_resource_brings_back_the_old_class(service):
+    service.create_stack("back", template(THING), [template(PLUGIN_MAPPED.format("OS::Heat::Value"), "env.yaml")])
+    before = _thing(service, "back")
+    failing = THING.replace("outputs:", "  broken: {type: OS::Heat::TestResource, properties: {fail: true}, depends_on: [thing]}\noutputs:")
+    stack = service.update_stack("back", template(failing), [template(PLUGIN_MAPPED.format("OS::Heat::None"), "env.yaml")], disable_rollback=False)
+    assert stack.state == "ROLLBACK_COMPLETE", stack.status_reason
+    after = _thing(service, "back")
+    assert after.physical_resource_id == before.physical_resource_id  # the Value is current again
+    assert service.outputs("back")[0]["output_value"] == "one"
+    assert [r.name for r in service.list_resources("back")] == ["thing"]

@@ -91,7 +91,11 @@ def resource_metadata(call: Call) -> dict[str, Any]:
 def server_metadata(call: Call) -> dict[str, Any]:
     """``GET /v1/server_metadata/{credential_id}?secret=...``: a server's metadata for
     its agent (os-collect-config's request collector), the body being the metadata
-    itself as a Swift temp URL serves it."""
+    itself as a Swift temp URL serves it. HEAD answers too (the collector asks it
+    first). No Last-Modified is sent, on purpose: HTTP dates count whole seconds, and the
+    collector skips the fetch when the date equals the last one it saw, so a deployment
+    made in the same second as a poll would never reach the server. Without the header
+    the collector fetches at every poll, which is always right."""
     return call.service.metadata_by_capability(call.path("credential_id"), call.params.get("secret", ""))
 
 

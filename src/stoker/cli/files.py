@@ -13,6 +13,8 @@ read this way are searched in turn. The engine itself never reads the filesystem
 
 Unlike python-heatclient, only files in the directory of the file that names them (or
 below it) are read: a template from elsewhere must not pull in /etc/passwd or ~/.ssh.
+A tree of templates that share files across directories (``get_file: ../../x``, as in
+openstack/heat-templates) is read with ``--files-root DIR``: then any file under DIR is.
 """
 
 from __future__ import annotations
@@ -106,14 +108,18 @@ def _named(data: Any) -> Iterator[tuple[str, str]]:
             stack.extend(node)
 
 
-def _read(name: str, base: Path, what: str, max_bytes: int) -> str:
+def _read(name: str, base: Path, what: str, max_bytes: int, root: Path | None = None) -> str:
     local = name.removeprefix("file://")
     if "://" in local:
         raise click.UsageError(f"{what} {name}: only local files can be sent")
     path = (base / local).resolve()
-    if not path.is_relative_to(base):
+    allowed = root or base
+    if not path.is_relative_to(allowed):
+        if root is not None:
+            raise click.UsageError(f"{what} {name}: only files under --files-root ({root}) are read; {path} is not")
         raise click.UsageError(
-            f"{what} {name}: only files in the template's directory ({base}) are read; copy the file there"
+            f"{what} {name}: only files in the template's directory ({base}) are read; copy the file there, "
+            "or name a directory above both with --files-root DIR (STOKER_FILES_ROOT)"
         )
     try:
         data = read_limited(path, max_bytes, f"{what} {name}:")
@@ -126,10 +132,12 @@ def _read(name: str, base: Path, what: str, max_bytes: int) -> str:
 
 
 def files_for(
-    template: Any | None, environments: Iterable[Any] = (), limits: loader.Limits = loader.DEFAULT_LIMITS
+    template: Any | None, environments: Iterable[Any] = (), limits: loader.Limits = loader.DEFAULT_LIMITS, root: Path | None = None
 ) -> dict[str, str]:
     """The files map for a template (a ``Source``, its text parsed already or not) and its
-    environments. Every file read is at most ``limits.max_bytes``."""
+    environments. Every file read is at most ``limits.max_bytes``; with ``root``, files
+    anywhere under it are read, else only those under the directory of what names them."""
+    root = root.resolve() if root is not None else None
     files: dict[str, str] = {}
     pending: list[tuple[str, Path, str]] = []  # (name, directory it is relative to, what names it)
     if template is not None:
@@ -148,7 +156,7 @@ def files_for(
         name, base, what = pending.pop()
         if name in files:
             continue
-        text = files[name] = _read(name, base, what, limits.max_bytes)
+        text = files[name] = _read(name, base, what, limits.max_bytes, root)
         if _is_template(name):
             nested_base = (base / name.removeprefix("file://")).resolve().parent
             pending.extend(

@@ -89,7 +89,8 @@ def _request(backend, template: str | None, environments: tuple[str, ...] = (), 
         document, text = read_template(template, backend.limits())
         source = Source(document, str(template))
     envs = [_source(e) for e in environments]
-    files = files_for(source, envs, backend.limits()) if source or envs else None
+    root = (click.get_current_context().find_root().obj or {}).get("files_root")
+    files = files_for(source, envs, backend.limits(), Path(root) if root else None) if source or envs else None
     if envs:
         # As heatclient sends them (and Heat keeps them): the environments are files of
         # the stack too, under the names they are given by.
@@ -173,9 +174,15 @@ class StokerGroup(click.Group):
     help="Talk to the stoker server (or Orchestration API) at URL, e.g. http://127.0.0.1:8004 or http://HOST:8004/v1/PROJECT, instead of the embedded engine; 'catalog': the orchestration endpoint of the --os-cloud's catalog.",
 )
 @click.option("--os-token", "os_token", envvar="STOKER_TOKEN", metavar="TOKEN", help="With --url: the token to send (a static token of --auth-mode token, or a Keystone token).")
+@click.option(
+    "--files-root", "files_root", envvar="STOKER_FILES_ROOT", metavar="DIR", type=click.Path(exists=True, file_okay=False),
+    help="Read the files templates and environments name (get_file, template resources) anywhere under DIR, not only under the directory of the file that names them.",
+)
 @click.version_option(package_name="stoker")
 @click.pass_context
-def main(ctx: click.Context, database_url: str | None, plugin_dirs: tuple[str, ...], os_cloud: str | None, url: str | None, os_token: str | None) -> None:
+def main(
+    ctx: click.Context, database_url: str | None, plugin_dirs: tuple[str, ...], os_cloud: str | None, url: str | None, os_token: str | None, files_root: str | None
+) -> None:
     """stoker: orchestration of stacks from HOT templates, on the embedded engine or,
     with --url, on a stoker server."""
     if url:
@@ -183,7 +190,7 @@ def main(ctx: click.Context, database_url: str | None, plugin_dirs: tuple[str, .
         for name, flag in (("database_url", "--database-url"), ("plugin_dirs", "--plugin-dir")):
             if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
                 raise click.UsageError(f"{flag} is the embedded engine's: with --url the server uses its own")
-    ctx.obj = {"database_url": database_url, "plugin_dirs": plugin_dirs, "os_cloud": os_cloud, "url": url, "os_token": os_token}
+    ctx.obj = {"database_url": database_url, "plugin_dirs": plugin_dirs, "os_cloud": os_cloud, "url": url, "os_token": os_token, "files_root": files_root}
 
 
 @main.group()

@@ -71,7 +71,7 @@ async def adopt(context: ActionContext, adopt_data: Mapping[str, Any], limit: in
             properties=jsonable(properties),
             attributes=jsonable(attributes),
             data=stored_data(context.runtime.store, instance),
-            definition=definitions[name].render(),
+            definition=context.runtime.render(definitions[name]),
         )
 
     outcome = await walk(context.runtime.graph(definitions), visit, limit=limit)

@@ -209,7 +209,7 @@ async def _adopt_external(context: ActionContext, record: ResourceRecord, defini
         Status.COMPLETE,
         f"External resource {external} adopted",
         physical_resource_id=external,
-        definition=definition.render(),
+        definition=context.runtime.render(definition),
         properties={},
     )
 
@@ -314,6 +314,9 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
     type_changed = record.type != definition.resource_type
     if type_changed and not substituted(runtime, record, definition):
         return UpdatePlan("replace", f"type changed from {record.type} to {definition.resource_type}")
+    remapped = None if type_changed else runtime.remapped(record)
+    if remapped is not None:
+        return UpdatePlan("replace", f"the environment now maps {record.type} to {remapped[1]} instead of {remapped[0]}")
     # A substitute's class (seed 000's substitute_class) takes over the record in place.
     instance = runtime.instance(record, definition, fresh=True)
     unfinished = record.status == Status.FAILED or record.action == "INIT" or (record.action == Action.CREATE and record.status != Status.COMPLETE)
@@ -414,7 +417,7 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
         plan = UpdatePlan("replace", failure)
     if plan.kind == "metadata":
         await recorder.resource_state(record, Action.UPDATE, Status.IN_PROGRESS, type=definition.resource_type)
-        await recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, plan.reason or "metadata updated", definition=definition.render())
+        await recorder.resource_state(record, Action.UPDATE, Status.COMPLETE, plan.reason or "metadata updated", definition=context.runtime.render(definition))
         await hooks.pause(context, record, Action.UPDATE, "post")
         return record
     if plan.kind == "update":
@@ -435,6 +438,8 @@ def _updatable(runtime: StackRuntime, record: ResourceRecord, definition: Resour
     external resource."""
     was_external = (record.definition or {}).get("external_id") is not None
     same_type = record.type == definition.resource_type or substituted(runtime, record, definition)
+    if same_type and record.type == definition.resource_type and runtime.remapped(record) is not None:
+        same_type = False  # another class now: Heat replaces it without calling update
     return same_type and not was_external and definition.external_id is None
 
 
@@ -483,7 +488,7 @@ async def _check_unfinished(context: ActionContext, record: ResourceRecord, defi
         properties=jsonable(plan.new_properties),
         attributes=jsonable(attributes),
         data=stored_data(runtime.store, instance),
-        definition=definition.render(),
+        definition=context.runtime.render(definition),
     )
     return None
 
@@ -528,7 +533,7 @@ async def _update_in_place(context: ActionContext, record: ResourceRecord, defin
         properties=jsonable(plan.new_properties),
         attributes=jsonable(attributes),
         data=stored_data(runtime.store, instance),
-        definition=definition.render(),
+        definition=context.runtime.render(definition),
         handler_token=None,
     )
     await hooks.pause(context, record, Action.UPDATE, "post")

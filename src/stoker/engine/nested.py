@@ -17,7 +17,9 @@ and polls the child's state. This module owns that hand-over, from handler threa
 Invariant that makes the synchronous state write safe: a child's job is requested only
 by its parent resource's handler, which polls until the child's action ends before
 asking for another; when the parent's action is stopped, the engine stops the children
-and waits for them (``Engine.stop_children``) before anything else touches them.
+and waits for them (``Engine.stop_children``) before anything else touches them. With
+workers, the child's job goes on the queue (``workers.ChildJobs``) and may run on any
+worker; the parent's poll reads the child's row either way.
 """
 
 from __future__ import annotations

@@ -267,6 +267,79 @@ class StackRuntime:
         environment's entries for that resource (``resources.<name>``) count too."""
         return self.registry.get_class(type_name, self.aliases, self.template.files, resource_name)
 
+    # A record's class is the one it was made (or last updated) with: the environment may
+    # map its type to another since, and only an update makes the change (by replacing).
+    IMPLEMENTATION_KEY = "implementation"
+    TEMPLATE_IMPLEMENTATION = "template"
+
+    def implementation(self, cls: type[Resource]) -> str:
+        """What a record keeps of its class: ``template`` for a provider template (any
+        template: Heat's TemplateResource), else the type the class is registered as."""
+        from stoker.resources.heat.template_resource import TemplateResource
+
+        if issubclass(cls, TemplateResource):
+            return self.TEMPLATE_IMPLEMENTATION
+        names = sorted(name for name, registered in self.registry.types.items() if registered is cls)
+        return names[0] if names else f"{cls.__module__}.{cls.__qualname__}"
+
+    def render(self, definition: ResourceDefinition) -> dict[str, Any]:
+        """A definition as a record keeps it, with the class it is made with."""
+        rendered = definition.render()
+        try:
+            rendered[self.IMPLEMENTATION_KEY] = self.implementation(self.plugin_class(definition.resource_type, definition.name))
+        except (LookupError, StokerError):
+            pass  # reported where the class is needed
+        return rendered
+
+    def _kept_class(self, record: ResourceRecord) -> type[Resource] | None:
+        """The plugin class the record was made with, when the environment now maps its
+        type to another; None when it is the current one or not known."""
+        kept = (record.definition or {}).get(self.IMPLEMENTATION_KEY)
+        cls = self.registry.types.get(kept) if isinstance(kept, str) else None
+        return cls
+
+    def _record_class(self, record: ResourceRecord, definition: ResourceDefinition) -> type[Resource]:
+        current = self.plugin_class(definition.resource_type, record.name) if definition.resource_type != record.type else None
+        if current is not None:
+            return current
+        try:
+            current = self.plugin_class(record.type, record.name)
+        except (LookupError, StokerError):
+            kept = self._kept_class(record)
+            if kept is None:
+                raise
+            return kept  # a type no longer mapped: what is left of it is deleted as it was made
+        if not record.current or record.name not in self.template.resources:
+            kept = self._kept_class(record)
+            if kept is not None:
+                return kept  # replaced or removed: it goes as it was made
+        return current
+
+    def remapped(self, record: ResourceRecord) -> tuple[str, str] | None:
+        """(old, new) implementation when the environment now maps the record's type to
+        another class (Heat replaces such a resource: ``type(existing) is not
+        type(new)``). None when the class is the same, both are provider templates
+        (Heat's TemplateResource either way: the nested stack is updated to the new
+        template), the new class is the old one's substitute (seed 000), or the record
+        predates the keeping of its class."""
+        kept = (record.definition or {}).get(self.IMPLEMENTATION_KEY)
+        if not isinstance(kept, str):
+            return None
+        try:
+            new_class = self.plugin_class(record.type, record.name)
+        except (LookupError, StokerError):
+            return None
+        now = self.implementation(new_class)
+        if now == kept:
+            return None
+        old_class = self.registry.types.get(kept)
+        if old_class is new_class:
+            return None
+        status = getattr(old_class, "support_status", None)
+        if old_class is not None and status is not None and status.is_substituted(new_class):
+            return None
+        return kept, now
+
     def resolve(self, value: Any) -> Any:
         return resolve(value, self)
 
@@ -284,7 +357,7 @@ class StackRuntime:
             definition = self.template.resources.get(record.name)
             if definition is None or definition.resource_type != record.type:
                 definition = ResourceDefinition(name=record.name, resource_type=record.type, properties_data=record.properties or {})
-        cls = self.plugin_class(definition.resource_type, record.name)
+        cls = self._record_class(record, definition)
         instance = cls(
             record.name,
             definition.bind(self.resolve),
@@ -328,7 +401,7 @@ class StackRuntime:
             type=definition.resource_type,
             action="INIT",
             status="COMPLETE",
-            definition=definition.render(),
+            definition=self.render(definition),
             replaces=replaces,
         )
 

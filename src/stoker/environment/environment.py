@@ -198,10 +198,13 @@ def parse(text: str | bytes, file: str | None = None) -> Environment:
                 str(key),
                 f"did you mean '{close[0]}'?" if close else "valid sections: " + ", ".join(SECTIONS),
             )
+        elif value is None:
+            # Heat's environment_format.validate refuses a section left empty ("parameters:")
+            fail(f"environment has empty section \"{key}\"", str(key), "give the section its entries, or remove it")
         elif key in ("parameters", "parameter_defaults", "resource_registry", "parameter_merge_strategies", "requires"):
-            if value is not None and not isinstance(value, dict):
+            if not isinstance(value, dict):
                 fail(f"The {key} section must be a map", key)
-        elif value is not None and not isinstance(value, list):
+        elif not isinstance(value, list):
             fail(f"The {key} section must be a list", key)
     registry = data.get("resource_registry")
     if isinstance(registry, dict):

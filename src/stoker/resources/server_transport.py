@@ -62,7 +62,7 @@ def issue_metadata_url(resource: Resource, transport: str) -> None:
     check_transport(transport, f"resources.{resource.name}.properties.software_config_transport")
     if transport != POLL_TEMP_URL or resource.data().get(METADATA_URL):
         return
-    signals = resource._hooks.signals(resource)
+    signals = resource.signals()
     credential = signals.issue_credential(METADATA_PURPOSE)
     resource.data_set(METADATA_CREDENTIAL_ID, credential.id)
     resource.data_set(METADATA_URL, signals.server_metadata_url(credential), redact=True)
@@ -71,7 +71,7 @@ def issue_metadata_url(resource: Resource, transport: str) -> None:
 def forget_metadata_url(resource: Resource) -> None:
     """Revoke the polling URL (the server is deleted, or polls another way now)."""
     if resource.data().get(METADATA_CREDENTIAL_ID):
-        resource._hooks.signals(resource).revoke_credentials()
+        resource.signals().revoke_credentials()
         resource.data_delete(METADATA_URL)
         resource.data_delete(METADATA_CREDENTIAL_ID)
 

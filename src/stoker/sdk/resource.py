@@ -33,6 +33,7 @@ from stoker.sdk.translation import apply_rules, resource_rules
 __all__ = ["EngineHooks", "Resource", "StackInfo", "physical_resource_name"]
 
 if TYPE_CHECKING:
+    from stoker.sdk.signals import Signals
     from stoker.template.definitions import ResourceDefinition
 
 LOG = logging.getLogger(__name__)
@@ -66,6 +67,11 @@ class EngineHooks(Protocol):
         """Wall-clock seconds on the engine's clock (a fake clock in tests)."""
         ...
 
+    def signals(self, resource: Resource) -> Signals | None:
+        """The resource's signals and signal credentials (``stoker.sdk.signals.Signals``);
+        None where no engine keeps them."""
+        ...
+
 
 class StackInfo(Protocol):
     """The read-only view of the owning stack a plugin gets as ``self.stack``."""
@@ -90,6 +96,9 @@ class _NoHooks:
 
     def now(self) -> float:
         return time.time()
+
+    def signals(self, resource: Resource) -> None:
+        return None
 
 
 class Resource:
@@ -194,6 +203,14 @@ class Resource:
             LOG.warning("%s: %s", self.name, message)
         else:
             warn(self, message)
+
+    def signals(self) -> Signals | None:
+        """This resource's signals, and the capability credentials that let an agent send
+        them (``stoker.sdk.signals.Signals``: ``issue_credential``, ``add``,
+        ``received``, ``find``, the URLs to signal); None outside an engine that keeps
+        them (validation, documentation)."""
+        offer = getattr(self._hooks, "signals", None)
+        return None if offer is None else offer(self)
 
     def physical_resource_name(self) -> str:
         """A name unique to this resource, ``<stack>-<resource>-<short id>``, as Heat makes it."""

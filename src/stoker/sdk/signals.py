@@ -1,4 +1,4 @@
-"""Signals, as a plugin sees them: what ``self._hooks.signals(self)`` returns.
+"""Signals, as a plugin sees them: what ``self.signals()`` returns.
 
 A resource that agents signal (a wait condition handle) issues a capability credential
 (``issue_credential``: a secret the engine stores only hashed), records what it is sent

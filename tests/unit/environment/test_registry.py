@@ -130,6 +130,19 @@ def test_environment_invalid_restricted_action_is_refused():
     )
 
 
+@pytest.mark.parametrize("section", ["parameters", "parameter_defaults", "resource_registry", "encrypted_param_names"])
+def test_environment_empty_section_is_refused_with_its_line(section):
+    with pytest.raises(TemplateErrors) as raised:
+        parse(f"parameter_defaults:\n  size: 1\n{section}:\n", "env.yaml") if section != "parameter_defaults" else parse(
+            "parameters:\n  size: 1\nparameter_defaults:\n", "env.yaml"
+        )
+    (error,) = raised.value.errors
+    assert error.message == f'environment has empty section "{section}"'
+    assert error.path == section
+    assert error.location is not None and error.location.line == 3
+    assert "remove it" in error.hint
+
+
 def test_environment_null_mapping_is_read():
     assert parse("resource_registry:\n  OS::Networking::*: null\n").resource_registry == {"OS::Networking::*": None}
 

@@ -36,3 +36,21 @@ def test_harness_update_replace_and_validation():
         harness.update({"length": 13})
     with pytest.raises(PropertyError, match=r"resources.resource.properties.length: 0 is out of range"):
         PluginHarness(RandomString, {"length": 0}).validate()
+
+
+def test_scaling_policy_reaches_its_signals_through_the_public_method():
+    # Resource.signals(): the harness's in-memory signals, as the engine's in a stack.
+    from stoker.resources.heat.scaling_policy import ScalingPolicy
+    from stoker.sdk.resource import Resource
+
+    harness = PluginHarness(ScalingPolicy, {"auto_scaling_group_id": "group", "scaling_adjustment": 1, "adjustment_type": "change_in_capacity"})
+    harness.create()
+    assert harness.resource.signals() is harness.signals
+    alarm_url = harness.attribute("alarm_url")
+    assert alarm_url.startswith("http://127.0.0.1:8004/v1/waitcondition/")
+    assert harness.attribute("signal_url").endswith("/resources/resource/signal")
+    assert list(harness.signals.credentials.values()) == [True]
+    harness.delete()
+    assert list(harness.signals.credentials.values()) == [False]  # revoked with the policy
+    # Outside an engine (validation, docs) there are none, and nothing breaks.
+    assert Resource.signals(ScalingPolicy("p", harness.definition({"auto_scaling_group_id": "g", "scaling_adjustment": 1, "adjustment_type": "change_in_capacity"}), harness.stack)) is None

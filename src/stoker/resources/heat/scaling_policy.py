@@ -23,10 +23,8 @@ ALARM_PURPOSE = "alarm"
 def signal_endpoint(resource: Resource) -> str | None:
     """The URL a client POSTs to signal ``resource`` (the API's resource signal route,
     on Settings.public_url), from the engine's signals hook; None without an engine."""
-    signals = getattr(resource._hooks, "signals", None)
-    if signals is None:
-        return None
-    return str(signals(resource).resource_signal_url(resource.name))
+    signals = resource.signals()
+    return None if signals is None else str(signals.resource_signal_url(resource.name))
 
 
 class ScalingPolicy(Resource):
@@ -161,18 +159,17 @@ class ScalingPolicy(Resource):
     def _issue_alarm_url(self) -> None:
         """Heat's alarm_url is a pre-signed URL an alarm service POSTs to without
         credentials; stoker's is its own capability URL, valid for this policy only."""
-        offer = getattr(self._hooks, "signals", None)
-        if offer is None or self.data().get(ALARM_URL_KEY):
+        signals = self.signals()
+        if signals is None or self.data().get(ALARM_URL_KEY):
             return
-        signals = offer(self)
         credential = signals.issue_credential(ALARM_PURPOSE)
         self.data_set(ALARM_CREDENTIAL_KEY, credential.id)
         self.data_set(ALARM_URL_KEY, signals.waitcondition_url(credential), redact=True)
 
     def handle_delete(self) -> None:
-        offer = getattr(self._hooks, "signals", None)
-        if offer is not None and self.data().get(ALARM_CREDENTIAL_KEY):
-            offer(self).revoke_credentials()
+        signals = self.signals()
+        if signals is not None and self.data().get(ALARM_CREDENTIAL_KEY):
+            signals.revoke_credentials()
             self.data_delete(ALARM_URL_KEY)
             self.data_delete(ALARM_CREDENTIAL_KEY)
 

@@ -219,7 +219,7 @@ class SoftwareDeployment(Resource):
         url = self.data().get(SIGNAL_URL)
         if url:
             return str(url)
-        signals = self._hooks.signals(self)
+        signals = self.signals()
         credential = signals.issue_credential()
         url = signals.waitcondition_url(credential)
         self.data_set(CREDENTIAL_ID, credential.id)
@@ -358,9 +358,9 @@ class SoftwareDeployment(Resource):
         """Heat's check: a server of this stack that deployments target must take its
         user data as SOFTWARE_CONFIG (its agent would never poll otherwise). Made when
         the server exists (its reference is only known then), before anything is stored."""
-        offer = getattr(self._hooks, "signals", None)
+        signals = self.signals()
         server = self.properties[self.SERVER]
-        source = offer(self).find(server) if offer is not None and server else None
+        source = signals.find(server) if signals is not None and server else None
         user_data_format = (source.properties if source is not None else {}).get("user_data_format")
         if user_data_format and user_data_format != "SOFTWARE_CONFIG":
             raise ValidationError(
@@ -440,7 +440,7 @@ class SoftwareDeployment(Resource):
 
     def _forget_signals(self) -> None:
         if self.data().get(CREDENTIAL_ID):
-            self._hooks.signals(self).revoke_credentials()
+            self.signals().revoke_credentials()
             self.data_delete(SIGNAL_URL)
             self.data_delete(CREDENTIAL_ID)
 

@@ -89,7 +89,7 @@ class HeatWaitCondition(Resource):
         return ValueError(f"{source.name if source else _shown(self.properties[self.HANDLE])} is not a valid wait condition handle.")
 
     def _handle(self) -> SignalSource:
-        source = self._hooks.signals(self).find(self.properties[self.HANDLE])
+        source = self.signals().find(self.properties[self.HANDLE])
         if source is None or not issubclass(source.plugin_class, self.handle_class):
             raise self._invalid_handle(source)
         return source
@@ -104,7 +104,7 @@ class HeatWaitCondition(Resource):
         }
 
     def _wait(self, token: Mapping[str, Any]) -> bool:
-        source = self._hooks.signals(self).source(token["handle"])
+        source = self.signals().source(token["handle"])
         if source is None or not issubclass(source.plugin_class, self.handle_class):
             raise self._invalid_handle(source)
         handle = source.plugin_class
@@ -142,14 +142,14 @@ class HeatWaitCondition(Resource):
 
     def handle_delete(self) -> None:
         # As Heat: the handle's signals go with the wait condition.
-        source = self._hooks.signals(self).find(self.properties[self.HANDLE])
+        source = self.signals().find(self.properties[self.HANDLE])
         if source is not None and issubclass(source.plugin_class, BaseWaitConditionHandle):
             source.signals.clear()
 
     def _resolve_attribute(self, name: str) -> Any:
         if name != self.DATA:
             return None
-        source = self._hooks.signals(self).find(self.properties[self.HANDLE])
+        source = self.signals().find(self.properties[self.HANDLE])
         if source is None or not issubclass(source.plugin_class, BaseWaitConditionHandle):
             return ""
         handle = source.plugin_class

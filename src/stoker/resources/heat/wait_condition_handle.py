@@ -93,7 +93,7 @@ class BaseWaitConditionHandle(Resource):
     def handle_create(self) -> None:
         transport = self.transport()
         if transport in _CREDENTIAL_TRANSPORTS:
-            signals = self._hooks.signals(self)
+            signals = self.signals()
             credential = signals.issue_credential()
             self.data_set(CREDENTIAL_ID, credential.id)
             self.data_set(SECRET, credential.secret, redact=True)
@@ -109,7 +109,7 @@ class BaseWaitConditionHandle(Resource):
 
     def handle_delete(self) -> None:
         # The credential dies with the handle; so do its signals.
-        signals = self._hooks.signals(self)
+        signals = self.signals()
         signals.revoke_credentials()
         signals.clear()
         for key in (SECRET, SIGNAL_URL, TOKEN_KEY, ENDPOINT_KEY, CREDENTIAL_ID):
@@ -123,7 +123,7 @@ class BaseWaitConditionHandle(Resource):
             raise SignalRejectedError("Metadata format invalid")
         given = details.get(unique_id) if isinstance(details, Mapping) else None
         stored = dict(details) if isinstance(details, Mapping) else {}
-        signal, _ = self._hooks.signals(self).add(stored, None if given is None else str(given))
+        signal, _ = self.signals().add(stored, None if given is None else str(given))
         entry = self.normalise_signal_data(signal.details, signal.ordinal)
         return f"status:{entry[status]} reason:{entry[reason]}"
 
