@@ -8,18 +8,15 @@ the services' 180 pinned packages would clash with stoker's dependencies.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import hashlib
-import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
+
+from tests.support import venv_cache
+from tests.support.venv_cache import tail  # noqa: F401 - cloud.py takes it from here
 
 CLOUD_DIRECTORY = Path(__file__).resolve().parent
 REQUIREMENTS = CLOUD_DIRECTORY / "requirements.txt"
@@ -39,45 +36,26 @@ class InstallationError(Exception):
 
 def cache_directory() -> Path:
     """``${XDG_CACHE_HOME:-~/.cache}/stoker/devcloud``: survives clones, shared by every run."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "stoker" / "devcloud"
+    return venv_cache.cache_directory("devcloud")
 
 
 def requirements_hash() -> str:
     """What the environment is built from: the pins, our ML2 driver and the Python version."""
-    digest = hashlib.sha256()
-    digest.update(REQUIREMENTS.read_bytes())
-    digest.update(UV_REQUIREMENT.encode())
+    return venv_cache.environment_key(_requirements_parts())
+
+
+def _requirements_parts() -> Iterator[bytes]:
+    yield REQUIREMENTS.read_bytes()
+    yield UV_REQUIREMENT.encode()
     for path in sorted(ML2_PACKAGE.iterdir()):
         if path.is_file():
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
-    digest.update(f"{sys.version_info.major}.{sys.version_info.minor}".encode())
-    return digest.hexdigest()[:16]
+            yield path.name.encode()
+            yield path.read_bytes()
 
 
-@contextlib.contextmanager
-def cache_lock(name: str, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
+def cache_lock(name: str, wait_s: float = LOCK_WAIT_S) -> AbstractContextManager[None]:
     """An exclusive lock shared by every test run on the machine (flock: released if we die)."""
-    directory = cache_directory()
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / f"{name}.lock", "w") as handle:
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise InstallationError(
-                        f"another test run has held {directory / (name + '.lock')} for {wait_s:.0f} s; "
-                        "if no other run is going on, delete that file"
-                    ) from None
-                time.sleep(1)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return venv_cache.cache_lock(cache_directory(), name, wait_s, InstallationError)
 
 
 class ServiceEnvironment:
@@ -102,17 +80,7 @@ class ServiceEnvironment:
 
     def ensure(self, log_path: Path) -> float:
         """Build the environment unless a complete one is cached; returns the seconds spent building."""
-        if self.ready:
-            return 0.0
-        with cache_lock("install"):
-            # Another run may have finished building while we waited for the lock.
-            if self.ready:
-                return 0.0
-            started = time.monotonic()
-            self._build(log_path)
-            elapsed = time.monotonic() - started
-            self.marker.write_text(json.dumps({"build_seconds": round(elapsed, 1)}))
-            return elapsed
+        return venv_cache.build_once(self.marker, cache_lock("install"), lambda: self._build(log_path))
 
     def _build(self, log_path: Path) -> None:
         # An incomplete environment (a build killed half-way) is rebuilt from nothing: scripts
@@ -121,11 +89,7 @@ class ServiceEnvironment:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         # The caller's environment is kept: it carries the machine's proxy and CA settings
         # (SSL_CERT_FILE and the like), which uv needs as much as pip does.
-        environment = {
-            name: value
-            for name, value in os.environ.items()
-            if name not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "UV_PYTHON")
-        }
+        environment = venv_cache.outside_environment(("UV_PYTHON",))
         environment.update(
             UV_CACHE_DIR=str(self.cache / "uv-cache"),
             UV_NO_PROGRESS="1",
@@ -137,10 +101,11 @@ class ServiceEnvironment:
             shutil.copytree(ML2_PACKAGE, driver)
             python = str(self.bin("python"))
             steps = [
-                ("create the venv", [sys.executable, "-m", "venv", str(self.path)]),
-                ("install uv", [python, "-m", "pip", "install", "-q", UV_REQUIREMENT]),
+                ("create the venv", None, [sys.executable, "-m", "venv", str(self.path)]),
+                ("install uv", None, [python, "-m", "pip", "install", "-q", UV_REQUIREMENT]),
                 (
                     "install the pinned services",
+                    None,
                     [
                         str(self.bin("uv")),
                         "pip",
@@ -153,38 +118,17 @@ class ServiceEnvironment:
                 ),
                 (
                     "install the ML2 driver",
+                    None,
                     [str(self.bin("uv")), "pip", "install", "--python", python, str(driver)],
                 ),
             ]
-            for what, command in steps:
-                log.write(f"\n$ {' '.join(command)}\n")
-                log.flush()
-                try:
-                    result = subprocess.run(
-                        command,
-                        stdin=subprocess.DEVNULL,
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        env=environment,
-                        timeout=BUILD_STEP_TIMEOUT_S,
-                        check=False,
-                    )
-                except subprocess.TimeoutExpired:
-                    raise InstallationError(
-                        f"building the test cloud's venv: '{what}' took over {BUILD_STEP_TIMEOUT_S} s; "
-                        f"see {log_path}"
-                    ) from None
-                if result.returncode != 0:
-                    raise InstallationError(
-                        f"building the test cloud's venv: '{what}' failed (exit {result.returncode}):\n"
-                        f"{tail(log_path)}\nFull log: {log_path}"
-                    )
-
-
-def tail(path: Path, lines: int = 30) -> str:
-    """The last lines of a log, for error messages."""
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return f"(no log at {path})"
-    return "\n".join(text.splitlines()[-lines:])
+            venv_cache.run_steps(
+                steps,
+                log,
+                log_path,
+                environment,
+                BUILD_STEP_TIMEOUT_S,
+                "the test cloud's venv",
+                InstallationError,
+                shown=" ".join,
+            )

@@ -17,9 +17,6 @@ hands each new deployment to the ``script`` hook and the hook's result to
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import hashlib
 import json
 import os
 import shlex
@@ -27,12 +24,12 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.support import venv_cache
 
 # The agents, pinned: the key of the cached environment is made of these.
 AGENT_REQUIREMENTS = (
@@ -51,17 +48,6 @@ BUILD_STEP_TIMEOUT_S = 900
 LOCK_WAIT_S = 1200
 # Seconds one run of the agents may take: a handful of Python startups, the script, its signal.
 AGENT_RUN_TIMEOUT_S = 180
-# What pip says when it cannot reach the package index at all (DNS, refused, proxy, timeout).
-UNREACHABLE_INDEX = (
-    "NewConnectionError",
-    "Failed to establish a new connection",
-    "Temporary failure in name resolution",
-    "Name or service not known",
-    "Network is unreachable",
-    "No route to host",
-    "ConnectTimeoutError",
-    "ProxyError",
-)
 
 
 class AgentInstallationError(Exception):
@@ -74,50 +60,14 @@ class AgentsUnavailableError(AgentInstallationError):
 
 def cache_directory() -> Path:
     """``${XDG_CACHE_HOME:-~/.cache}/stoker/agents``: survives clones, shared by every run."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "stoker" / "agents"
+    return venv_cache.cache_directory("agents")
 
 
 def agents_key() -> str:
     """What the environment is built from: the pins and the Python version."""
-    digest = hashlib.sha256()
-    for requirement in (*AGENT_REQUIREMENTS, HEAT_AGENTS):
-        digest.update(requirement.encode() + b"\n")
-    digest.update(f"{sys.version_info.major}.{sys.version_info.minor}".encode())
-    return digest.hexdigest()[:16]
-
-
-@contextlib.contextmanager
-def cache_lock(directory: Path, name: str, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
-    """An exclusive lock shared by every test run on the machine (flock: released if we die)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.lock"
-    with open(path, "w") as handle:
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise AgentInstallationError(
-                        f"another test run has held {path} for {wait_s:.0f} s; "
-                        "if no other run is going on, delete that file"
-                    ) from None
-                time.sleep(1)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def tail(path: Path, lines: int = 30) -> str:
-    """The last lines of a log, for error messages."""
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return f"(no log at {path})"
-    return "\n".join(text.splitlines()[-lines:])
+    return venv_cache.environment_key(
+        requirement.encode() + b"\n" for requirement in (*AGENT_REQUIREMENTS, HEAT_AGENTS)
+    )
 
 
 class AgentEnvironment:
@@ -172,17 +122,10 @@ class AgentEnvironment:
 
         Raises AgentsUnavailableError when the package index cannot be reached and
         AgentInstallationError for any other failure."""
-        if self.ready:
-            return self
-        with cache_lock(self.cache, f"agents-{self.key}"):
-            # Another run may have finished building while we waited for the lock.
-            if self.ready:
-                return self
-            started = time.monotonic()
-            self._build(log_path)
-            self.marker.write_text(
-                json.dumps({"build_seconds": round(time.monotonic() - started, 1)})
-            )
+        lock = venv_cache.cache_lock(
+            self.cache, f"agents-{self.key}", LOCK_WAIT_S, AgentInstallationError
+        )
+        venv_cache.build_once(self.marker, lock, lambda: self._build(log_path))
         return self
 
     def _build(self, log_path: Path) -> None:
@@ -194,11 +137,7 @@ class AgentEnvironment:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         # The caller's environment is kept: it carries the machine's index, proxy and CA
         # settings (pip.conf, PIP_*, SSL_CERT_FILE), which pip needs.
-        environment = {
-            name: value
-            for name, value in os.environ.items()
-            if name not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
-        }
+        environment = venv_cache.outside_environment()
         environment["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
         downloads = self.path / "downloads"
         python = str(self.python)
@@ -231,39 +170,16 @@ class AgentEnvironment:
             ),
         ]
         with open(log_path, "a") as log:
-            for what, requirements, command in steps:
-                log.write(f"\n$ {shlex.join(command)}\n")
-                log.flush()
-                started = log.tell()
-                try:
-                    result = subprocess.run(
-                        command,
-                        stdin=subprocess.DEVNULL,
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        env=environment,
-                        timeout=BUILD_STEP_TIMEOUT_S,
-                        check=False,
-                    )
-                except subprocess.TimeoutExpired:
-                    raise AgentInstallationError(
-                        f"building the agents' venv: '{what}' took over {BUILD_STEP_TIMEOUT_S} s; see {log_path}"
-                    ) from None
-                if result.returncode == 0:
-                    continue
-                log.flush()
-                with open(log_path, errors="replace") as step_log:
-                    step_log.seek(started)
-                    output = step_log.read()
-                if requirements and any(marker in output for marker in UNREACHABLE_INDEX):
-                    raise AgentsUnavailableError(
-                        f"could not install {requirements}: the package index is unreachable "
-                        f"('{what}' failed, exit {result.returncode}):\n{tail(log_path, 8)}\nFull log: {log_path}"
-                    )
-                raise AgentInstallationError(
-                    f"building the agents' venv: '{what}' failed (exit {result.returncode}):\n"
-                    f"{tail(log_path)}\nFull log: {log_path}"
-                )
+            venv_cache.run_steps(
+                steps,
+                log,
+                log_path,
+                environment,
+                BUILD_STEP_TIMEOUT_S,
+                "the agents' venv",
+                AgentInstallationError,
+                AgentsUnavailableError,
+            )
         archives = sorted(downloads.glob("heat_agents-*.tar.gz")) + sorted(
             downloads.glob("heat-agents-*.tar.gz")
         )

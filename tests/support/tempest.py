@@ -27,24 +27,25 @@ A run is the file itself started with the suite's Python (``python tempest.py wo
 a few at once: each loads the functional tests and the gabbi tests, then claims units of work
 (a functional test; a gabbi YAML file, whose tests depend on one another in order) by creating
 a claim file, until none is left, and writes a JSON line per test result. So the top of this
-module imports the standard library only.
+module imports the standard library only (and, outside a worker, ``venv_cache``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+if __name__ != "__main__":
+    # Not in a worker: it runs in the suite's venv, where stoker's tests are not importable.
+    from tests.support import venv_cache
+    from tests.support.venv_cache import tail
 
 # The suite, pinned: the key of the cached environment is made of these. tempest and the
 # plugin are what is tested with; gabbi, heatclient and keystoneauth1 are what talk to the
@@ -60,17 +61,6 @@ TEMPEST_REQUIREMENTS = (
 BUILD_STEP_TIMEOUT_S = 900
 # Seconds a test run waits for another run's build to finish.
 LOCK_WAIT_S = 1200
-# What pip says when it cannot reach the package index at all (DNS, refused, proxy, timeout).
-UNREACHABLE_INDEX = (
-    "NewConnectionError",
-    "Failed to establish a new connection",
-    "Temporary failure in name resolution",
-    "Name or service not known",
-    "Network is unreachable",
-    "No route to host",
-    "ConnectTimeoutError",
-    "ProxyError",
-)
 # The test packages run: the functional tests (a Python test per API behaviour) and the
 # gabbi tests (``tests/api/gabbits/*.yaml``, loaded by ``test_heat_api.load_tests``).
 FUNCTIONAL_PACKAGE = "heat_tempest_plugin.tests.functional"
@@ -126,61 +116,21 @@ class TempestUnavailableError(TempestInstallationError):
 
 def cache_directory() -> Path:
     """``${XDG_CACHE_HOME:-~/.cache}/stoker/tempest``: survives clones, shared by every run."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "stoker" / "tempest"
+    return venv_cache.cache_directory("tempest")
 
 
 def tempest_key() -> str:
     """What the environment is built from: the pins and the Python version."""
-    digest = hashlib.sha256()
-    for requirement in TEMPEST_REQUIREMENTS:
-        digest.update(requirement.encode() + b"\n")
-    digest.update(f"{sys.version_info.major}.{sys.version_info.minor}".encode())
-    return digest.hexdigest()[:16]
-
-
-@contextlib.contextmanager
-def cache_lock(directory: Path, name: str, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
-    """An exclusive lock shared by every test run on the machine (flock: released if we die)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.lock"
-    with open(path, "w") as handle:
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise TempestInstallationError(
-                        f"another test run has held {path} for {wait_s:.0f} s; "
-                        "if no other run is going on, delete that file"
-                    ) from None
-                time.sleep(1)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def tail(path: Path, lines: int = 30) -> str:
-    """The last lines of a log, for error messages."""
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return f"(no log at {path})"
-    return "\n".join(text.splitlines()[-lines:])
+    return venv_cache.environment_key(
+        requirement.encode() + b"\n" for requirement in TEMPEST_REQUIREMENTS
+    )
 
 
 def outside_environment() -> dict[str, str]:
     """The caller's environment less its venv: it carries the machine's index, proxy and CA
     settings (pip.conf, PIP_*, SSL_CERT_FILE); stoker listens on loopback, which a machine's
     HTTP proxy must not be asked for."""
-    environment = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
-    }
+    environment = venv_cache.outside_environment()
     no_proxy = ",".join(
         filter(
             None,
@@ -214,17 +164,10 @@ class TempestEnvironment:
 
         Raises TempestUnavailableError when the package index cannot be reached and
         TempestInstallationError for any other failure."""
-        if self.ready:
-            return self
-        with cache_lock(self.cache, f"tempest-{self.key}"):
-            # Another run may have finished building while we waited for the lock.
-            if self.ready:
-                return self
-            started = time.monotonic()
-            self._build(log_path)
-            self.marker.write_text(
-                json.dumps({"build_seconds": round(time.monotonic() - started, 1)})
-            )
+        lock = venv_cache.cache_lock(
+            self.cache, f"tempest-{self.key}", LOCK_WAIT_S, TempestInstallationError
+        )
+        venv_cache.build_once(self.marker, lock, lambda: self._build(log_path))
         return self
 
     def _build(self, log_path: Path) -> None:
@@ -255,39 +198,16 @@ class TempestEnvironment:
             ),
         ]
         with open(log_path, "a") as log:
-            for what, requirements, command in steps:
-                log.write(f"\n$ {shlex.join(command)}\n")
-                log.flush()
-                started = log.tell()
-                try:
-                    result = subprocess.run(
-                        command,
-                        stdin=subprocess.DEVNULL,
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        env=outside_environment(),
-                        timeout=BUILD_STEP_TIMEOUT_S,
-                        check=False,
-                    )
-                except subprocess.TimeoutExpired:
-                    raise TempestInstallationError(
-                        f"building tempest's venv: '{what}' took over {BUILD_STEP_TIMEOUT_S} s; see {log_path}"
-                    ) from None
-                if result.returncode == 0:
-                    continue
-                log.flush()
-                with open(log_path, errors="replace") as step_log:
-                    step_log.seek(started)
-                    output = step_log.read()
-                if requirements and any(marker in output for marker in UNREACHABLE_INDEX):
-                    raise TempestUnavailableError(
-                        f"could not install {requirements}: the package index is unreachable "
-                        f"('{what}' failed, exit {result.returncode}):\n{tail(log_path, 8)}\nFull log: {log_path}"
-                    )
-                raise TempestInstallationError(
-                    f"building tempest's venv: '{what}' failed (exit {result.returncode}):\n"
-                    f"{tail(log_path)}\nFull log: {log_path}"
-                )
+            venv_cache.run_steps(
+                steps,
+                log,
+                log_path,
+                outside_environment(),
+                BUILD_STEP_TIMEOUT_S,
+                "tempest's venv",
+                TempestInstallationError,
+                TempestUnavailableError,
+            )
 
 
 def require_tempest(log_path: Path) -> TempestEnvironment:

@@ -36,6 +36,12 @@ def _environments(request: StackRequest) -> list[Source]:
     return [Source(found.text, found.name) for found in request.environments]
 
 
+def _sent(request: StackRequest) -> dict[str, Any]:
+    """What every request about a template gives the service, as its keyword
+    arguments: the template, the environments, the parameters and the files."""
+    return {"template": _template(request), "environments": _environments(request), "parameters": request.parameters, "files": request.files}
+
+
 class _Links:
     """What the API's views need of a call: the service and the URLs of links."""
 
@@ -134,10 +140,7 @@ class EmbeddedBackend(Backend):
         assert request.template is not None
         stack = self.service.create_stack(
             name,
-            _template(request),
-            _environments(request),
-            request.parameters,
-            files=request.files,
+            **_sent(request),
             disable_rollback=request.disable_rollback is not False,
             timeout_mins=request.timeout_mins,
             tags=request.tags or [],
@@ -148,10 +151,7 @@ class EmbeddedBackend(Backend):
     def update_stack(self, name: str, request: StackRequest, existing: bool, on_event: EventCallback = _ignore) -> dict[str, Any]:
         stack = self.service.update_stack(
             name,
-            _template(request),
-            _environments(request),
-            request.parameters,
-            files=request.files,
+            **_sent(request),
             existing=existing,
             listeners=[self._listener(on_event)],
             clear_parameters=request.clear_parameters,
@@ -165,10 +165,10 @@ class EmbeddedBackend(Backend):
         assert request.template is not None
         if self.service.store.find_stack(name, "") is not None:
             raise StackExistsError(name)
-        return self.service.preview_create(name, _template(request), _environments(request), request.parameters, files=request.files)
+        return self.service.preview_create(name, **_sent(request))
 
     def preview_update(self, name: str, request: StackRequest, existing: bool) -> dict[str, Any]:
-        return self.service.preview_update(name, _template(request), _environments(request), request.parameters, files=request.files, existing=existing)
+        return self.service.preview_update(name, **_sent(request), existing=existing)
 
     def delete_stack(self, name: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
         for stack in self.recovered:
@@ -312,9 +312,7 @@ class EmbeddedBackend(Backend):
     def validate_template(self, request: StackRequest, show_nested: bool) -> dict[str, Any]:
         assert request.template is not None
         notes: list[str] = []
-        result, warnings = self.service.validate_template(
-            _template(request), _environments(request), request.parameters, files=request.files, show_nested=show_nested, notes=notes
-        )
+        result, warnings = self.service.validate_template(**_sent(request), show_nested=show_nested, notes=notes)
         if warnings:
             result["Warnings"] = warnings
         if notes:

@@ -28,7 +28,7 @@ from stoker.sdk.software_config import (
     SoftwareDeploymentNotFoundError,
     deployment_changes,
     deployment_metadata,
-    format_deployment,
+    deployment_view,
     new_deployment,
     signal_outcome,
 )
@@ -98,14 +98,14 @@ class StoredSoftwareDeployments:
             raise ValidationError(f'"id": a software deployment with id {record.id} exists already')
         # Answered as stored: PostgreSQL's JSON gives a number back as it keeps it
         # (1e300 is an integer there), and a create must show what a show will.
-        return present(self.store.get_software_deployment(record.id) or record)
+        return deployment_view(self.store.get_software_deployment(record.id) or record)
 
     def show(self, deployment_id: str) -> dict[str, Any]:
-        return present(self._record(deployment_id))
+        return deployment_view(self._record(deployment_id))
 
     def list(self, server_id: str | None = None) -> list[dict[str, Any]]:
         # Heat filters only by a server id that is given and not empty.
-        return [present(record) for record in self.store.list_software_deployments(server_id=server_id or None, project=self._scope())]
+        return [deployment_view(record) for record in self.store.list_software_deployments(server_id=server_id or None, project=self._scope())]
 
     def update(
         self,
@@ -129,7 +129,7 @@ class StoredSoftwareDeployments:
         record = self.store.update_software_deployment(deployment_id, **changes)
         if record is None:
             raise SoftwareDeploymentNotFoundError(deployment_id)
-        return present(record)
+        return deployment_view(record)
 
     def delete(self, deployment_id: str) -> None:
         self._record(deployment_id)
@@ -152,10 +152,3 @@ class StoredSoftwareDeployments:
             raise ValidationError("server_id must be specified")
         records = self.store.list_software_deployments(server_id=server_id, project=self._scope())
         return deployment_metadata([self._config(record.config_id) for record in records])
-
-
-def present(record: SoftwareDeploymentRecord) -> dict[str, Any]:
-    return format_deployment(
-        record.id, record.server_id, record.config_id, record.input_values, record.output_values,
-        record.action, record.status, record.status_reason, record.created_at, record.updated_at,
-    )  # fmt: skip
