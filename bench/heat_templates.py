@@ -266,6 +266,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("hot", type=Path, help="the hot/ directory of a heat-templates checkout")
     parser.add_argument("--cloud", action="store_true", help="also create and delete each supported template on the test cloud")
     parser.add_argument("--only", nargs="*", default=[], help="templates (paths under hot/) to take, default all")
+    parser.add_argument(
+        "--files-root", type=Path, default=None,
+        help="read get_file targets anywhere under this directory (the CLI's --files-root; default: the checkout, the parent of HOT_DIR); "
+        "the boot-config templates name files of a heat-agents checkout beside it",
+    )
     arguments = parser.parse_args(argv)
 
     from stoker.cli.files import files_for
@@ -301,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 # As a user of the checkout would run it: --files-root at its top, since
                 # some templates share files across directories (get_file: ../..).
-                files = files_for(source, (), service.limits(), arguments.hot.resolve().parent)
+                files = files_for(source, (), service.limits(), arguments.files_root or arguments.hot.resolve().parent)
                 parameters = fixtures.parameters(path) if fixtures is not None else {}
                 service.validate_template(source, files=files, parameters=parameters)
                 outcome.validation = "ok"

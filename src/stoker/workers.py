@@ -219,6 +219,8 @@ def cancel_waiting_job(store: Store, job_id: int) -> bool:
 # (each slot may hold a parent that waits on its children), the children still run, in
 # their parents' processes.
 CHILD_QUEUE_WAIT_S = 2.0
+# Seconds after which a child's entry is dropped from a worker's memory.
+FORGET_AFTER_S = 3600.0
 
 
 @dataclass
@@ -256,8 +258,13 @@ class ChildJobs:
                 with self._lock:
                     self._queued.setdefault(job.stack_id, _QueuedChild(waiting, job, time.monotonic()))
             return False
+        now = time.monotonic()
         with self._lock:
-            self._queued[job.stack_id] = _QueuedChild(int(job_id), job, time.monotonic())
+            self._queued[job.stack_id] = _QueuedChild(int(job_id), job, now)
+            # Entries of children whose parents stopped watching: dropping one is safe
+            # (``orphan`` finds a waiting job again by its queueing lock).
+            for child_id in [c for c, queued in self._queued.items() if now - queued.since > FORGET_AFTER_S]:
+                del self._queued[child_id]
         return True
 
     def orphan(self, child: StackRecord) -> Job | None:

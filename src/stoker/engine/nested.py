@@ -342,6 +342,8 @@ class ChildStacks:
             return None
         if child.status == Status.IN_PROGRESS:
             self.engine.adopt_orphan(child)
+        elif self.engine.child_jobs is not None:
+            self.engine.child_jobs.forget(child.id)  # its action has ended: nothing to watch
         return child.action, child.status, child.status_reason
 
     def view(self, resource: Resource) -> ChildView:

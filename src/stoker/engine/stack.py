@@ -245,6 +245,8 @@ class StackRuntime:
         self.sealer = store.sealer if store is not None else None
         self.clock = clock
         self.aliases = environment.type_aliases()
+        # plugin class -> the name a record keeps of it (``implementation``)
+        self._implementations: dict[type, str] = {}
         # One set of client plugins per stack action, shared by its resources.
         self.clients = Clients(registry.clients, self, settings=registry.client_settings)
         self.records: list[ResourceRecord] = list(records)
@@ -279,8 +281,11 @@ class StackRuntime:
 
         if issubclass(cls, TemplateResource):
             return self.TEMPLATE_IMPLEMENTATION
-        names = sorted(name for name, registered in self.registry.types.items() if registered is cls)
-        return names[0] if names else f"{cls.__module__}.{cls.__qualname__}"
+        known = self._implementations.get(cls)
+        if known is None:
+            names = sorted(name for name, registered in self.registry.types.items() if registered is cls)
+            known = self._implementations[cls] = names[0] if names else f"{cls.__module__}.{cls.__qualname__}"
+        return known
 
     def render(self, definition: ResourceDefinition) -> dict[str, Any]:
         """A definition as a record keeps it, with the class it is made with."""

@@ -71,6 +71,8 @@ class ValidationContext:
         self.classes = classes
         self.errors = errors
         self.strict = strict
+        # The id of the stack a create or update validates (its lookups are handed over).
+        self.validates_stack: str | None = None
 
     def parameter(self, name: str) -> Any:
         if name not in self.params:
@@ -321,6 +323,9 @@ def validate(
                 )
             )
     context = ValidationContext(template, params, classes, errors, registry, strict)
+    # The stack's first action, which follows at once, reads what this validation looked
+    # up in the cloud instead of asking again (LookupCache: for a minute, in this process).
+    context.validates_stack = stack.id if stack is not None and strict else None
     # The template files this one is nested in (template resources), to name a loop.
     chain = chain or ((template.document.file,) if template.document.file else ())
     nested = _NestedValidation(environment, registry, template.files, depth, max_depth, chain, strict)

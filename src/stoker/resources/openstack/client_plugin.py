@@ -143,9 +143,15 @@ class OpenStackClientPlugin(ClientPlugin):
         (openstacksdk tries the id, then the name). None and several matches are errors
         that say what to give instead. Found objects are remembered for the context (one
         validation or stack action): 500 uses of one name cost one lookup."""
-        return CACHE.answer(
+        found = CACHE.answer(
             self.context, (self.name, "find", entity, name_or_id), lambda: self._find(entity, name_or_id, find)
         )
+        found_id = getattr(found, "id", None)
+        if found_id is not None and str(found_id) != name_or_id:
+            # Found by name: its id names it too (a property resolved to the id is then
+            # checked without asking again).
+            CACHE.remember(self.context, (self.name, "find", entity, str(found_id)), found)
+        return found
 
     def _find(self, entity: str, name_or_id: str, find: Callable[..., Any] | None) -> Any:
         finder = find or getattr(self.client(), f"find_{entity}")

@@ -7,6 +7,12 @@ template with 500 servers naming one flavor asks the cloud once, for the constra
 name-to-id translation together; the cache goes with the context (weakly held), so a later
 validation sees the cloud as it is then.
 
+A create or update validates, then its action runs: the validation's answers are handed
+to that stack's action in this process (``validates_stack`` of the validation context,
+``id`` of the action's), for a minute (Heat's constraint validation cache keeps answers
+for 60 s too), so the action asks nothing the validation asked. Only validations hand
+answers over; an action never hands its answers to a later one.
+
 Must not: hold a client itself (the client plugin of the context does), or swallow a
 lookup failure that is not the user's (a cloud that cannot be reached is reported as such).
 """
@@ -14,6 +20,7 @@ lookup failure that is not the user's (a cloud that cannot be reached is reporte
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -23,11 +30,17 @@ from stoker.sdk.exceptions import StokerError
 __all__ = ["LookupCache", "LookupConstraint"]
 
 
+# Seconds a validation's answers wait for its stack's action.
+HAND_OVER_S = 60.0
+
+
 class LookupCache:
     """Results of lookups per context: a key (what was asked, and the value) -> the answer.
     An ``ask`` that raises is not remembered: a finder's failure is asked again."""
 
     def __init__(self) -> None:
+        # stack id -> (when they expire, answers) a validation of that stack found
+        self._handed: dict[str, tuple[float, dict[tuple[str, ...], Any]]] = {}
         # Properties of several resources are validated from several handler threads.
         self._lock = threading.Lock()
         self._by_context: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], Any]] = (
@@ -48,7 +61,7 @@ class LookupCache:
                 answers = None
             if answers is None:
                 pending = None
-            elif key in answers:
+            elif key in answers or self._handed_answer(context, key, answers):
                 return answers[key]
             else:
                 pending = self._pending.get((id(context), key))
@@ -73,12 +86,36 @@ class LookupCache:
             found = ask()
             with self._lock:
                 answers[key] = found
+                self._hand_over(context, key, found)
             return found
         finally:
             with self._lock:
                 self._pending.pop((id(context), key), None)
             pending.release()
 
+
+    def _handed_answer(self, context: Any, key: tuple[str, ...], answers: dict[tuple[str, ...], Any]) -> bool:
+        """Take the answer a validation of this action's stack found (under the lock)."""
+        stack_id = getattr(context, "id", None)
+        handed = self._handed.get(stack_id) if isinstance(stack_id, str) else None
+        if handed is None or key not in handed[1]:
+            return False
+        if handed[0] < time.monotonic():
+            del self._handed[stack_id]
+            return False
+        answers[key] = handed[1][key]
+        return True
+
+    def _hand_over(self, context: Any, key: tuple[str, ...], found: Any) -> None:
+        """Keep a validation's answer for its stack's action (under the lock)."""
+        stack_id = getattr(context, "validates_stack", None)
+        if not isinstance(stack_id, str):
+            return
+        now = time.monotonic()
+        for expired in [sid for sid, (until, _) in self._handed.items() if until < now]:
+            del self._handed[expired]
+        until, answers = self._handed.setdefault(stack_id, (now + HAND_OVER_S, {}))
+        answers[key] = found
 
     def remember(self, context: Any, key: tuple[str, ...], value: Any) -> None:
         """Take ``value`` as the answer for ``key`` (an object this context just made:

@@ -85,6 +85,48 @@ def test_lookup_cache_forgets_a_finished_context():
     assert len(cache._by_context) == 0
 
 
+class _Validation:
+    """A create's validation of stack ``stack-1``."""
+
+    validates_stack = "stack-1"
+
+
+class _Action:
+    """A stack action's context: its ``id`` is the stack's."""
+
+    def __init__(self, stack_id: str):
+        self.id = stack_id
+
+
+def test_lookup_cache_hands_a_validations_answers_to_its_stacks_action_only(monkeypatch):
+    from stoker.resources.openstack import constraints
+
+    cache, asked = LookupCache(), []
+
+    def lookup(value):
+        def ask():
+            asked.append(value)
+            return f"{value}-id"
+
+        return ask
+
+    key = ("nova", "find", "flavor", "m1.tiny")
+    assert cache.answer(_Validation(), key, lookup("validation")) == "validation-id"
+    # The create that follows asks nothing; another stack's action asks for itself.
+    create = _Action("stack-1")
+    assert cache.answer(create, key, lookup("create")) == "validation-id"
+    assert cache.answer(_Action("stack-2"), key, lookup("other")) == "other-id"
+    assert asked == ["validation", "other"]
+    # An action's own answers are not handed on to a later action of the stack.
+    own = ("glance", "find", "image", "tiny")
+    assert cache.answer(create, own, lookup("create")) == "create-id"
+    assert cache.answer(_Action("stack-1"), own, lookup("later")) == "later-id"
+    # A minute later the cloud is asked again.
+    later = time.monotonic() + constraints.HAND_OVER_S + 1
+    monkeypatch.setattr(constraints.time, "monotonic", lambda: later)
+    assert cache.answer(_Action("stack-1"), key, lookup("much later")) == "much later-id"
+
+
 def test_constraint_mapping_has_heat_names():
     assert {
         "neutron.network", "neutron.subnet", "neutron.port", "neutron.router", "neutron.security_group",
