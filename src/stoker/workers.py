@@ -423,9 +423,9 @@ class StackWorker:
             if record is not None:
                 self.store.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal ignored, no action required: {busy}"))
             LOG.info("stack %s: signal to %s ignored: %s", stack_id, resource_name, busy)
-        except (StackNotFoundError, StokerError) as error:
+        except Exception as error:  # noqa: BLE001 - a plugin's failure is the signal's outcome
             # Recorded as the resource's SIGNAL_FAILED where it got that far.
-            LOG.info("stack %s: signal to %s failed: %s", stack_id, resource_name, error)
+            LOG.info("stack %s: signal to %s failed: %s: %s", stack_id, resource_name, type(error).__name__, error)
 
     async def _recover_forever(self) -> None:
         from stoker.engine.recovery import abandoned, recover

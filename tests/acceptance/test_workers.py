@@ -366,6 +366,8 @@ def test_a_cancel_stops_the_nested_stack_running_on_another_worker(cluster):
 
 SCALED = """
 heat_template_version: 2021-04-16
+parameters:
+  label: {type: string, default: one}
 resources:
   group:
     type: OS::Heat::AutoScalingGroup
@@ -376,6 +378,9 @@ resources:
   up:
     type: OS::Heat::ScalingPolicy
     properties: {auto_scaling_group_id: {get_resource: group}, adjustment_type: change_in_capacity, scaling_adjustment: 1, cooldown: 0}
+  slow:
+    type: OS::Heat::TestResource
+    properties: {value: {get_param: label}, action_wait_secs: {update: 8}}
 outputs:
   size: {value: {get_attr: [group, current_size]}}
 """
@@ -403,3 +408,21 @@ def test_a_scaling_signal_is_a_job_a_worker_runs(cluster):
     status, body = cluster.server.request("GET", f"/stacks/scaled/{stack_id}/resources/up/events")
     assert status == 200, body
     assert [e["resource_status"] for e in body["events"] if e["resource_status"].startswith("SIGNAL_")] == ["SIGNAL_COMPLETE"]
+
+    # While an update holds the stack, a signal is dropped with an event that says so.
+    status, body = cluster.server.request("PATCH", f"/stacks/scaled/{stack_id}", {"parameters": {"label": "two"}})
+    assert status == 202, body
+    status, body = cluster.server.request("POST", f"/stacks/scaled/{stack_id}/resources/up/signal", {})
+    assert status == 200, body
+    deadline = time.monotonic() + 60
+    while True:
+        status, body = cluster.server.request("GET", f"/stacks/scaled/{stack_id}/resources/up/events")
+        ignored = [e for e in body["events"] if "Signal ignored, no action required" in e["resource_status_reason"]]
+        if ignored:
+            break
+        assert time.monotonic() < deadline, body
+        time.sleep(0.3)
+    assert "UPDATE_IN_PROGRESS" in ignored[0]["resource_status_reason"]
+    assert cluster.wait("scaled")["stack_status"] == "UPDATE_COMPLETE"
+    status, body = cluster.server.request("GET", f"/stacks/scaled/{stack_id}/outputs/size")
+    assert body["output"]["output_value"] == 2  # the dropped signal changed nothing
