@@ -267,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cloud", action="store_true", help="also create and delete each supported template on the test cloud")
     parser.add_argument("--only", nargs="*", default=[], help="templates (paths under hot/) to take, default all")
     parser.add_argument(
+        "--timeout-mins", type=int, default=TIMEOUT_MINS,
+        help=f"each stack's timeout_mins (default {TIMEOUT_MINS}): software deployments wait for agents the test cloud's fake servers do not run",
+    )
+    parser.add_argument(
         "--files-root", type=Path, default=None,
         help="read get_file targets anywhere under this directory (the CLI's --files-root; default: the checkout, the parent of HOT_DIR); "
         "the boot-config templates name files of a heat-agents checkout beside it",
@@ -317,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
                 name = f"sweep-{secrets.token_hex(3)}"
                 try:
                     began = time.monotonic()
-                    stack = service.create_stack(name, source, parameters=parameters, files=files, timeout_mins=TIMEOUT_MINS)
+                    stack = service.create_stack(name, source, parameters=parameters, files=files, timeout_mins=arguments.timeout_mins)
                     outcome.create_s = time.monotonic() - began
                     outcome.create = stack.state if stack.state == "CREATE_COMPLETE" else f"{stack.state}: {stack.status_reason}"
                     began = time.monotonic()

@@ -179,6 +179,32 @@ def test_wait_condition_times_out_on_the_engine_clock(make_service):
     assert 120 <= clock.now() - start < 130
 
 
+def test_a_create_stopped_by_its_timeout_keeps_the_waiters_properties_and_deletes(make_service):
+    # heat-templates' native_waitcondition.yaml with no agent to signal: the stack's
+    # timeout stops the wait; the wait condition keeps the handle it was given, which
+    # its delete needs (it clears the handle's signals).
+    clock = FakeClock()
+    service = make_service(clock=clock)
+    stack = service.create_stack("late", template(WAITING), parameters={"count": 2, "timeout": 600}, timeout_mins=1)
+    assert stack.state == "CREATE_FAILED", stack.status_reason
+    wait = resource(service, "late", "wait")
+    assert wait.state == "CREATE_FAILED" and "aborted" in wait.status_reason
+    assert wait.properties["handle"] == resource(service, "late", "handle").physical_resource_id
+    deleted = service.delete_stack("late")
+    assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
+
+
+def test_a_record_that_kept_no_properties_is_deleted_with_the_templates(make_service):
+    # A stack an older stoker stopped the same way: its record has no properties.
+    service = make_service(clock=FakeClock())
+    assert service.create_stack("old", template(WAITING), parameters={"count": 2}, timeout_mins=1).state == "CREATE_FAILED"
+    wait = resource(service, "old", "wait")
+    service.store.update_resource(wait, properties=None)
+    assert resource(service, "old", "wait").properties is None
+    deleted = service.delete_stack("old")
+    assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
+
+
 def test_no_signal_handle_is_signalled_at_once(make_service):
     service = make_service(clock=FakeClock())
     stack = service.create_stack("n", template(WAITING), parameters={"transport": "NO_SIGNAL", "count": 2})

@@ -75,10 +75,10 @@ def _stored_definition(record: ResourceRecord) -> ResourceDefinition:
     return ResourceDefinition(name=record.name, resource_type=record.type, properties_data=record.properties or {})
 
 
-async def aborted(context: ActionContext, record: ResourceRecord, action: str) -> None:
+async def aborted(context: ActionContext, record: ResourceRecord, action: str, **fields: Any) -> None:
     """The stack action was cancelled (timeout, cancel) while this resource was in
-    progress: leave no IN_PROGRESS behind."""
-    await context.recorder.resource_state(record, action, Status.FAILED, f"{action} aborted: {context.stop.reason or 'the stack action was cancelled'}")
+    progress: leave no IN_PROGRESS behind (with ``fields``: what else to record)."""
+    await context.recorder.resource_state(record, action, Status.FAILED, f"{action} aborted: {context.stop.reason or 'the stack action was cancelled'}", **fields)
 
 
 def interrupted(record: ResourceRecord, action: Action) -> bool:
@@ -110,7 +110,8 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
     try:
         properties, attributes = await context.runner.resume(instance, action, token["token"], after=finish)
     except asyncio.CancelledError:
-        await aborted(context, record, action)
+        given = _given_properties(runtime, record, definition) if action == Action.CREATE and definition is not None and record.properties is None else {}
+        await aborted(context, record, action, **given)
         raise
     except Exception as error:  # noqa: BLE001
         reason = failure_reason(record.name, error)
@@ -171,7 +172,8 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
             on_token=lambda token: _save_token(context, record, token),
         )
     except asyncio.CancelledError:
-        await aborted(context, record, Action.CREATE)
+        # As a failed create: the properties it was given are kept (its delete needs them).
+        await aborted(context, record, Action.CREATE, **_given_properties(runtime, record, definition))
         raise
     except Exception as error:  # noqa: BLE001 - any plugin failure becomes CREATE_FAILED
         reason = failure_reason(record.name, error)
@@ -269,7 +271,11 @@ async def delete_resource(context: ActionContext, record: ResourceRecord, defini
         await recorder.resource_state(record, Action.DELETE, Status.COMPLETE, "Retained: deletion_policy is Retain")
         return
     try:
-        instance = context.runtime.instance(record, _stored_definition(record), fresh=True)
+        # The properties it was last given; a record that kept none (its create stopped
+        # before they were recorded, by an older stoker) is deleted with the template's.
+        fallback = definition is not None and record.properties is None and definition.resource_type == record.type
+        given = definition if fallback else _stored_definition(record)
+        instance = context.runtime.instance(record, given, fresh=True)
         instance.action, instance.status = Action.DELETE, Status.IN_PROGRESS
         if policy == "Snapshot":
             await context.runner.run(instance, SNAPSHOT_DELETE, (state,), on_token=lambda token: _save_token(context, record, token))
