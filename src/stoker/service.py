@@ -571,6 +571,7 @@ class Service(Serving, StackReads):
     def delete_stack(self, name_or_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
         stack = self.get_stack(name_or_id)
         self._check_top_level(stack)
+        self._check_resource_types(stack)
         if self.delegation is not None:
             from stoker.resources.openstack.trusts import acting_user
 
@@ -620,6 +621,8 @@ class Service(Serving, StackReads):
         """Suspend, resume or check a stack."""
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
+        if action in (Action.SUSPEND, Action.RESUME):
+            self._check_resource_types(stack)
         # Answered at once here; the job decides again under the stack's lock.
         admission.admit(Job(stack.id, action), stack)
         return self._run(Job(stack.id, action), listeners)
@@ -766,6 +769,18 @@ class Service(Serving, StackReads):
                 f"Stack {stack.name} is nested in stack {parent.name if parent else stack.owner_id} (resource {stack.owner_resource})",
                 hint="act on the parent stack; its resource owns this stack",
             )
+
+    def _check_resource_types(self, stack: StackRecord) -> None:
+        """Heat's enforce_stack before a delete, suspend or resume: the caller may use
+        every resource type the stack's template names (``validation.type_check``)."""
+        from stoker.engine.validation import type_check
+
+        check = type_check.get()
+        if check is None or not stack.raw_template_id:
+            return
+        for definition in self.engine.load_runtime(stack).template.resources.values():
+            if isinstance(definition.resource_type, str):
+                check(definition.resource_type)
 
     def _check_idle(self, stack: StackRecord) -> None:
         self._check_top_level(stack)

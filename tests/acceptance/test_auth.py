@@ -283,3 +283,65 @@ def test_auth_misconfigured_modes_do_not_start(tmp_path, tokens_file):
         assert done.returncode == 1, (arguments, environment, done)
         assert done.stderr.startswith(expected), (arguments, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+RANDOM = """
+heat_template_version: 2021-04-16
+resources:
+  secret: {type: OS::Heat::RandomString, properties: {length: 8}}
+"""
+
+NESTED_RANDOM = """
+heat_template_version: 2021-04-16
+resources:
+  inner:
+    type: OS::Heat::Stack
+    properties:
+      template: |
+        heat_template_version: 2021-04-16
+        resources:
+          secret: {type: OS::Heat::RandomString}
+"""
+
+
+def test_auth_resource_type_policies_as_heat_enforces_them(server):
+    # Heat's defaults: a flavor (and every Keystone type) is a project admin's to make.
+    flavor = "heat_template_version: 2021-04-16\nresources:\n  f: {type: OS::Nova::Flavor, properties: {ram: 64, vcpus: 1}}\n"
+    status, body, _ = call(server, "POST", "/stacks", MEMBER, {"stack_name": "flavored", "template": flavor})
+    assert (status, body["error"]["type"], body["error"]["message"]) == (403, "Forbidden", "You are not authorized to use OS::Nova::Flavor."), body
+    assert call(server, "POST", "/stacks/preview", MEMBER, {"stack_name": "flavored", "template": flavor})[0] == 403
+    # A member's list leaves out what they may not use, and its schema is not shown.
+    status, body, _ = call(server, "GET", "/resource_types", MEMBER)
+    assert status == 200 and "OS::Heat::Value" in body["resource_types"], body
+    assert not {"OS::Nova::Flavor", "OS::Cinder::VolumeType"} & set(body["resource_types"])
+    assert call(server, "GET", "/resource_types/OS::Nova::Flavor", MEMBER)[0] == 403
+    assert call(server, "GET", "/resource_types/OS::Cinder::VolumeType/template", MEMBER)[0] == 403
+    status, body, _ = call(server, "GET", "/resource_types", ADMIN, project="cloud-admin")
+    assert {"OS::Nova::Flavor", "OS::Cinder::VolumeType"} <= set(body["resource_types"])
+    assert call(server, "GET", "/resource_types/OS::Nova::Flavor", ADMIN, project="cloud-admin")[0] == 200
+
+
+def test_auth_policy_file_restricts_a_resource_type(tmp_path, tokens_file):
+    policy = tmp_path / "policy.yaml"
+    policy.write_text('"resource_types:OS::Heat::None": "role:admin"\n')
+    server = Server(f"sqlite:///{tmp_path / 'stoker.sqlite'}", tmp_path / "serve.log", STOKER_AUTH_MODE="token", STOKER_AUTH_TOKENS_FILE=str(tokens_file), STOKER_POLICY_FILE=str(policy)).start()
+    try:
+        status, body, _ = call(server, "POST", "/stacks", MEMBER, {"stack_name": "random", "template": RANDOM})
+        assert status == 201, body
+        stack_id = body["stack"]["id"]
+        assert wait_complete(server, MEMBER, "random")["stack_status"] == "CREATE_COMPLETE"
+        # The operator restricts the type; oslo.policy reads the file again when it changes.
+        policy.write_text('"resource_types:OS::Heat::RandomString": "role:admin"\n')
+        os.utime(policy, (time.time() + 5, time.time() + 5))
+        refused = "You are not authorized to use OS::Heat::RandomString."
+        for template in (RANDOM, NESTED_RANDOM):  # a nested stack's types too
+            status, body, _ = call(server, "POST", "/stacks", MEMBER, {"stack_name": "again", "template": template})
+            assert (status, body["error"]["message"]) == (403, refused), body
+        # The member may no longer act on the stack that has one, but still reads it.
+        for method, path, request in (("DELETE", "", None), ("POST", "/actions", {"suspend": None})):
+            status, body, _ = call(server, method, f"/stacks/random/{stack_id}{path}", MEMBER, request)
+            assert (status, body["error"]["message"]) == (403, refused), (method, path, body)
+        assert call(server, "GET", f"/stacks/random/{stack_id}", MEMBER)[0] == 200
+        assert call(server, "DELETE", f"/stacks/random/{stack_id}", ADMIN, project="proj-a")[0] == 204
+    finally:
+        server.stop()

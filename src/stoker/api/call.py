@@ -45,6 +45,7 @@ from stoker.api.errors import (
     escaped,
     fault,
 )
+from stoker.engine.validation import type_check
 from stoker.resources.openstack.trusts import User, acting_user
 from stoker.service import Service
 from stoker.store import StackRecord
@@ -289,6 +290,10 @@ def endpoint(handler: Callable[[Call], Any]) -> Callable[[Request], Awaitable[Re
         # hold the event loop, and the jobs on it, for as long.
         body = _body(raw)
         _authorise(request, context, rule, body)
+        enforcer = getattr(request.app.state, "policy", None)
+        if enforcer is not None and context.authenticated:
+            # The resource types a template of this request may name (resource_types:<type>).
+            type_check.set(lambda type_name: enforcer.check_resource_type(context, type_name, context.tenant_id))
         if context.auth_mode == "keystone" and context.token and context.user_id:
             # Who the service acts for (a new stack's trust; validation's cloud calls),
             # in this thread's copy of the request's context only.

@@ -35,7 +35,7 @@ def resource_types(call: Call) -> dict[str, Any]:
     description too; ``name`` (a regular expression, as Heat) and ``support_status``
     (SUPPORTED, DEPRECATED, ...) filter."""
     service = call.service
-    names = service.resource_types(support_status=call.params.get("support_status"))
+    names = [name for name in service.resource_types(support_status=call.params.get("support_status")) if _allowed(call, name)]
     pattern = call.params.get("name")
     if pattern:
         # RE2, not re: a pattern from the query must not backtrack for ever (``(a*)*b``).
@@ -53,7 +53,23 @@ def resource_types(call: Call) -> dict[str, Any]:
     return {"resource_types": described}
 
 
+def _allowed(call: Call, type_name: str) -> bool:
+    """Whether the caller may use ``type_name`` (Heat lists only those, and shows the
+    schema of no other)."""
+    enforcer = getattr(call.request.app.state, "policy", None)
+    if enforcer is None or not call.context.authenticated:
+        return True
+    return bool(enforcer.allows_resource_type(call.context, type_name, call.context.tenant_id))
+
+
+def _check_allowed(call: Call, type_name: str) -> None:
+    enforcer = getattr(call.request.app.state, "policy", None)
+    if enforcer is not None and call.context.authenticated:
+        enforcer.check_resource_type(call.context, type_name, call.context.tenant_id)
+
+
 def resource_type(call: Call) -> Any:
+    _check_allowed(call, call.path("type_name"))
     schema = call.service.resource_type_schema(call.path("type_name"))
     if not call.bool_param("with_description", True):
         schema.pop("description", None)
@@ -68,6 +84,7 @@ def generate_template(call: Call) -> Any:
     """``GET /resource_types/{type}/template?template_type=hot|cfn``: a template with
     one resource of the type, a parameter per property and an output per attribute."""
     type_name = call.path("type_name")
+    _check_allowed(call, type_name)
     kind = call.params.get("template_type", "cfn").lower()
     if kind not in ("hot", "cfn"):
         raise BadRequestError(f"Template type is not supported: Invalid template type \"{kind}\", valid types are: cfn, hot.")

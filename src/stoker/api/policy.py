@@ -31,6 +31,7 @@ from oslo_policy import policy as oslo_policy
 
 from stoker.api.auth import RequestContext
 from stoker.api.errors import ApiError
+from stoker.engine.validation import TypeRefusedError
 
 LOG = logging.getLogger(__name__)
 
@@ -41,6 +42,10 @@ class ForbiddenError(ApiError):
 
     status = 403
     heat_type = "Forbidden"
+
+
+class ResourceTypeForbiddenError(ForbiddenError, TypeRefusedError):
+    """403: the caller may not use a resource type the request's template names."""
 
 
 class PolicyFileError(ApiError):
@@ -135,6 +140,18 @@ DEFAULTS: dict[str, tuple[str, str | None]] = {
     "capabilities:find": (PROJECT_READER, None),
     "capabilities:template_capabilities": (PROJECT_READER, None),
 }
+
+# heat/policies/resource_types.py: the resource types only a project's admin may use
+# (``resource_types:<type>``; ``OS::Keystone::*`` names every Keystone type). An operator's
+# policy file may restrict any other type the same way, by its name or a ``Prefix::*``.
+RESOURCE_TYPE_RULE = "resource_types:%s"
+ADMIN_RESOURCE_TYPES = (
+    "OS::Nova::Flavor", "OS::Cinder::EncryptedVolumeType", "OS::Cinder::VolumeType", "OS::Cinder::Quota",
+    "OS::Neutron::Quota", "OS::Nova::Quota", "OS::Manila::ShareType", "OS::Neutron::ProviderNet",
+    "OS::Neutron::QoSPolicy", "OS::Neutron::QoSBandwidthLimitRule", "OS::Neutron::Segment", "OS::Nova::HostAggregate",
+    "OS::Cinder::QoSSpecs", "OS::Cinder::QoSAssociation", "OS::Keystone::*", "OS::Blazar::Host",
+)  # fmt: skip
+DEFAULTS.update({RESOURCE_TYPE_RULE % name: ("rule:project_admin", None) for name in ADMIN_RESOURCE_TYPES})
 
 TENANT = "/v1/{tenant_id}"
 STACKS = TENANT + "/stacks"
@@ -291,6 +308,28 @@ class Policy:
         for rule in rules:
             if not self.enforcer.authorize(rule, {"project_id": project_id, "tenant_id": project_id}, credentials):
                 raise ForbiddenError(f"You are not authorized to complete {rule} action.")
+
+    def check_resource_type(self, context: RequestContext, type_name: str, project_id: str) -> None:
+        """Raise ForbiddenError unless ``context`` may use resources of ``type_name``
+        (Heat's ResourceEnforcer): the type's own ``resource_types:<type>`` rule and its
+        prefix's ``resource_types:<Prefix>::*``, each where a rule of that name exists
+        (a type without one is anyone's)."""
+        credentials = credentials_of(context)
+        target = {"project_id": project_id, "tenant_id": project_id}
+        prefix = "::".join([*type_name.split("::")[:-1], "*"])
+        for name in dict.fromkeys((type_name, prefix)):
+            rule = RESOURCE_TYPE_RULE % name
+            # enforce, not authorize: an operator's file may name a type no default does.
+            if rule in self.enforcer.rules and not self.enforcer.enforce(rule, target, credentials):
+                # Heat's exception.Forbidden, naming the type.
+                raise ResourceTypeForbiddenError(f"You are not authorized to use {type_name}.")
+
+    def allows_resource_type(self, context: RequestContext, type_name: str, project_id: str) -> bool:
+        try:
+            self.check_resource_type(context, type_name, project_id)
+        except ForbiddenError:
+            return False
+        return True
 
     def is_admin(self, roles: list[str], project_id: str, is_admin_project: bool) -> bool:
         """Heat's ``context_is_admin`` (``RequestContext.is_admin``): by default an

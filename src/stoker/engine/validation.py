@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any
@@ -50,6 +51,17 @@ class _Unchecked:
     @staticmethod
     def validate(value: Any, context: Any) -> bool:
         return True
+
+
+# Who may use which resource types (Heat's ``resource_types:<type>`` policy): the API
+# sets it for the request's caller; every validation of the request (nested stacks'
+# too) asks it about each type its template names, and it raises when one is refused.
+type_check: ContextVar[Callable[[str], None] | None] = ContextVar("stoker_type_check", default=None)
+
+
+class TypeRefusedError(StokerError):
+    """What ``type_check`` raises for a type the caller may not use: the request is
+    refused as a whole (a nested stack's refusal is not one of its parent's problems)."""
 
 
 class ValidationContext:
@@ -303,7 +315,10 @@ def validate(
             errors.extend(problems.errors)
     aliases = environment.type_aliases()
     classes: dict[str, type[Resource]] = {}
+    check_type = type_check.get()
     for name, definition in template.resources.items():
+        if check_type is not None and isinstance(definition.resource_type, str):
+            check_type(definition.resource_type)  # the caller may not use it: refused as a whole
         try:
             classes[name] = registry.get_class(definition.resource_type, aliases, template.files, name)
         except UnknownResourceTypeError as error:
@@ -345,6 +360,8 @@ def validate(
                 # No name is looked up in a cloud (Heat validates no value here).
                 apply_rules(instance.properties, resource_rules(instance, instance.properties), client_resolve=False)
             problems = instance.properties.errors()
+        except TypeRefusedError:
+            raise
         except StokerError as error:
             errors.append(TemplateError.of(error, f"resources.{name}"))
             continue
@@ -365,6 +382,8 @@ def validate(
         if known:
             try:
                 instance.validate()
+            except TypeRefusedError:
+                raise
             except PropertyErrors as several:  # every properties group broken, each in its place
                 judged.extend(TemplateError(p.message, path=p.path, hint=p.hint) for p in several.errors)
                 sound = False
@@ -375,6 +394,8 @@ def validate(
         if isinstance(instance, StackResource) and (sound or not strict):
             try:
                 instance.validate_nested()
+            except TypeRefusedError:
+                raise
             except StokerError as error:
                 if known:
                     errors.append(TemplateError.of(error, f"resources.{name}"))
