@@ -143,7 +143,8 @@ def test_auth_token_mode_reader_reads_member_writes(server):
     # A check changes nothing: Heat lets a reader run it. Everything else is a member's.
     assert call(server, "POST", f"/stacks/by-member/{stack_id}/actions", READER, {"check": None})[0] == 200
     for method, path, body, rule in (
-        ("PATCH", "", {"parameters": {}}, "stacks:update_patch"),
+        ("PATCH", "", {"timeout_mins": 5}, "stacks:update_patch"),
+        ("PATCH", "", {"parameters": {}}, "stacks:update_no_change"),  # asks for nothing new
         ("DELETE", "", None, "stacks:delete"),
         ("POST", "/actions", {"suspend": None}, "actions:suspend"),
         ("POST", "/snapshots", {"name": "s"}, "stacks:snapshot"),
@@ -319,6 +320,25 @@ def test_auth_resource_type_policies_as_heat_enforces_them(server):
     status, body, _ = call(server, "GET", "/resource_types", ADMIN, project="cloud-admin")
     assert {"OS::Nova::Flavor", "OS::Cinder::VolumeType"} <= set(body["resource_types"])
     assert call(server, "GET", "/resource_types/OS::Nova::Flavor", ADMIN, project="cloud-admin")[0] == 200
+
+
+def test_auth_patch_with_no_change_has_its_own_rule(tmp_path, tokens_file):
+    # Heat's stacks:update_no_change: an operator lets readers "touch" a stack (a PATCH
+    # asking for nothing new, which re-runs the update), but not change it.
+    policy = tmp_path / "policy.yaml"
+    policy.write_text('"stacks:update_no_change": "role:reader and project_id:%(project_id)s"\n')
+    server = Server(f"sqlite:///{tmp_path / 'stoker.sqlite'}", tmp_path / "serve.log", STOKER_AUTH_MODE="token", STOKER_AUTH_TOKENS_FILE=str(tokens_file), STOKER_POLICY_FILE=str(policy)).start()
+    try:
+        status, body, _ = call(server, "POST", "/stacks", MEMBER, {"stack_name": "touched", "template": VALUE})
+        assert status == 201, body
+        stack_id = body["stack"]["id"]
+        wait_complete(server, MEMBER, "touched")
+        assert call(server, "PATCH", f"/stacks/touched/{stack_id}", READER, {})[0] == 202
+        assert wait_complete(server, READER, "touched")["stack_status"] == "UPDATE_COMPLETE"
+        status, body, _ = call(server, "PATCH", f"/stacks/touched/{stack_id}", READER, {"parameters": {}, "timeout_mins": 5})
+        assert (status, body["error"]["message"]) == (403, "You are not authorized to complete stacks:update_patch action."), body
+    finally:
+        server.stop()
 
 
 def test_auth_policy_file_restricts_a_resource_type(tmp_path, tokens_file):

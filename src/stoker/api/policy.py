@@ -94,6 +94,9 @@ DEFAULTS: dict[str, tuple[str, str | None]] = {
     "stacks:files": (PROJECT_READER, None),
     "stacks:update": (PROJECT_MEMBER, None),
     "stacks:update_patch": (PROJECT_MEMBER, None),
+    # A PATCH that changes nothing (no template, environment, parameters, files or
+    # settings): Heat checks this rule instead of update_patch.
+    "stacks:update_no_change": ("rule:stacks:update_patch", None),
     "stacks:preview_update": (PROJECT_MEMBER, None),
     "stacks:preview_update_patch": (PROJECT_MEMBER, None),
     "stacks:validate_template": (PROJECT_MEMBER, None),
@@ -274,10 +277,30 @@ def rules_of(body: Any, query: Mapping[str, str], rule: str) -> list[str]:
     if rule == ACTIONS:
         name = next(iter(body), None) if isinstance(body, Mapping) and len(body) == 1 else None
         return [f"actions:{name}" if name in _ACTION_NAMES else "actions:action"]
+    if rule == "stacks:update_patch" and _no_change(body):
+        return ["stacks:update_no_change"]
     rules = [rule]
     if rule in GLOBAL_INDEX and str(query.get("global_tenant", "")).lower() in ("true", "1", "yes", "on"):
         rules.append(GLOBAL_INDEX[rule])
     return rules
+
+
+# The keys of a stack request that carry no setting (Heat's InstantiationData.PARAMS).
+_CONTENT_KEYS = ("stack_name", "template", "template_url", "parameters", "environment", "files", "environment_files", "files_container")
+
+
+def _no_change(body: Any) -> bool:
+    """Heat's ``InstantiationData.no_change``: a PATCH body that asks for nothing new."""
+    if not isinstance(body, Mapping):
+        return True
+    if body.get("template") is not None or body.get("template_url") is not None or body.get("files_container") is not None:
+        return False
+    if body.get("files") or body.get("environment_files") or body.get("parameters"):
+        return False
+    environment = body.get("environment")
+    if isinstance(environment, Mapping) and any(environment.values()) or isinstance(environment, str) and environment.strip():
+        return False
+    return not any(key != "existing" for key in body if key not in _CONTENT_KEYS)
 
 
 class Policy:
