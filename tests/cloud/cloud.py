@@ -26,7 +26,7 @@ from typing import Any
 from tests.cloud import golden, identity
 from tests.cloud.infrastructure import InfrastructureError, MariaDB, RabbitMQ
 from tests.cloud.installation import InstallationError, ServiceEnvironment, tail
-from tests.cloud.services import APIS, Process, write_configuration
+from tests.cloud.services import APIS, DRIVERS, Process, write_configuration
 from tests.cloud.sessions import (
     SessionRecord,
     die_with_parent,
@@ -304,6 +304,7 @@ class DevCloud:
             "nova-scheduler",
             "cinder-scheduler",
             "cinder-volume",
+            "cinder-backup",
         ):
             self._launch(name)
         # nova-compute reports its resources to Placement when it starts; started before
@@ -332,6 +333,14 @@ class DevCloud:
                 keystone,
                 f"{self.endpoints['volumev3']}/{self.project_id}/os-services",
                 "cinder-volume",
+            ),
+        )
+        self._wait(
+            "cinder-backup",
+            lambda: self._service_up(
+                keystone,
+                f"{self.endpoints['volumev3']}/{self.project_id}/os-services",
+                "cinder-backup",
             ),
         )
         # Up is not enough: the scheduler must have had cinder-volume's first report of
@@ -422,6 +431,7 @@ class DevCloud:
             "glance/lock",
             "neutron/lock",
             "cinder/lock",
+            "cinder/backups",
             "nova/lock",
             "nova/instances",
             "tmp",
@@ -433,9 +443,10 @@ class DevCloud:
 
     def _service_environment(self) -> dict[str, str]:
         # Only what the services need: stoker's venv, the caller's OS_* variables or
-        # PYTHONPATH must not leak into them.
+        # PYTHONPATH must not leak into them. Their own PYTHONPATH holds only our drivers.
         environment = {
             "PATH": f"{self.environment.path / 'bin'}:{os.defpath}",
+            "PYTHONPATH": str(DRIVERS),
             "HOME": str(Path.home()),
             "LANG": "C.UTF-8",
             "TMPDIR": str(self.data / "tmp"),

@@ -54,7 +54,7 @@ def openstack_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClo
 
 def mark_cloud_tests(items: list[pytest.Item]) -> None:
     """Give every test that uses the cloud the ``cloud`` marker and room for the cloud's
-    start, and run them last: the cloud (11 processes, ~1.9 GB) is up only from the first
+    start, and run them last: the cloud (12 processes, ~2 GB) is up only from the first
     of them to the end of the session, not beside the rest of the suite."""
     cloud = []
     for item in items:

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from tests.cloud.cloud import DevCloud
 
 TEMPLATES = CLOUD_DIRECTORY / "configuration"
+# Our Nova virt and Cinder volume drivers (see each module): on the services' PYTHONPATH.
+DRIVERS = CLOUD_DIRECTORY / "drivers"
 APIS = ["keystone", "placement", "neutron", "glance", "cinder", "nova"]
 
 
@@ -137,9 +139,9 @@ def write_configuration(cloud: DevCloud) -> dict[str, Process]:
     for name, arguments in (
         ("cinder-scheduler", cinder),
         ("cinder-volume", cinder),
+        ("cinder-backup", cinder),
         ("nova-conductor", nova_with_database),
         ("nova-scheduler", nova_with_database),
-        ("nova-compute", nova),
     ):
         processes[name] = Process(
             name,
@@ -147,6 +149,21 @@ def write_configuration(cloud: DevCloud) -> dict[str, Process]:
             cloud.logs / f"{name}.out",
             [cloud.logs / f"{name}.log"],
         )
+    # nova-compute through our module, which registers its virt driver where Nova looks
+    # (nova.virt) first; named by --log-file, since the log is named after the script.
+    processes["nova-compute"] = Process(
+        "nova-compute",
+        [
+            str(cloud.environment.bin("python")),
+            "-m",
+            "stoker_devcloud_compute",
+            *nova,
+            "--log-file",
+            str(cloud.logs / "nova-compute.log"),
+        ],
+        cloud.logs / "nova-compute.out",
+        [cloud.logs / "nova-compute.log"],
+    )
     return processes
 
 

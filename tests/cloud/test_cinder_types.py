@@ -182,41 +182,6 @@ def test_cinder_volume_from_volume_and_retype(admin_cloud, make_service):
         connection.block_storage.delete_type(other_type)
 
 
-def test_cinder_volume_snapshot_backs_up_restores_and_deletes_the_backup(admin_cloud, stacks):
-    """A stack snapshot backs the volume up with Cinder's backup service (as Heat does);
-    restoring brings the volume back from the backup, deleting the snapshot deletes it.
-
-    This cloud runs no cinder-backup: a backup there goes to 'error' ("Service not found
-    for creating backup.", which the snapshot reports) and its record can never be
-    deleted, so the test skips rather than leave one behind on every run."""
-    service, names = stacks
-    connection = admin_cloud.connect("admin")
-    if not any(entry.binary == "cinder-backup" and entry.state == "up" for entry in connection.block_storage.services()):
-        pytest.skip("the test cloud runs no cinder-backup service")
-    suffix = secrets.token_hex(3)
-    stack_name = f"snap-{suffix}"
-    names.append(stack_name)
-    stack = service.create_stack(stack_name, from_data(volume_template()))
-    assert stack.state == "CREATE_COMPLETE", stack.status_reason
-    volume_id = physical_ids(service, stack_name)["data"]
-
-    snapshot = service.create_snapshot(stack_name, f"snap-{suffix}")
-
-    assert snapshot.status == "COMPLETE", snapshot.status_reason
-    backup_id = snapshot.data["resources"]["data"]["resource_data"]["backup_id"]
-    assert connection.block_storage.get_backup(backup_id).volume_id == volume_id
-
-    restored = service.restore_snapshot(stack_name, snapshot.id)
-
-    assert restored.status == "COMPLETE", restored.status_reason
-    service.delete_snapshot(stack_name, snapshot.id)
-    assert wait_gone(connection.block_storage.find_backup, backup_id)
-    restored_id = physical_ids(service, stack_name)["data"]
-    assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
-    for gone in {volume_id, restored_id}:
-        assert connection.block_storage.find_volume(gone) is None
-
-
 @pytest.fixture
 def server(admin_cloud):
     """A server booted with openstacksdk on a network of its own (not through stoker)."""

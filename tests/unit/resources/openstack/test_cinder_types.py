@@ -6,6 +6,7 @@ cloud tests in tests/cloud/test_cinder_types.py drive the real Cinder)."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -13,7 +14,7 @@ from stoker.resources.openstack import resource_mapping
 from stoker.resources.openstack.cinder.volume import CinderVolume
 from stoker.resources.openstack.cinder.volume_attachment import CinderVolumeAttachment
 from stoker.resources.openstack.cinder.volume_type import CinderVolumeType
-from stoker.sdk.exceptions import UpdateReplace, ValidationError
+from stoker.sdk.exceptions import ResourceFailure, UpdateReplace, ValidationError
 from stoker.sdk.testing import PluginHarness
 from stoker.template.definitions import ResourceDefinition
 
@@ -153,6 +154,77 @@ def test_cinder_volume_restore_rewrites_the_definition_to_the_backup():
 
     assert restored.properties_data == {"size": 2, "name": "db", "backup_id": "backup-1"}
     assert harness.resource.handle_restore(definition, {"resource_data": {}}) is definition
+
+
+class FakeVolumes:
+    """Cinder as a volume update's reattach sees it: one volume, attached when Nova says so."""
+
+    def __init__(self):
+        self.volume = SimpleNamespace(id="vol", status="available", attachments=[], volume_type=None)
+
+    def client(self):
+        return self
+
+    def get_volume(self, volume_id):
+        return self.volume
+
+    def check_attach_volume_complete(self, volume_id):
+        return self.volume.status == "in-use"
+
+
+class FakeNova:
+    """Nova answering 409 to the first ``refusals`` attach requests, with the server in
+    ``server_status`` meanwhile."""
+
+    def __init__(self, volumes: FakeVolumes, refusals: int, server_status: str):
+        self.volumes, self.refusals, self.server_status = volumes, refusals, server_status
+        self.requests = 0
+
+    def client(self):
+        return self
+
+    def get_server(self, server_id):
+        return SimpleNamespace(id=server_id, status=self.server_status)
+
+    def is_not_found(self, error):
+        return False
+
+    def attach_volume(self, server_id, volume_id, device):
+        self.requests += 1
+        if self.requests <= self.refusals:
+            return None
+        self.volumes.volume.status = "in-use"
+        self.volumes.volume.attachments = [{"server_id": server_id}]
+        return "attachment-1"
+
+
+def reattaching(refusals: int, server_status: str) -> tuple[PluginHarness, FakeNova, dict]:
+    """A volume update past its detach and restore, to be attached back to server-1."""
+    volumes = FakeVolumes()
+    nova = FakeNova(volumes, refusals, server_status)
+    harness = PluginHarness(CinderVolume, {"size": 1}, name="data", constraints=NAMES, clients={"cinder": volumes, "nova": nova})
+    harness.resource.resource_id = "vol"
+    return harness, nova, {"reattach": {"server": "server-1", "device": "/dev/sdb"}, "phase": "work"}
+
+
+def test_cinder_volume_reattach_asks_again_while_nova_answers_409():
+    """A stack restore rebuilds the server while its volume is restored: Nova refuses the
+    attach (409) until the rebuild ends, and the volume asks again instead of waiting for
+    an attachment nobody made."""
+    harness, nova, token = reattaching(refusals=2, server_status="REBUILD")
+
+    polls = [harness.resource.check_update_complete(token) for _ in range(4)]
+
+    assert polls == [False, False, False, True]
+    assert nova.requests == 3
+
+
+def test_cinder_volume_reattach_fails_when_nova_refuses_a_server_in_error():
+    harness, nova, token = reattaching(refusals=99, server_status="ERROR")
+
+    with pytest.raises(ResourceFailure, match="server server-1 is in status ERROR"):
+        harness.resource.check_update_complete(token)
+    assert nova.requests == 1
 
 
 def attachment(**properties) -> PluginHarness:

@@ -13,8 +13,9 @@ smaller than asked and not already extending).
 
 Stack snapshots: Heat backs a volume up with Cinder's backup service, and so do we: a
 backup, unlike a Cinder snapshot, does not pin its volume (a volume with snapshots cannot
-be deleted, so restoring a stack, which replaces the volume, would fail). A cloud without
-the cinder-backup service fails the snapshot with Cinder's own message.
+be deleted, so deleting or replacing it would fail while the stack snapshot exists).
+Restoring writes the backup onto the same volume, detached from its server meanwhile. A
+cloud without the cinder-backup service fails the snapshot with Cinder's own message.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from stoker.resources.openstack.cinder.volume_attachment import ATTACH_ATTEMPTS
 from stoker.sdk import attributes, constraints, properties, support, translation
 from stoker.sdk.exceptions import ResourceFailure, ValidationError
 from stoker.sdk.resource import Resource
@@ -417,14 +419,40 @@ class CinderVolume(Resource):
             client.set_volume_readonly(volume, token["read_only"])
             token["read_only_set"] = True
         if reattach and not _attached_to(volume, reattach["server"]):
-            if not token.get("attach_called"):
-                token["attach_called"] = True
-                self.client_plugin("nova").attach_volume(reattach["server"], volume.id, reattach.get("device"))
-                return False
-            return bool(self.client_plugin().check_attach_volume_complete(volume.id))
+            return self._reattach(volume, reattach, token)
         if volume.volume_type is not None:
             self.data_set(self.VOLUME_TYPE, volume.volume_type)
         return True
+
+    def _reattach(self, volume: Any, reattach: Mapping[str, Any], token: dict[str, Any]) -> bool:
+        """One poll of attaching ``volume`` back to the server it was detached from; True
+        once it is in use. Nova reserves the volume before its attach call answers, so a
+        volume still 'available' was never attached: asked (again). Nova answers 409 while
+        the server is busy (rebuilt by the same stack restore, say): asked again at the
+        next poll, unless the server is in ERROR, which it does not leave by itself. An
+        attach Nova accepted and rolled back is asked anew ATTACH_ATTEMPTS times at most,
+        as OS::Cinder::VolumeAttachment does."""
+        if volume.status != "available":
+            return bool(self.client_plugin().check_attach_volume_complete(volume.id))
+        server_id = reattach["server"]
+        attempts = token.get("attach_attempts", 0)
+        if attempts >= ATTACH_ATTEMPTS:
+            raise ResourceFailure(
+                f"Volume attachment failed - volume {volume.id} is still 'available' after {attempts} attach requests to server {server_id}"
+            )
+        nova = self.client_plugin("nova")
+        if nova.attach_volume(server_id, volume.id, reattach.get("device")) is not None:
+            token["attach_attempts"] = attempts + 1
+            return False
+        try:
+            server = nova.client().get_server(server_id)
+        except Exception as error:  # noqa: BLE001 - openstacksdk's types
+            if nova.is_not_found(error):
+                raise ResourceFailure(f"Volume attachment failed - server {server_id} is gone")
+            raise
+        if server.status == "ERROR":
+            raise ResourceFailure(f"Volume attachment failed - server {server_id} is in status ERROR")
+        return False
 
     def _detach_from(self, volume: Any, server_id: str, token: dict[str, Any]) -> bool:
         """One poll of detaching ``volume`` from ``server_id``; True once Cinder and Nova
