@@ -49,6 +49,15 @@ from stoker.template.hot import Template
 _STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
 
 
+def check_stack_name(name: str | None) -> None:
+    """Heat's stack name rule, in the words the API and the embedded engine both say."""
+    if not _STACK_NAME.fullmatch(name or ""):
+        raise ValidationError(
+            f'Invalid stack name "{(name or "")[:300]}"',
+            hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.', at most 255 characters",
+        )
+
+
 @dataclass
 class Source:
     """Text of a template or environment and where it came from (for messages).
@@ -285,11 +294,7 @@ class Service(Serving, StackReads):
     ) -> StackRecord:
         """``project_id``: the project that makes the stack (the API's tenant), which
         the OS::project_id pseudo parameter gives (Heat's stack identifier's tenant)."""
-        if not _STACK_NAME.fullmatch(name or ""):
-            raise ValidationError(
-                f'Invalid stack name "{name}"',
-                hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.'",
-            )
+        check_stack_name(name)
         if self.store.find_stack(name, project_id) is not None:  # names are unique per project
             raise StackExistsError(name)
         parsed = self.parse_template(template, files)
@@ -338,15 +343,17 @@ class Service(Serving, StackReads):
     def preview_create(
         self, name: str, template: Source, environments: Sequence[Source] = (), parameters: Mapping[str, Any] | None = None, files: Mapping[str, str] | None = None
     ) -> dict[str, Any]:
-        """What a create would do (everything is added), after the same validation."""
+        """What a create would do (everything is added, in the create's order), after the
+        same validation."""
         from stoker.engine import preview
 
+        check_stack_name(name)
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments, parsed, files)
         result = self._validate(parsed, environment, dict(parameters or {}))
         hidden = HiddenValues.of(parsed.parameters, parameters, result.params, environment.parameters, environment.parameter_defaults)
         # where the registry lists candidates: the template chosen for each resource (seed 003)
-        return implementations.with_preview(hidden.data(preview.as_result(preview.preview_create(result.template))), parsed, environment)
+        return implementations.with_preview(hidden.data(preview.as_result(preview.preview_create(result.template, result.implicit))), parsed, environment)
 
     def preview_stack(
         self,
@@ -369,11 +376,7 @@ class Service(Serving, StackReads):
         from stoker.reads import shown_parameters
         from stoker.template.functions.base import resolve
 
-        if not _STACK_NAME.fullmatch(name or ""):
-            raise ValidationError(
-                f'Invalid stack name "{name}"',
-                hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.'",
-            )
+        check_stack_name(name)
         if self.store.find_stack(name, project_id) is not None:  # names are unique per project
             raise StackExistsError(name)
         parsed = self.parse_template(template, files)

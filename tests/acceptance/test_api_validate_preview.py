@@ -214,8 +214,9 @@ def test_validate_openstack_command_lints_a_template_with_required_parameters(se
     assert json.loads(validated.stdout)["Parameters"]["name"] == {"Type": "String", "Description": "", "NoEcho": "false", "Label": "name"}
 
 
-def test_validate_stoker_command_says_what_create_would_need(tmp_path):
-    """The embedded CLI answers as the API: not an error; what create needs is a note."""
+def test_validate_stoker_command_says_what_create_would_need(server, tmp_path):
+    """The CLI answers as the API: not an error; what create needs is a note, the same
+    from the server (``with_notes``) as from the embedded engine."""
     template = tmp_path / "needs.yaml"
     template.write_text(NEEDS_VALUES)
     env = {**os.environ, "STOKER_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite'}"}
@@ -225,6 +226,9 @@ def test_validate_stoker_command_says_what_create_would_need(tmp_path):
     assert "ParameterGroups" not in body and body["Environment"] == EMPTY_ENVIRONMENT
     assert "NOTE: stack create needs: " in validated.stderr
     assert "parameters.name: The Parameter (name) was not provided." in validated.stderr
+    command = [STOKER, "--url", server.endpoint, "template", "validate", "-t", str(template), "-f", "json"]
+    remote = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert (remote.returncode, remote.stdout, remote.stderr) == (0, validated.stdout, validated.stderr)
     created = subprocess.run([STOKER, "stack", "create", "s", "-t", str(template)], capture_output=True, text=True, env=env, timeout=60)
     assert created.returncode != 0 and "The Parameter (name) was not provided." in created.stderr
 

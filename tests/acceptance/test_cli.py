@@ -151,10 +151,20 @@ def test_cli_template_validate(run, tmp_path):
             constraints:
               - range: {min: 1, max: 5}
                 description: one to five
+          name: {type: string}
+          word: {type: string, hidden: true, constraints: [{length: {min: 20}}]}
         resources:
           r: {type: OS::Heat::None}
     """)
-    result = json.loads(run("template", "validate", "-t", path, "-f", "json").stdout)
+    validated = run("template", "validate", "-t", path, "--parameter", "word=Short-Word-1", "-f", "json")
+    result = json.loads(validated.stdout)
+    # Not errors (Heat's validate needs no values), but what a create would refuse, placed
+    # and masked, from a server as from the embedded engine.
+    assert validated.stderr.splitlines() == [
+        f"NOTE: stack create needs: {path}:13:9: parameters.name: The Parameter (name) was not provided. (pass --parameter name=VALUE or set it in an environment file)",
+        f"NOTE: stack create needs: {path}:14:9: parameters.word: Parameter 'word' is invalid: length (12) must be at least 20",
+    ]
+    assert "Notes" not in result
     assert result["Description"] == "Validated."
     assert result["Parameters"]["size"] == {
         "Type": "Number",
@@ -166,6 +176,45 @@ def test_cli_template_validate(run, tmp_path):
         "MaxValue": 5,
         "ConstraintDescription": "one to five",
     }
+
+
+def test_cli_dry_run_plans_in_the_create_order_with_the_templates_chosen(run):
+    """A create's plan lists resources in the order the create makes them (each
+    ``*_post`` after the node it reads, both nodes nested stacks) and the candidate
+    template each list chose; an update's, which resources change template."""
+    example = ROOT / "examples" / "capabilities"
+    given = ["-t", str(example / "deployment.yaml"), "-e", str(example / "registry.yaml"), "-e", str(example / "puppet.yaml")]
+    plan = json.loads(run("stack", "create", "demo", *given, "--dry-run", "-f", "json").stdout)
+    new = [("compute", "OS::Example::Compute"), ("compute_post", "OS::Example::ComputePost"), ("controller", "OS::Example::Controller"), ("controller_post", "OS::Example::ControllerPost")]
+    assert plan == {
+        "resource_changes": {
+            "added": [{"resource_name": name, "resource_type": kind, "reason": "new resource"} for name, kind in new],
+            "deleted": [],
+            "replaced": [],
+            "updated": [],
+            "unchanged": [],
+        },
+        "implementations": [
+            {"resource_name": "controller", "resource_type": "OS::Example::Controller", "template": "puppet/controller.yaml", "requires": "deployment=puppet"},
+            {"resource_name": "compute", "resource_type": "OS::Example::Compute", "template": "puppet/compute.yaml", "requires": "deployment=puppet"},
+        ],
+    }
+    table = run("stack", "create", "demo", *given, "--dry-run").stdout.splitlines()
+    rows = [[cell.strip() for cell in line.strip("│").split("│")] for line in table if line.startswith("│")]
+    assert rows == [
+        *(["added", name, kind, "new resource", ""] for name, kind in new),
+        ["controller", "OS::Example::Controller", "puppet/controller.yaml", "deployment=puppet"],
+        ["compute", "OS::Example::Compute", "puppet/compute.yaml", "deployment=puppet"],
+    ]
+    assert table[-1] == "Plan: 4 to create, 0 to update in place, 0 to replace, 0 to delete"
+
+    run("stack", "create", "demo", *given)
+    update = json.loads(run("stack", "update", "demo", "--existing", "-e", str(example / "docker.yaml"), "--dry-run", "-f", "json").stdout)
+    assert update["implementation_changes"] == [
+        {"resource_name": "controller", "resource_type": "OS::Example::Controller", "from": "puppet/controller.yaml", "to": "docker/controller.yaml"},
+        {"resource_name": "compute", "resource_type": "OS::Example::Compute", "from": "puppet/compute.yaml", "to": "docker/compute.yaml"},
+    ]
+    assert [(row["resource_name"], row["template"]) for row in update["implementations"]] == [("controller", "docker/controller.yaml"), ("compute", "docker/compute.yaml")]
 
 
 def test_cli_operations_round_trip(run, tmp_path):

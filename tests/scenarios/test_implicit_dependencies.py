@@ -118,3 +118,13 @@ def test_resource_warning_is_an_event_of_its_action(make_service, tmp_path):
         if event.resource_status_reason.startswith("Warning")
     ]
     assert warnings == [("CREATE", "IN_PROGRESS", "Warning: cut on an old machine")]
+
+
+def test_implicit_dependency_orders_the_create_plan(make_service, tmp_path):
+    service = _service(make_service, tmp_path)
+
+    # Without the rule's edges the key, a root of the stated graph, would come first.
+    plan = service.preview_create("house", template(STACK))
+
+    planned = [change["resource_name"] for change in plan["resource_changes"]["added"]]
+    assert planned.index("key") > max(planned.index("front"), planned.index("back"))

@@ -20,13 +20,20 @@ from stoker.sdk import patterns
 
 def validate(call: Call) -> Any:
     """``POST /validate`` (``?show_nested=true`` adds NestedParameters). A deprecated
-    thing in use is a warning, not an error: the result then carries ``Warnings``."""
+    thing in use is a warning, not an error: the result then carries ``Warnings``.
+    stoker's ``?with_notes=true`` adds ``Notes`` (docs/api.md): what a create of the
+    template would still need, which Heat's validate does not judge; Heat's body is
+    left as it is without it."""
     data = schemas.instantiation(call.body)
+    show_nested, with_notes = call.bool_param("show_nested"), call.bool_param("with_notes")
+    notes: list[str] = []
     result, warnings = call.service.validate_template(
-        schemas.template_of(data), data.environments, data.parameters, files=data.files, show_nested=call.bool_param("show_nested")
+        schemas.template_of(data), data.environments, data.parameters, files=data.files, show_nested=show_nested, notes=notes
     )
     if warnings:
         result["Warnings"] = warnings
+    if with_notes:
+        result["Notes"] = notes
     return result
 
 

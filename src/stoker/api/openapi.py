@@ -31,11 +31,13 @@ from stoker.api.openapi_components import (
     BOOLEAN,
     COUNT,
     EVENT_LIST_QUERY,
+    IMPLEMENTATIONS,
     LOCATION,
     NO_TOKEN,
     NULL,
     OBJECT,
     REDIRECT,
+    RESOURCE_CHANGES,
     RESOURCE_LIST_QUERY,
     SCHEMAS,
     SECRET,
@@ -107,7 +109,11 @@ def _paths() -> dict[str, dict[str, Schema]]:
         "Create a stack (or adopt one)", ok(obj({"stack": obj({"id": STRING, "links": array(ref("Link"))})}), "Created: the stack's create goes on", 201, LOCATION),
         rule="stacks:create", tag="stacks", body=ref("StackCreate"), faults=STACK_WRITES,
     ))
-    add("POST", STACKS + "/preview", operation("Preview a stack create", ok(obj({"stack": ref("StackPreview")})), rule="stacks:preview", tag="stacks", body=ref("StackCreate"), faults=(409,)))
+    add("POST", STACKS + "/preview", operation(
+        "Preview a stack create", ok(obj({"stack": ref("StackPreview")}, {"resource_changes": RESOURCE_CHANGES, "implementations": IMPLEMENTATIONS})),
+        rule="stacks:preview", tag="stacks", body=ref("StackCreate"), faults=(409,),
+        parameters=[flag("with_plan", "stoker's: the plan beside the stack (resource_changes in the create's order, implementations)")],
+    ))
     add("GET", STACKS + "/detail", operation("List the project's stacks (as GET /stacks)", ok(obj({"stacks": array(ref("StackSummary"))}, {"links": array(ref("Link"))})), rule="stacks:detail", tag="stacks", parameters=STACK_LIST_QUERY))
     for method in METHODS:
         add(method, STACKS + "/{stack_name}", _lookup(None))
@@ -194,8 +200,13 @@ def _paths() -> dict[str, dict[str, Schema]]:
 
     # -- what the engine offers
     add("POST", TENANT + "/validate", operation(
-        "Validate a template", ok(obj(optional={"Description": STRING, "Parameters": OBJECT, "ParameterGroups": array(ANY), "Environment": OBJECT, "NestedParameters": OBJECT, "Warnings": array(ANY)})),
-        rule="stacks:validate_template", tag="templates", parameters=[flag("show_nested", "the nested templates' parameters too (NestedParameters)")], body=ref("StackInput"),
+        "Validate a template",
+        ok(obj(optional={"Description": STRING, "Parameters": OBJECT, "ParameterGroups": array(ANY), "Environment": OBJECT, "NestedParameters": OBJECT, "Warnings": array(ANY), "Notes": array(STRING)})),
+        rule="stacks:validate_template", tag="templates", body=ref("StackInput"),
+        parameters=[
+            flag("show_nested", "the nested templates' parameters too (NestedParameters)"),
+            flag("with_notes", "stoker's: what a create would still need (Notes)"),
+        ],
     ))
     add("GET", TENANT + "/resource_types", operation(
         "List the resource types", ok(obj({"resource_types": {"anyOf": [array(STRING), array(obj({"resource_type": STRING, "description": STRING}))]}})),

@@ -55,6 +55,20 @@ TIME: Schema = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d
 STATE: Schema = {"type": "string", "pattern": r"^[A-Z]+_(IN_PROGRESS|COMPLETE|FAILED)$"}
 TEMPLATE_OR_TEXT: Schema = {"anyOf": [OBJECT, STRING], "description": "an object, or its YAML or JSON text"}
 
+# A plan's changes (engine.preview): an update preview's, and a create preview's with
+# stoker's ``with_plan``.
+RESOURCE_CHANGES: Schema = obj(
+    {
+        key: array(obj(
+            {"resource_name": STRING, "resource_type": STRING, "reason": STRING},
+            {"property_changes": {"type": "object", "additionalProperties": OBJECT, "description": "stoker's: property -> {old, new}"}},
+        ))
+        for key in ("added", "deleted", "replaced", "updated", "unchanged")
+    }
+)
+# stoker's (docs/api.md): the template each candidate list of the environment chose.
+IMPLEMENTATIONS: Schema = array(obj({"resource_name": STRING, "resource_type": STRING, "template": nullable(STRING), "requires": STRING}))
+
 SCHEMAS: dict[str, Schema] = {
     "Fault": obj(
         {
@@ -127,24 +141,10 @@ SCHEMAS: dict[str, Schema] = {
             "disable_rollback": BOOLEAN,
             "timeout_mins": nullable({"type": "integer"}),
             "outputs": array(ANY),
-            "implementations": OBJECT,
         },
         description="Heat's preview_stack through its stacks view.",
     ),
-    "ResourceChanges": obj(
-        {
-            "resource_changes": obj(
-                {
-                    key: array(obj(
-                        {"resource_name": STRING, "resource_type": STRING, "reason": STRING},
-                        {"property_changes": {"type": "object", "additionalProperties": OBJECT, "description": "stoker's: property -> {old, new}"}},
-                    ))
-                    for key in ("added", "deleted", "replaced", "updated", "unchanged")
-                }
-            )
-        },
-        {"implementations": OBJECT, "implementation_changes": array(OBJECT)},
-    ),
+    "ResourceChanges": obj({"resource_changes": RESOURCE_CHANGES}, {"implementations": IMPLEMENTATIONS, "implementation_changes": array(OBJECT)}),
     "Resource": obj(
         {
             "links": array(ref("Link")),

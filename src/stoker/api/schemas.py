@@ -16,20 +16,15 @@ value nests no deeper than a template may.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from stoker.api.call import check_document, parse_bool, parse_int
 from stoker.api.errors import BadRequestError
-from stoker.sdk.exceptions import ValidationError
-from stoker.service import Source
+from stoker.service import Source, check_stack_name
 from stoker.template.loader import DEFAULT_MAX_DEPTH
 
-# Heat's stack name rule (heat/engine/service.py), checked whole: ``$`` alone would let
-# a trailing newline through.
-_STACK_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_.-]{0,254}")
 # Heat's snapshot name column is a String(255).
 MAX_SNAPSHOT_NAME = 255
 
@@ -194,11 +189,7 @@ def _not_a_number(name: str) -> Any:
 def stack_name(data: Instantiation) -> str:
     if not data.stack_name:
         raise BadRequestError("No stack name specified")
-    if not _STACK_NAME.fullmatch(data.stack_name):
-        raise ValidationError(
-            f'Invalid stack name "{data.stack_name[:300]}"',
-            hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.', at most 255 characters",
-        )
+    check_stack_name(data.stack_name)  # the embedded engine's words, so the CLI says the same
     return data.stack_name
 
 

@@ -139,11 +139,18 @@ def create(call: Call) -> Reply:
 
 def preview(call: Call) -> dict[str, Any]:
     """``POST /stacks/preview``: the stack a create would make (Heat's preview_stack,
-    through its stacks view): id ``"None"``, its parameters and resources."""
+    through its stacks view): id ``"None"``, its parameters and resources.
+
+    stoker's ``?with_plan=true`` (docs/api.md) adds, beside ``stack``, the plan the
+    ``stoker`` command prints, as an update preview gives it: ``resource_changes`` (every
+    resource added, in the order the create makes them) and ``implementations`` (the
+    template each candidate list chose). Heat's body is left as it is without it."""
+    with_plan = call.bool_param("with_plan")
     data = schemas.instantiation(call.body)
+    name, template = schemas.stack_name(data), schemas.template_of(data)
     stack = call.service.preview_stack(
-        schemas.stack_name(data),
-        schemas.template_of(data),
+        name,
+        template,
         data.environments,
         data.parameters,
         files=data.files,
@@ -152,7 +159,12 @@ def preview(call: Call) -> dict[str, Any]:
         tags=data.tags,
         project_id=call.context.tenant_id,
     )
-    return {"stack": views.stack_preview(call, stack)}
+    body: dict[str, Any] = {"stack": views.stack_preview(call, stack)}
+    if with_plan:
+        # The embedded engine's own plan (the same call), so that the command prints the
+        # same against a server; the template is read and validated a second time.
+        body.update(call.service.preview_create(name, template, data.environments, data.parameters, files=data.files))
+    return body
 
 
 def lookup(call: Call, subpath: str | None = None) -> Reply:

@@ -119,7 +119,8 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def preview_create(self, name: str, request: StackRequest) -> dict[str, Any]:
-        """``{"resource_changes": {"added": [...], ...}}`` of a create."""
+        """``{"resource_changes": {"added": [...], ...}}`` of a create, in the order the
+        create makes them, with ``implementations`` where the environment lists candidates."""
 
     @abc.abstractmethod
     def preview_update(self, name: str, request: StackRequest, existing: bool) -> dict[str, Any]:
@@ -234,8 +235,9 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def validate_template(self, request: StackRequest, show_nested: bool) -> dict[str, Any]:
-        """Heat's validate result (``Warnings`` when a deprecated thing is in use;
-        the embedded engine adds ``Notes``: what a create would still need)."""
+        """Heat's validate result (``Warnings`` when a deprecated thing is in use), with
+        stoker's ``Notes``: what a create would still need (none from a server that is
+        not stoker)."""
 
     @abc.abstractmethod
     def template_versions(self) -> list[dict[str, Any]]: ...

@@ -316,7 +316,7 @@ class EmbeddedBackend(Backend):
         if warnings:
             result["Warnings"] = warnings
         if notes:
-            result["Notes"] = notes  # the embedded engine's only: what a create would still need
+            result["Notes"] = notes  # what a create would still need (a server: with_notes)
         return result
 
     def template_versions(self) -> list[dict[str, Any]]:

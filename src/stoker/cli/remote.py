@@ -49,6 +49,10 @@ POLL_MAX_S = 1.0
 # Nested stacks' events are shown as the embedded engine shows them, every level down
 # (the server caps the depth at the deepest a stack can nest).
 ALL_LEVELS = 100
+# A plan's kinds of change, in the order the engine's previews give them (engine.preview).
+CHANGE_KINDS = ("added", "deleted", "replaced", "updated", "unchanged")
+
+
 class RemoteBackend(Backend):
     def __init__(self, endpoint: str, transport: Any, limits: loader.Limits):
         """``endpoint``: ``http://HOST:PORT/v1/{project}``."""
@@ -274,33 +278,13 @@ class RemoteBackend(Backend):
         return self._run(path, lambda: self._call("PATCH" if existing else "PUT", path, self._body(request)), on_event)
 
     def preview_create(self, name: str, request: StackRequest) -> dict[str, Any]:
-        """Heat's API previews a create as the stack it would make: every resource of
-        the stack added (a nested stack's own come as a list inside; they are its)."""
-        preview = self._call("POST", "stacks/preview", self._body(request, name)).json()["stack"]
-        from stoker.graph.dag import Graph
-
-        written = _resources_of(request)
-        types: dict[str, str] = {}
-        graph: Graph[str] = Graph()
-        required_by: dict[str, list[str]] = {}
-        for item in preview.get("resources") or []:
-            if isinstance(item, list):  # a nested stack: its resources, each naming it as parent
-                parent = next((r.get("parent_resource") for r in item if isinstance(r, Mapping) and r.get("parent_resource")), None)
-                if parent is not None:
-                    types[parent] = written.get(parent, "")
-                    graph.add_node(parent)
-            elif isinstance(item, Mapping) and item.get("resource_name"):
-                types[item["resource_name"]] = item.get("resource_type") or ""
-                graph.add_node(item["resource_name"])
-                required_by[item["resource_name"]] = list(item.get("required_by") or [])
-        # In the order a create would make them, as the embedded engine's plan lists them.
-        for name in types:
-            for needed, dependents in required_by.items():
-                if name in dependents and needed in types:
-                    graph.add_edge(name, needed)
-        added = [{"resource_name": name, "resource_type": types[name], "reason": "new resource"} for name in graph.topological_order()]
-        result: dict[str, Any] = {"resource_changes": {"added": added, "deleted": [], "replaced": [], "unchanged": [], "updated": []}}
-        return result
+        """The plan a stoker server makes as the embedded engine does (``with_plan``:
+        ``resource_changes`` in the create's order, ``implementations``); from another
+        Heat's preview, the stack it would make, each resource added."""
+        answer = self._call("POST", "stacks/preview", self._body(request, name), {"with_plan": "true"}).json()
+        if "resource_changes" in answer:
+            return {key: value for key, value in answer.items() if key != "stack"}
+        return _plan_of_preview(answer["stack"], request)
 
     def preview_update(self, name: str, request: StackRequest, existing: bool) -> dict[str, Any]:
         path = self._stack_path(name)
@@ -463,7 +447,9 @@ class RemoteBackend(Backend):
     # -- the catalog -----------------------------------------------------------------
 
     def validate_template(self, request: StackRequest, show_nested: bool) -> dict[str, Any]:
-        params = {"show_nested": "true"} if show_nested else None
+        # ``with_notes``: what a create would still need, as the embedded engine says it
+        # (a stoker server's; another Heat ignores the parameter and answers no Notes).
+        params = {"with_notes": "true", **({"show_nested": "true"} if show_nested else {})}
         return self._call("POST", "validate", self._body(request), params).json()
 
     def template_versions(self) -> list[dict[str, Any]]:
@@ -510,6 +496,34 @@ def _text(source: Source) -> Any:
     if isinstance(text, loader.Document):
         return text.data
     return text
+
+
+def _plan_of_preview(preview: Mapping[str, Any], request: StackRequest) -> dict[str, Any]:
+    """A create's plan made from Heat's preview (a server that is not stoker): every
+    resource added, requirements first as far as the preview's ``required_by`` tell (a
+    nested stack's resource comes as its children's list, without its own)."""
+    from stoker.graph.dag import Graph
+
+    written = _resources_of(request)
+    types: dict[str, str] = {}
+    graph: Graph[str] = Graph()
+    required_by: dict[str, list[str]] = {}
+    for item in preview.get("resources") or []:
+        if isinstance(item, list):  # a nested stack: its resources, each naming it as parent
+            parent = next((r.get("parent_resource") for r in item if isinstance(r, Mapping) and r.get("parent_resource")), None)
+            if parent is not None:
+                types[parent] = written.get(parent, "")
+                graph.add_node(parent)
+        elif isinstance(item, Mapping) and item.get("resource_name"):
+            types[item["resource_name"]] = item.get("resource_type") or ""
+            graph.add_node(item["resource_name"])
+            required_by[item["resource_name"]] = list(item.get("required_by") or [])
+    for name in types:
+        for needed, dependents in required_by.items():
+            if name in dependents and needed in types:
+                graph.add_edge(name, needed)
+    added = [{"resource_name": name, "resource_type": types[name], "reason": "new resource"} for name in graph.topological_order()]
+    return {"resource_changes": {kind: added if kind == "added" else [] for kind in CHANGE_KINDS}}
 
 
 def _resources_of(request: StackRequest) -> dict[str, str]:

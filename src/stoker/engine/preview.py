@@ -70,8 +70,11 @@ def as_result(changes: list[Change]) -> dict[str, Any]:
     return {"resource_changes": {kind: [c.to_dict() for c in changes if c.kind == kind] for kind in KINDS}}
 
 
-def preview_create(template: Template) -> list[Change]:
-    order = dependency_graph(template.resources).topological_order()
+def preview_create(template: Template, implicit: Mapping[str, set[str]] | None = None) -> list[Change]:
+    """Every resource added, in the order the create makes them: the template's
+    dependencies and the ``implicit`` ones its types infer (``ValidationResult.implicit``),
+    as the create's graph has them."""
+    order = dependency_graph(template.resources, implicit).topological_order()
     return [Change(name, template.resources[name].resource_type, "added", "new resource") for name in order]
 
 

@@ -224,6 +224,9 @@ class ValidationResult:
     given: dict[str, Any] = field(default_factory=dict)
     # The environment's parameter_defaults (they replace the template's defaults).
     defaults: dict[str, Any] = field(default_factory=dict)
+    # resource name -> the resources its type's rules say it follows (engine.implicit),
+    # which the template does not state: the create's order needs them (previews).
+    implicit: dict[str, set[str]] = field(default_factory=dict)
 
 
 def _attribute_errors(template: Template, classes: Mapping[str, type[Resource]]) -> list[TemplateError]:
@@ -402,6 +405,7 @@ def validate(
             except Exception:  # noqa: BLE001 - read as far as it goes without the values it lacks
                 if known:
                     raise
+    implicit: dict[str, set[str]] = {}
     try:
         def plugin_class(type_name: str) -> type[Resource]:
             return registry.get_class(type_name, aliases, template.files)
@@ -423,7 +427,10 @@ def validate(
         template.place(note)
         note.message = hidden.text(note.message)
     given = {key: value for key, value in {**environment.parameters, **user_params}.items() if not contains_unresolved(value)}
-    return ValidationResult(template, params, classes, warnings, nested.results, notes=[str(note) for note in notes], given=given, defaults=dict(environment.parameter_defaults))
+    return ValidationResult(
+        template, params, classes, warnings, nested.results,
+        notes=[str(note) for note in notes], given=given, defaults=dict(environment.parameter_defaults), implicit=dict(implicit),
+    )
 
 
 def _lenient_parameter_values(

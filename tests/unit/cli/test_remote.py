@@ -155,3 +155,55 @@ def test_a_server_error_reaches_the_command_as_one_error():
         backend(transport).get_stack("ghost")
     assert str(raised.value) == "The Stack (ghost) could not be found. (see 'stoker stack list')"
     assert raised.value.status == 404
+
+
+PLAN = {
+    "resource_changes": {
+        "added": [{"resource_name": "first", "resource_type": "T", "reason": "new resource"}, {"resource_name": "second", "resource_type": "T", "reason": "new resource"}],
+        "deleted": [], "replaced": [], "updated": [], "unchanged": [],
+    },
+    "implementations": [{"resource_name": "second", "resource_type": "T", "template": "b.yaml", "requires": "flavour=b"}],
+}
+
+
+def test_preview_create_asks_a_stoker_server_for_the_plan_the_embedded_engine_makes():
+    transport = ScriptedTransport()
+
+    def preview(body: Any, params: dict) -> Response:
+        assert params == {"with_plan": "true"} and body["stack_name"] == "web"
+        return Response(200, {}, json.dumps({"stack": {"id": "None", "resources": []}, **PLAN}).encode())
+
+    transport.on("POST", "stacks/preview", preview)
+    assert backend(transport).preview_create("web", REQUEST) == PLAN
+
+
+def test_preview_create_of_another_heat_orders_its_preview_requirements_first():
+    # A Heat that is not stoker ignores with_plan: the plan comes from its preview.
+    written = loader.Document({"resources": {"child": {"type": "child.yaml"}}}, None)
+    resources = [
+        {"resource_name": "last", "resource_type": "T", "required_by": []},
+        {"resource_name": "first", "resource_type": "T", "required_by": ["last"]},
+        [{"resource_name": "inner", "resource_type": "T", "parent_resource": "child", "required_by": []}],
+    ]
+    transport = ScriptedTransport()
+    transport.on("POST", "stacks/preview", reply(200, {"stack": {"id": "None", "resources": resources}}))
+    plan = backend(transport).preview_create("web", StackRequest(template=remote.Source(written, "t.yaml"), template_text="{}"))
+    changes = plan["resource_changes"]
+    assert list(changes) == ["added", "deleted", "replaced", "updated", "unchanged"]  # as the engine's
+    added = [(change["resource_name"], change["resource_type"]) for change in changes["added"]]
+    assert added.index(("first", "T")) < added.index(("last", "T")) and ("child", "child.yaml") in added
+    assert "implementations" not in plan
+
+
+def test_validate_asks_for_the_notes_of_what_a_create_would_need():
+    transport = ScriptedTransport()
+    asked: list[dict] = []
+
+    def validate(_body: Any, params: dict) -> Response:
+        asked.append(params)
+        return Response(200, {}, json.dumps({"Description": "d", "Notes": ["t.yaml:3:5: parameters.name: missing"]}).encode())
+
+    transport.on("POST", "validate", validate)
+    assert backend(transport).validate_template(REQUEST, show_nested=False)["Notes"] == ["t.yaml:3:5: parameters.name: missing"]
+    backend(transport).validate_template(REQUEST, show_nested=True)
+    assert asked == [{"with_notes": "true"}, {"with_notes": "true", "show_nested": "true"}]
