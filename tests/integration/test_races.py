@@ -176,7 +176,9 @@ def test_races_parallel_cli_creates_of_one_name_make_one_stack(database_url: str
 
 def test_races_cli_delete_stops_a_create_in_another_process(database_url: str, tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(
-        "heat_template_version: 2021-04-16\nresources:\n  slow: {type: OS::Heat::TestResource, properties: {wait_secs: 60}}\n"
+        # Only the create is slow: the stopped create keeps its properties, and its
+        # resource's delete waits its own action_wait_secs (none), as in Heat.
+        "heat_template_version: 2021-04-16\nresources:\n  slow: {type: OS::Heat::TestResource, properties: {action_wait_secs: {create: 60}}}\n"
     )
     env = {**os.environ, "STOKER_DATABASE_URL": database_url}
     creating = subprocess.Popen([STOKER, "stack", "create", "long", "-t", "t.yaml"], env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -177,7 +177,9 @@ def lookup(call: Call, subpath: str | None = None) -> Reply:
         # Heat's identify_stack: an id finds a deleted stack too (show_deleted), so a
         # client waiting by id for DELETE_COMPLETE sees it.
         stack = call.service.store.get_stack(name_or_id)
-        if stack is None or stack.deleted_at is None or subpath or not caller.reaches(stack):
+        # DELETE_COMPLETE is recorded a moment before deleted_at: deleted either way.
+        gone = stack is not None and (stack.deleted_at is not None or stack.state == "DELETE_COMPLETE")
+        if not gone or subpath or not caller.reaches(stack):
             raise
     location = call.stack_url(stack, *(subpath.split("/") if subpath else []))
     if call.request.url.query:

@@ -63,7 +63,9 @@ def stack_detail(call: Call, stack: StackRecord, resolve_outputs: bool = True) -
     """``GET /stacks/{name}/{id}``: the summary plus parameters, outputs and settings."""
     service = call.service
     body = stack_summary(call, stack)
-    deleted = stack.deleted_at is not None
+    # DELETE_COMPLETE is recorded a moment before deleted_at: deleted either way (a
+    # lookup by id in between would no longer find it).
+    deleted = stack.deleted_at is not None or stack.state == "DELETE_COMPLETE"
     description = "" if deleted else service.description_of(stack.id)
     parameters = {} if deleted else service.stack_parameters(stack)
     body.update(
