@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cloud import golden, identity
+from tests.cloud.databases import CloudDatabases
 from tests.cloud.infrastructure import InfrastructureError, MariaDB, RabbitMQ
 from tests.cloud.installation import InstallationError, ServiceEnvironment, tail
 from tests.cloud.services import APIS, DRIVERS, Process, write_configuration
@@ -37,8 +38,7 @@ from tests.cloud.sessions import (
 
 CLOUD_NAME = "stoker-devcloud"
 DATABASES = ["placement", "neutron", "glance", "cinder", "nova_api", "nova_cell0", "nova"]
-# Seconds one database migration chain, and the whole wait for readiness, may take.
-MIGRATION_TIMEOUT_S = 900
+# Seconds the whole wait for readiness may take.
 READY_TIMEOUT_S = 300
 # What every session offers beyond an empty cloud, so tests can boot servers at once:
 # public flavors (name -> ram MiB, vcpus, disk GiB; m1.small is for resize) and a tiny image.
@@ -81,7 +81,7 @@ class Timings:
     phases: dict[str, float] = field(default_factory=dict)
 
 
-class DevCloud:
+class DevCloud(CloudDatabases):
     """A test cloud session. ``start()`` then ``stop()``; both are safe to call after a failure."""
 
     def __init__(
@@ -471,136 +471,6 @@ class DevCloud:
                 preexec_fn=die_with_parent if self.die_with_parent else None,
             )
         self.record.remember_group(process.popen.pid)
-
-    # -- databases ------------------------------------------------------------------------
-
-    def _keystone_manage(self) -> list[str]:
-        return [
-            str(self.environment.bin("keystone-manage")),
-            "--config-file",
-            str(self.etc / "keystone" / "keystone.conf"),
-        ]
-
-    def _nova_manage(self) -> list[str]:
-        return [
-            str(self.environment.bin("nova-manage")),
-            "--config-file",
-            str(self.etc / "nova" / "nova.conf"),
-            "--config-file",
-            str(self.etc / "nova" / "nova-db.conf"),
-        ]
-
-    def _manage(self, what: str, command: list[str], log: Path | None = None) -> None:
-        log = log or self.logs / "manage.out"
-        with open(log, "ab") as output:
-            output.write(f"\n$ {' '.join(command)}\n".encode())
-            output.flush()
-            try:
-                result = subprocess.run(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    cwd=self.directory,
-                    env=self._service_environment(),
-                    timeout=MIGRATION_TIMEOUT_S,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise CloudError(f"{what} took over {MIGRATION_TIMEOUT_S} s; see {log}") from None
-        if result.returncode != 0:
-            raise CloudError(
-                f"{what} failed (exit {result.returncode}):\n{tail(log)}\nFull log: {log}"
-            )
-
-    def _migrate(self) -> None:
-        """Every service's schema, six chains at once (about a minute on two cores)."""
-        keystone_user = ["--keystone-user", "root", "--keystone-group", "root"]
-        cell0 = f"{self.mariadb.url}/{self.database_prefix}nova_cell0"
-        chains = {
-            "keystone": [
-                [*self._keystone_manage(), "db_sync"],
-                [*self._keystone_manage(), "fernet_setup", *keystone_user],
-                [*self._keystone_manage(), "credential_setup", *keystone_user],
-                [
-                    *self._keystone_manage(),
-                    "bootstrap",
-                    "--bootstrap-password",
-                    identity.ADMIN_PASSWORD,
-                    "--bootstrap-region-id",
-                    identity.REGION,
-                    "--bootstrap-admin-url",
-                    self.keystone_url,
-                    "--bootstrap-public-url",
-                    self.keystone_url,
-                    "--bootstrap-internal-url",
-                    self.keystone_url,
-                ],
-            ],
-            "placement": [
-                [
-                    str(self.environment.bin("placement-manage")),
-                    "--config-dir",
-                    str(self.etc / "placement"),
-                    "db",
-                    "sync",
-                ]
-            ],
-            "neutron": [
-                [
-                    str(self.environment.bin("neutron-db-manage")),
-                    "--config-file",
-                    str(self.etc / "neutron" / "neutron.conf"),
-                    "--config-file",
-                    str(self.etc / "neutron" / "ml2_conf.ini"),
-                    "upgrade",
-                    "heads",
-                ]
-            ],
-            "glance": [
-                [
-                    str(self.environment.bin("glance-manage")),
-                    "--config-file",
-                    str(self.etc / "glance" / "glance-api.conf"),
-                    "db_sync",
-                ]
-            ],
-            "cinder": [
-                [
-                    str(self.environment.bin("cinder-manage")),
-                    "--config-file",
-                    str(self.etc / "cinder" / "cinder.conf"),
-                    "db",
-                    "sync",
-                ]
-            ],
-            "nova": [
-                [*self._nova_manage(), "api_db", "sync"],
-                [*self._nova_manage(), "cell_v2", "map_cell0", "--database_connection", cell0],
-                [*self._nova_manage(), "cell_v2", "create_cell", "--name", "cell1"],
-                [*self._nova_manage(), "db", "sync"],
-            ],
-        }
-        failures: list[str] = []
-
-        def run(project: str, commands: list[list[str]]) -> None:
-            try:
-                for command in commands:
-                    self._manage(
-                        f"{project} database setup ('{' '.join(command[1:2] + command[-2:])}')",
-                        command,
-                        self.logs / f"{project}-manage.out",
-                    )
-            except CloudError as error:
-                failures.append(str(error))
-
-        threads = [threading.Thread(target=run, args=item) for item in chains.items()]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if failures:
-            raise CloudError("\n\n".join(failures))
 
     # -- readiness ------------------------------------------------------------------------
 

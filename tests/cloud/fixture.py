@@ -8,7 +8,10 @@ failure to start is an ERROR carrying the failing service's log tail.
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -67,3 +70,26 @@ def mark_cloud_tests(items: list[pytest.Item]) -> None:
     if cloud:
         chosen = set(map(id, cloud))
         items[:] = [item for item in items if id(item) not in chosen] + cloud
+
+
+@contextmanager
+def server_outside_stoker(cloud: DevCloud, prefix: str, cidr: str) -> Iterator[Any]:
+    """A server booted with openstacksdk (not through stoker) on a network of its own,
+    ACTIVE; deleted with its network afterwards."""
+    connection = cloud.connect("admin")
+    suffix = secrets.token_hex(3)
+    network = connection.network.create_network(name=f"{prefix}-{suffix}")
+    subnet = connection.network.create_subnet(network_id=network.id, cidr=cidr, ip_version=4)
+    booted = connection.compute.create_server(
+        name=f"{prefix}-{suffix}",
+        flavor_id=cloud.flavors["m1.tiny"],
+        image_id=cloud.image_id,
+        networks=[{"uuid": network.id}],
+    )
+    try:
+        yield connection.compute.wait_for_server(booted, wait=120)
+    finally:
+        connection.compute.delete_server(booted)
+        connection.compute.wait_for_delete(booted, wait=120)
+        connection.network.delete_subnet(subnet)
+        connection.network.delete_network(network)

@@ -15,6 +15,7 @@ from stoker.resources.openstack.cinder.client_plugin import CinderClientPlugin
 from stoker.resources.openstack.cinder.volume import CinderVolume
 from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 from stoker.sdk.testing import PluginHarness
+from tests.cloud.fixture import server_outside_stoker
 from tests.support.stacks import from_data, states
 
 
@@ -185,23 +186,8 @@ def test_cinder_volume_from_volume_and_retype(admin_cloud, make_service):
 @pytest.fixture
 def server(admin_cloud):
     """A server booted with openstacksdk on a network of its own (not through stoker)."""
-    connection = admin_cloud.connect("admin")
-    suffix = secrets.token_hex(3)
-    network = connection.network.create_network(name=f"attach-{suffix}")
-    subnet = connection.network.create_subnet(network_id=network.id, cidr="10.31.0.0/24", ip_version=4)
-    booted = connection.compute.create_server(
-        name=f"attach-{suffix}",
-        flavor_id=admin_cloud.flavors["m1.tiny"],
-        image_id=admin_cloud.image_id,
-        networks=[{"uuid": network.id}],
-    )
-    try:
-        yield connection.compute.wait_for_server(booted, wait=120)
-    finally:
-        connection.compute.delete_server(booted)
-        connection.compute.wait_for_delete(booted, wait=120)
-        connection.network.delete_subnet(subnet)
-        connection.network.delete_network(network)
+    with server_outside_stoker(admin_cloud, "attach", "10.31.0.0/24") as booted:
+        yield booted
 
 
 def attachment_template(mountpoint: str | None = None, volume: str = "first", **first: object) -> dict:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.cloud import test_nova_server as nova
+from tests.cloud.fixture import server_outside_stoker
 from tests.cloud.test_nova_server import ids_of, network_resources, server, server_gone, template
 from tests.support.stacks import from_data
 
@@ -207,23 +208,8 @@ def test_snapshot_of_a_volume_is_a_backup_that_restore_brings_back(admin_cloud, 
 @pytest.fixture
 def outside_server(admin_cloud):
     """A server booted with openstacksdk on a network of its own (not through stoker)."""
-    connection = admin_cloud.connect("admin")
-    suffix = secrets.token_hex(3)
-    network = connection.network.create_network(name=f"snap-outside-{suffix}")
-    subnet = connection.network.create_subnet(network_id=network.id, cidr="10.43.0.0/24", ip_version=4)
-    booted = connection.compute.create_server(
-        name=f"snap-outside-{suffix}",
-        flavor_id=admin_cloud.flavors["m1.tiny"],
-        image_id=admin_cloud.image_id,
-        networks=[{"uuid": network.id}],
-    )
-    try:
-        yield connection.compute.wait_for_server(booted, wait=120)
-    finally:
-        connection.compute.delete_server(booted)
-        connection.compute.wait_for_delete(booted, wait=120)
-        connection.network.delete_subnet(subnet)
-        connection.network.delete_network(network)
+    with server_outside_stoker(admin_cloud, "snap-outside", "10.43.0.0/24") as booted:
+        yield booted
 
 
 def test_snapshot_of_an_attached_volume_restores_it_detached_and_attaches_it_back(admin_cloud, service, outside_server):
