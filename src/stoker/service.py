@@ -346,14 +346,20 @@ class Service(ResourceActions, Serving, StackReads):
     ) -> dict[str, Any]:
         """What a create would do (everything is added, in the create's order), after the
         same validation."""
-        from stoker.engine import preview
 
         check_stack_name(name)
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments, parsed, files)
         result = self._validate(parsed, environment, dict(parameters or {}))
         hidden = HiddenValues.of(parsed.parameters, parameters, result.params, environment.parameters, environment.parameter_defaults)
-        # where the registry lists candidates: the template chosen for each resource (seed 003)
+        return self._create_plan(result, parsed, environment, hidden)
+
+    @staticmethod
+    def _create_plan(result: ValidationResult, parsed: Template, environment: Environment, hidden: HiddenValues) -> dict[str, Any]:
+        """Every resource added, in the create's order; where the registry lists
+        candidates, the template chosen for each resource (seed 003)."""
+        from stoker.engine import preview
+
         return implementations.with_preview(hidden.data(preview.as_result(preview.preview_create(result.template, result.implicit))), parsed, environment)
 
     def preview_stack(
@@ -367,11 +373,13 @@ class Service(ResourceActions, Serving, StackReads):
         timeout_mins: int | None = None,
         tags: Sequence[str] | None = None,
         project_id: str = "",
+        plan: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Heat's preview_stack (``format_stack_preview``): the stack a create would make,
         checked as create checks it (name, template, parameters), with no id (``"None"``),
         its parameters (pseudo parameters included) and its resources, each with its
-        properties resolved. ``stack_identity`` is for the API to make ``id`` and links of."""
+        properties resolved. ``stack_identity`` is for the API to make ``id`` and links of.
+        ``plan``: filled with what ``preview_create`` gives, from the same validation."""
         from stoker.engine import preview
         from stoker.engine.outputs import output_entries
         from stoker.reads import shown_parameters
@@ -381,7 +389,7 @@ class Service(ResourceActions, Serving, StackReads):
         if self.store.find_stack(name, project_id) is not None:  # names are unique per project
             raise StackExistsError(name)
         parsed = self.parse_template(template, files)
-        environment = self.parse_environments(environments)
+        environment = self.parse_environments(environments, parsed, files)
         user = dict(parameters or {})
         stack = _new_stack(name, user, disable_rollback, timeout_mins, tags or ())
         stack.id, stack.project_id = "None", project_id
@@ -410,6 +418,8 @@ class Service(ResourceActions, Serving, StackReads):
             "outputs": output_entries(result.template.outputs.values(), lambda value: resolve(value, context)),
             "resources": preview.preview_resources(result, self.registry, name, project_id),
         }
+        if plan is not None:
+            plan.update(self._create_plan(result, parsed, environment, hidden))
         return hidden.data(body)
 
     def preview_update(

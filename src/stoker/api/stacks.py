@@ -145,7 +145,7 @@ def preview(call: Call) -> dict[str, Any]:
     ``stoker`` command prints, as an update preview gives it: ``resource_changes`` (every
     resource added, in the order the create makes them) and ``implementations`` (the
     template each candidate list chose). Heat's body is left as it is without it."""
-    with_plan = call.bool_param("with_plan")
+    plan: dict[str, Any] | None = {} if call.bool_param("with_plan") else None
     data = schemas.instantiation(call.body)
     name, template = schemas.stack_name(data), schemas.template_of(data)
     stack = call.service.preview_stack(
@@ -158,12 +158,13 @@ def preview(call: Call) -> dict[str, Any]:
         timeout_mins=data.timeout_mins,
         tags=data.tags,
         project_id=call.context.tenant_id,
+        plan=plan,
     )
     body: dict[str, Any] = {"stack": views.stack_preview(call, stack)}
-    if with_plan:
-        # The embedded engine's own plan (the same call), so that the command prints the
-        # same against a server; the template is read and validated a second time.
-        body.update(call.service.preview_create(name, template, data.environments, data.parameters, files=data.files))
+    if plan is not None:
+        # The embedded engine's own plan, from the same validation, so that the command
+        # prints the same against a server.
+        body.update(plan)
     return body
 
 
