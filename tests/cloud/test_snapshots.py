@@ -214,12 +214,8 @@ def outside_server(admin_cloud):
 
 def test_snapshot_of_an_attached_volume_restores_it_detached_and_attaches_it_back(admin_cloud, service, outside_server):
     """A volume in use is backed up as Heat asks (force); restoring detaches it from its
-    server, restores the backup onto it and attaches it back where it was.
-
-    The server is not the stack's: restoring a stack that has both the server and its
-    attached volume rebuilds the server while the volume is detached for its restore, and
-    Nova's rebuild, which attaches the server's volumes anew, then fails and leaves the
-    server in ERROR (as it would under Heat, which orders the two no more than we do)."""
+    server, restores the backup onto it and attaches it back where it was. The server is
+    not the stack's (the next test has both in the stack)."""
     suffix = secrets.token_hex(3)
     connection = admin_cloud.connect("admin")
     definition = {
@@ -269,6 +265,74 @@ def test_snapshot_of_an_attached_volume_restores_it_detached_and_attaches_it_bac
         assert list(connection.compute.volume_attachments(outside_server.id)) == []
         wait_until(lambda: connection.block_storage.find_volume(volume_id) is None, f"volume {volume_id} is left")
     finally:
+        found = connection.block_storage.find_backup(backup_id) if backup_id else None
+        if found is not None and found.status in ("available", "error"):
+            connection.block_storage.delete_backup(found, ignore_missing=True, force=found.status == "error")
+
+
+def test_restoring_a_server_and_its_attached_volume_rebuilds_the_server_then_restores_the_volume(admin_cloud, service):
+    """A stack with a server, a volume and the attachment of one to the other: the restore
+    rebuilds the server from its image snapshot and, once the rebuild is done, detaches
+    the volume, restores its backup and attaches it back (``update_dependencies``). Run
+    together, Nova's rebuild meets the detach and leaves the server in ERROR, with the
+    volume stuck 'reserved', as Heat, which does not order them, leaves it."""
+    suffix = secrets.token_hex(3)
+    connection = admin_cloud.connect("admin")
+    resources = {
+        **network_resources(suffix, "10.44.0.0/24"),
+        "vm": server([{"network": {"get_resource": "net"}}], metadata={"phase": "snapshotted"}),
+        "data": {"type": "OS::Cinder::Volume", "properties": {"size": 1}},
+        "attachment": {
+            "type": "OS::Cinder::VolumeAttachment",
+            "properties": {"instance_uuid": {"get_resource": "vm"}, "volume_id": {"get_resource": "data"}},
+        },
+    }
+    stack = service.create_stack(f"snap-both-{suffix}", from_data(template(resources)))
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    ids = ids_of(service, stack.name)
+    server_id, volume_id = ids["vm"], ids["data"]
+    (attached,) = connection.compute.volume_attachments(server_id)
+    device = volume_file(admin_cloud, volume_id)
+    write_at(device, 0, b"snapshotted")
+    image_id = backup_id = None
+    try:
+        snapshot = service.create_snapshot(stack.name, f"both-{suffix}")
+
+        assert snapshot.status == "COMPLETE", snapshot.status_reason
+        image_id = snapshot.data["resources"]["vm"]["resource_data"]["snapshot_image_id"]
+        backup_id = snapshot.data["resources"]["data"]["resource_data"]["backup_id"]
+        resources["vm"]["properties"]["metadata"] = {"phase": "changed"}
+        stack = service.update_stack(stack.name, from_data(template(resources)))
+        assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+        write_at(device, 0, b"overwritten")
+
+        restored = service.restore_snapshot(stack.name, snapshot.id)
+
+        assert restored.state == "RESTORE_COMPLETE", restored.status_reason
+        assert ids_of(service, stack.name) == ids
+        live = connection.compute.get_server(server_id)
+        assert (live.status, live.task_state, live.image.id, live.metadata) == ("ACTIVE", None, image_id, {"phase": "snapshotted"})
+        volume = connection.block_storage.get_volume(volume_id)
+        assert volume.status == "in-use"
+        assert [attachment["server_id"] for attachment in volume.attachments] == [server_id]
+        (reattached,) = connection.compute.volume_attachments(server_id)
+        assert (reattached.volume_id, reattached.device) == (volume_id, attached.device)
+        assert read_at(device, 0, 11) == b"snapshotted"
+        # The server's rebuild ended before the volume's restore began.
+        events = [(event.resource_name, event.resource_action, event.resource_status) for event in service.list_events(stack.name)]
+        restore = events[events.index((stack.name, "RESTORE", "IN_PROGRESS")) :]
+        assert restore.index(("vm", "UPDATE", "COMPLETE")) < restore.index(("data", "UPDATE", "IN_PROGRESS")), restore
+
+        deleted = service.delete_stack(stack.name)
+
+        assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
+        assert image_gone(connection, image_id)
+        assert connection.block_storage.find_backup(backup_id) is None
+        assert server_gone(connection, server_id)
+        wait_until(lambda: connection.block_storage.find_volume(volume_id) is None, f"volume {volume_id} is left")
+    finally:
+        if image_id:
+            connection.image.delete_image(image_id, ignore_missing=True)
         found = connection.block_storage.find_backup(backup_id) if backup_id else None
         if found is not None and found.status in ("available", "error"):
             connection.block_storage.delete_backup(found, ignore_missing=True, force=found.status == "error")

@@ -1,5 +1,6 @@
 """Implicit dependencies through the engine: a plugin's rule orders create and delete like
-a stated dependency, a failing rule is ignored, and ``warn`` writes an event."""
+a stated dependency, a failing rule is ignored, and ``warn`` writes an event; an update
+rule orders updates only."""
 
 from __future__ import annotations
 
@@ -62,8 +63,37 @@ class Broken(resource.Resource):
         self.resource_id_set("broken")
 
 
+class Paint(resource.Resource):
+    """The paint of a house: slow to change."""
+
+    properties_schema = {"colour": properties.Schema(properties.Schema.STRING, "The colour.", update_allowed=True)}
+
+    def handle_create(self):
+        time.sleep(0.3)
+        self.resource_id_set("paint-" + self.name)
+
+    def handle_update(self, json_snippet, tmpl_diff, prop_diff):
+        time.sleep(0.3)
+
+
+class Curtain(resource.Resource):
+    """A curtain, changed once the paint of the stack is dry (not before its create)."""
+
+    properties_schema = {"colour": properties.Schema(properties.Schema.STRING, "The colour.", update_allowed=True)}
+
+    @classmethod
+    def update_dependencies(cls, me, stack):
+        return [paint.name for paint in stack.of_type("Demo::Paint")]
+
+    def handle_create(self):
+        self.resource_id_set("curtain-" + self.name)
+
+    def handle_update(self, json_snippet, tmpl_diff, prop_diff):
+        pass
+
+
 def resource_mapping():
-    return {"Demo::Door": Door, "Demo::Key": Key, "Demo::Broken": Broken}
+    return {"Demo::Door": Door, "Demo::Key": Key, "Demo::Broken": Broken, "Demo::Paint": Paint, "Demo::Curtain": Curtain}
 '''
 
 STACK = """
@@ -128,3 +158,29 @@ def test_implicit_dependency_orders_the_create_plan(make_service, tmp_path):
 
     planned = [change["resource_name"] for change in plan["resource_changes"]["added"]]
     assert planned.index("key") > max(planned.index("front"), planned.index("back"))
+
+
+ROOM = """
+heat_template_version: 2021-04-16
+parameters:
+  colour: {type: string}
+resources:
+  paint: {type: Demo::Paint, properties: {colour: {get_param: colour}}}
+  curtain: {type: Demo::Curtain, properties: {colour: {get_param: colour}}}
+"""
+
+
+def test_update_dependency_orders_updates_and_not_the_create(make_service, tmp_path):
+    service = _service(make_service, tmp_path)
+
+    stack = service.create_stack("room", template(ROOM), parameters={"colour": "white"})
+
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    # The create ignores the rule: the quick curtain is done before the slow paint.
+    assert _order(service, "room", "CREATE") == ["curtain", "paint"]
+
+    stack = service.update_stack("room", template(ROOM), parameters={"colour": "blue"})
+
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    events = [(e.resource_name, e.resource_status) for e in service.list_events("room") if e.resource_action == "UPDATE" and e.resource_name != "room"]
+    assert events.index(("paint", "COMPLETE")) < events.index(("curtain", "IN_PROGRESS")), events

@@ -23,7 +23,10 @@ __all__ = ["implicit_dependencies"]
 
 LOG = logging.getLogger(__name__)
 
-_DEFAULT_RULE = Resource.implicit_dependencies.__func__  # type: ignore[attr-defined]
+#: The rules a type may have: the edges every action follows, and the extra ones an
+#: update (and its rollback, and a restore) follows.
+RULES = ("implicit_dependencies", "update_dependencies")
+_DEFAULT_RULES = {rule: getattr(Resource, rule).__func__ for rule in RULES}
 
 
 class _NotStatic(Exception):
@@ -54,24 +57,26 @@ class _StaticContext:
         return True
 
 
-def _has_rule(cls: type[Resource]) -> bool:
-    rule = getattr(cls.implicit_dependencies, "__func__", None)
-    return rule is not None and rule is not _DEFAULT_RULE
+def _has_rule(cls: type[Resource], rule: str) -> bool:
+    method = getattr(getattr(cls, rule), "__func__", None)
+    return method is not None and method is not _DEFAULT_RULES[rule]
 
 
 def implicit_dependencies(
     definitions: Mapping[str, ResourceDefinition],
     plugin_class: Callable[[str], type[Resource]],
     parameter: Callable[[str], Any],
+    rules: tuple[str, ...] = ("implicit_dependencies",),
 ) -> dict[str, set[str]]:
-    """resource name -> the names of other resources its type's rule says it follows."""
+    """resource name -> the names of other resources its type's ``rules`` say it follows
+    (``RULES``: ``implicit_dependencies`` always, ``update_dependencies`` for an update)."""
     classes: dict[str, type[Resource]] = {}
     for name, definition in definitions.items():
         try:
             classes[name] = plugin_class(definition.resource_type)
         except Exception:  # noqa: BLE001 - an unknown type is validation's to report
             continue
-    ruled = [name for name, cls in classes.items() if _has_rule(cls)]
+    ruled = [(name, rule) for name, cls in classes.items() for rule in rules if _has_rule(cls, rule)]
     if not ruled:
         return {}
     context = _StaticContext(parameter)
@@ -104,13 +109,13 @@ def implicit_dependencies(
 
     stack = StackView(view(name, definition) for name, definition in definitions.items())
     edges: dict[str, set[str]] = {}
-    for name in ruled:
+    for name, rule in ruled:
         me = stack.get(name)
         try:
-            needs = {need for need in classes[name].implicit_dependencies(me, stack) if need != name and need in definitions}  # type: ignore[arg-type]
+            needs = {need for need in getattr(classes[name], rule)(me, stack) if need != name and need in definitions}
         except Exception:  # noqa: BLE001 - a plugin's rule must not break the stack
-            LOG.warning("the implicit dependency rule of %s (%s) failed; ignored", name, definitions[name].resource_type, exc_info=True)
+            LOG.warning("the %s rule of %s (%s) failed; ignored", rule, name, definitions[name].resource_type, exc_info=True)
             continue
         if needs:
-            edges[name] = needs
+            edges.setdefault(name, set()).update(needs)
     return edges

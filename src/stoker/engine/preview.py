@@ -105,7 +105,7 @@ def preview_update(runtime: PreviewRuntime, old_template: Template) -> list[Chan
     definitions = runtime.template.resources
     context = ActionContext(runtime, None, None, None)  # type: ignore[arg-type] - plan_update reads only the runtime
     changes: list[Change] = []
-    for name in runtime.graph(definitions).topological_order():
+    for name in runtime.graph(definitions, update=True).topological_order():
         definition = definitions[name]
         record: ResourceRecord | None = runtime.current.get(name)
         if record is None or record.action == "INIT":

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from stoker.engine.events import resource_event
-from stoker.engine.implicit import implicit_dependencies
+from stoker.engine.implicit import RULES, implicit_dependencies
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
 from stoker.graph import Graph
@@ -348,11 +348,13 @@ class StackRuntime:
     def resolve(self, value: Any) -> Any:
         return resolve(value, self)
 
-    def graph(self, definitions: Mapping[str, ResourceDefinition] | None = None) -> Graph[str]:
+    def graph(self, definitions: Mapping[str, ResourceDefinition] | None = None, update: bool = False) -> Graph[str]:
         """The dependency graph of ``definitions`` (default: this template's), implicit
-        dependencies included."""
+        dependencies included, and with ``update`` the order updates follow
+        (``Resource.update_dependencies``)."""
         definitions = self.template.resources if definitions is None else definitions
-        return dependency_graph(definitions, implicit_dependencies(definitions, self.plugin_class, self.parameter))
+        rules = RULES if update else RULES[:1]
+        return dependency_graph(definitions, implicit_dependencies(definitions, self.plugin_class, self.parameter, rules))
 
     def instance(self, record: ResourceRecord, definition: ResourceDefinition | None = None, fresh: bool = False) -> Resource:
         """The plugin object for a record (one per record and action)."""

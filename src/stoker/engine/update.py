@@ -50,7 +50,7 @@ async def update(context: ActionContext, old_template: Template, limit: int, act
             if replacement is not None and replacement is not record:
                 runtime.release(replacement)
 
-    outcome = await walk(runtime.graph(definitions), visit, limit=limit)
+    outcome = await walk(runtime.graph(definitions, update=True), visit, limit=limit)
     if not outcome.ok:
         return await actions.stack_finished(context, action, outcome)
 

@@ -9,7 +9,10 @@ why the plugin guide asks plugin authors not to override it. Here a type answers
 question instead: ``Resource.implicit_dependencies(me, stack)`` receives read-only views
 of the template's definitions and returns the names it must follow. The engine calls it
 whenever it builds a stack's graph (create, update, delete, check, suspend, previews,
-validation), ignores what it cannot use and never lets it fail an action.
+validation), ignores what it cannot use and never lets it fail an action. A second
+question, ``Resource.update_dependencies(me, stack)``, reads the same views and names the
+resources whose update this one's update follows (a stack update, its rollback, a
+restore, and their previews), without ordering create or delete.
 
 Owns: ``ResourceView`` and ``StackView`` (the views), ``Reference`` (how a
 ``get_resource`` reads in a view) and ``UNKNOWN`` (a value no view can know before the

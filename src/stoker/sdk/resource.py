@@ -291,6 +291,15 @@ class Resource:
         ``stoker.sdk.dependencies``). Default: none."""
         return ()
 
+    @classmethod
+    def update_dependencies(cls, me: ResourceView, stack: StackView) -> Iterable[str]:
+        """The names of resources whose update this one's update follows, beside its
+        dependencies, in a stack update, its rollback and a restore: the ones it must not
+        change at the same time (a volume that detaches from its server to be restored
+        waits for that server's rebuild). Create and delete ignore these edges; one that
+        would close a cycle is dropped. Default: none."""
+        return ()
+
     def find_created(self) -> str | None:
         """The physical id of an object an interrupted create made before its id was
         recorded (the engine died between the cloud's answer and the write), found by

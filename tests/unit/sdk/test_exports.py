@@ -50,7 +50,7 @@ RESOURCE_MEMBERS = [
     "data", "data_delete", "data_set", "default_client_name", "dynamic_attributes", "entity", "find_created", "get_attribute", "get_reference_id",
     "handle_create", "handle_delete", "handle_update", "implicit_dependencies", "metadata_get", "needs_replace", "needs_replace_failed", "needs_replace_with_prop_diff", "needs_replace_with_tmpl_diff",
     "physical_resource_name", "prepare_for_replace", "properties_groups_schema", "properties_schema", "replacement", "resource_id_set", "restore_prev_rsrc",
-    "signals", "support_status", "translation_rules", "type", "validate", "warn",
+    "signals", "support_status", "translation_rules", "type", "update_dependencies", "validate", "warn",
 ]  # fmt: skip
 
 

@@ -227,6 +227,22 @@ def test_cinder_volume_reattach_fails_when_nova_refuses_a_server_in_error():
     assert nova.requests == 1
 
 
+def test_cinder_volume_left_reserved_by_a_server_in_error_fails_instead_of_waiting():
+    """Nova accepted the attach back, then the server went to ERROR (a rebuild that met
+    the detach): Cinder keeps the volume 'reserved' for ever, and the update fails with
+    Nova's fault instead of waiting out the stack's timeout."""
+    harness, nova, token = reattaching(refusals=0, server_status="ACTIVE")
+    assert harness.resource.check_update_complete(token) is False  # the attach request
+    volume = harness.resource.client().get_volume("vol")
+    volume.status, volume.attachments = "reserved", []
+    assert harness.resource.check_update_complete(token) is False  # still attaching
+    nova.server_status = "ERROR"
+
+    with pytest.raises(ResourceFailure, match="server server-1 is in status ERROR"):
+        harness.resource.check_update_complete(token)
+    assert nova.requests == 1
+
+
 def attachment(**properties) -> PluginHarness:
     values = {"instance_uuid": "server-1", "volume_id": "volume-1"}
     values.update(properties)

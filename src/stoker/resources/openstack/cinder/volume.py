@@ -14,8 +14,9 @@ smaller than asked and not already extending).
 Stack snapshots: Heat backs a volume up with Cinder's backup service, and so do we: a
 backup, unlike a Cinder snapshot, does not pin its volume (a volume with snapshots cannot
 be deleted, so deleting or replacing it would fail while the stack snapshot exists).
-Restoring writes the backup onto the same volume, detached from its server meanwhile. A
-cloud without the cinder-backup service fails the snapshot with Cinder's own message.
+Restoring writes the backup onto the same volume, detached from its server meanwhile,
+after that server's own restore (``update_dependencies``: a rebuild that meets a detach
+leaves the server in ERROR). A cloud without the cinder-backup service fails the snapshot with Cinder's own message.
 """
 
 from __future__ import annotations
@@ -26,7 +27,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.openstack.cinder.volume_attachment import ATTACH_ATTEMPTS
+from stoker.resources.openstack.cinder.volume_attachment import (
+    CinderVolumeAttachment as VolumeAttachment,
+)
 from stoker.sdk import attributes, constraints, properties, support, translation
+from stoker.sdk.dependencies import Reference, ResourceView, StackView
 from stoker.sdk.exceptions import ResourceFailure, ValidationError
 from stoker.sdk.resource import Resource
 
@@ -223,6 +228,20 @@ class CinderVolume(Resource):
         ATTACHMENTS_LIST: "attachments",
     }
 
+    @classmethod
+    def update_dependencies(cls, me: ResourceView, stack: StackView) -> list[str]:
+        """The servers of this stack that a VolumeAttachment of this stack attaches this
+        volume to: an update that detaches the volume (a restore, a read-only flag, an
+        extend before compute 3.42) waits for theirs, so that the volume never leaves a
+        server Nova is rebuilding or resizing (Nova puts the server in ERROR)."""
+        servers = []
+        for attachment in stack.of_type("OS::Cinder::VolumeAttachment"):
+            if attachment.get(VolumeAttachment.VOLUME_ID) == Reference(me.name):
+                server = attachment.get(VolumeAttachment.INSTANCE_ID)
+                if isinstance(server, Reference):
+                    servers.append(server.name)
+        return servers
+
     def translation_rules(self, props: properties.Properties) -> list[translation.TranslationRule]:
         return [
             translation.TranslationRule(props, translation.TranslationRule.REPLACE, [self.IMAGE], value_path=[self.IMAGE_REF])
@@ -389,11 +408,15 @@ class CinderVolume(Resource):
         token = token or {}
         client = self.client()
         volume = client.get_volume(self.resource_id)
+        reattach = token.get("reattach")
+        if volume.status in ("attaching", "reserved") and reattach and token.get("attach_attempts"):
+            # Our attach back: Nova leaves the volume reserved when the server fails it.
+            self._server_not_in_error(reattach["server"])
+            return False
         if volume.status in ("retyping", "extending", "restoring-backup", "attaching", "detaching", "reserved"):
             return False
         if volume.status.startswith("error"):
             raise ResourceFailure(f"Volume update failed - Unknown status {volume.status} due to \"Unknown\"")
-        reattach = token.get("reattach")
         if reattach and token.get("phase") == "detach":
             if self._detach_from(volume, reattach["server"], token):
                 token["phase"] = "work"
@@ -444,6 +467,13 @@ class CinderVolume(Resource):
         if nova.attach_volume(server_id, volume.id, reattach.get("device")) is not None:
             token["attach_attempts"] = attempts + 1
             return False
+        self._server_not_in_error(server_id)
+        return False
+
+    def _server_not_in_error(self, server_id: str) -> None:
+        """Fail the attach back to a server that is gone or in ERROR (which it does not
+        leave by itself), with Nova's fault when it gives one."""
+        nova = self.client_plugin("nova")
         try:
             server = nova.client().get_server(server_id)
         except Exception as error:  # noqa: BLE001 - openstacksdk's types
@@ -451,8 +481,9 @@ class CinderVolume(Resource):
                 raise ResourceFailure(f"Volume attachment failed - server {server_id} is gone")
             raise
         if server.status == "ERROR":
-            raise ResourceFailure(f"Volume attachment failed - server {server_id} is in status ERROR")
-        return False
+            fault = getattr(server, "fault", None)
+            fault = fault.get("message") if isinstance(fault, Mapping) else None
+            raise ResourceFailure(f"Volume attachment failed - server {server_id} is in status ERROR" + (f": {fault}" if fault else ""))
 
     def _detach_from(self, volume: Any, server_id: str, token: dict[str, Any]) -> bool:
         """One poll of detaching ``volume`` from ``server_id``; True once Cinder and Nova
