@@ -17,7 +17,7 @@ feature newer than the cloud's maximum fails with the seed's message (``require_
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from stoker.resources.openstack import cloud
@@ -163,6 +163,21 @@ class OpenStackClientPlugin(ClientPlugin):
             if self.is_not_found(error):
                 raise EntityNotFound(entity, name_or_id)
             raise
+
+    @staticmethod
+    def one_match(entity: str, name_or_id: str, candidates: Iterable[Any]) -> Any:
+        """openstacksdk's rule for a listing a finder made itself: the object whose id is
+        ``name_or_id``, else the one object of that name (None when there is none; several
+        are an error that says to give the id)."""
+        named = []
+        for candidate in candidates:
+            if str(getattr(candidate, "id", "")) == name_or_id:
+                return candidate
+            if getattr(candidate, "name", None) == name_or_id:
+                named.append(candidate)
+        if len(named) > 1:
+            raise AmbiguousNameError(entity, name_or_id)
+        return named[0] if named else None
 
     def find_id(self, entity: str, name_or_id: str) -> str:
         return str(self.find(entity, name_or_id).id)

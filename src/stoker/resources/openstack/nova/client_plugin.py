@@ -37,6 +37,20 @@ class NovaClientPlugin(OpenStackClientPlugin):
     def find_flavor_by_name_or_id(self, flavor: str) -> str:
         return self.find_id("flavor", flavor)
 
+    def _find(self, entity: str, name_or_id: str, find: Any) -> Any:
+        if entity == "flavor" and find is None:
+            find = self._find_flavor
+        return super()._find(entity, name_or_id, find)
+
+    def _find_flavor(self, name_or_id: str, ignore_missing: bool = False) -> Any:
+        """openstacksdk's find_flavor asks for the value as an id, then lists the flavors
+        (Nova cannot filter them by name). Templates name flavors, so the list comes first
+        and matches ids and names alike: one request per flavor, not two. A flavor the
+        listing lacks is asked for by id."""
+        compute = self.client()
+        found = self.one_match("flavor", name_or_id, compute.flavors(details=True))
+        return found if found is not None else compute.get_flavor(name_or_id)
+
     def get_keypair(self, key_name: str) -> object:
         return self.find("keypair", key_name)
 
