@@ -394,7 +394,7 @@ class Service(ResourceActions, Serving, StackReads):
         stack = _new_stack(name, user, disable_rollback, timeout_mins, tags or ())
         stack.id, stack.project_id = "None", project_id
         self._check_limits(parsed)
-        result = self._validate(parsed, environment, user, stack)
+        result = self._validate(parsed, environment, user, stack, hand_over=False)  # no action follows
         hidden = HiddenValues.of(parsed.parameters, user, result.params, environment.parameters, environment.parameter_defaults)
         context = preview.preview_context(result, self.registry)
         description = parsed.description or "No description"
@@ -661,8 +661,10 @@ class Service(ResourceActions, Serving, StackReads):
     def _check_limits(self, template: Template) -> None:
         check_resource_limit(template, self.settings.max_resources_per_stack)
 
-    def _validate(self, template: Template, environment: Environment, user: Mapping[str, Any], stack: StackRecord | None = None, strict: bool = True) -> ValidationResult:
-        return validate(template, environment, user, self.registry, stack, max_depth=self.settings.max_nested_depth, strict=strict)
+    def _validate(
+        self, template: Template, environment: Environment, user: Mapping[str, Any], stack: StackRecord | None = None, strict: bool = True, hand_over: bool = True
+    ) -> ValidationResult:
+        return validate(template, environment, user, self.registry, stack, max_depth=self.settings.max_nested_depth, strict=strict, hand_over=hand_over)
 
     def _check_top_level(self, stack: StackRecord) -> None:
         """A nested stack changes only through its parent's resource (which would

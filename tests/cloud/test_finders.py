@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.resources.openstack.constraints import CACHE
 from stoker.template.errors import TemplateErrors
 from tests.support.stacks import from_data
 
@@ -92,6 +93,8 @@ def test_flavor_and_image_named_by_30_servers_cost_one_request_each(admin_cloud,
     assert lookups(by_id, "/flavors") == 1, by_id
     # An image id is asked for as an id (openstacksdk's way, one request when it exists).
     assert lookups(by_id, "/images") == 1, by_id
+    # A preview is followed by no action: it hands its answers to none.
+    assert "None" not in CACHE._handed
 
 
 def test_missing_flavor_and_image_are_named(admin_cloud, make_service):

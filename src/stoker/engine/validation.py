@@ -294,10 +294,12 @@ def validate(
     max_depth: int = 5,
     chain: tuple[str, ...] = (),
     strict: bool = True,
+    hand_over: bool = True,
 ) -> ValidationResult:
     """Validate a stack definition; raise TemplateErrors listing every problem
     (including those the template reader collected). Not ``strict`` (Heat's
-    template-validate): see the module's docstring."""
+    template-validate): see the module's docstring. ``hand_over``: the stack's action
+    follows, and reads what this validation looked up (not for a preview)."""
     errors: list[TemplateError] = [_heat_text(error, template) for error in template.problems]
     stack_name = stack.name if stack else "stack"
     stack_id = stack.id if stack else "None"
@@ -343,7 +345,7 @@ def validate(
     context = ValidationContext(template, params, classes, errors, registry, strict)
     # The stack's first action, which follows at once, reads what this validation looked
     # up in the cloud instead of asking again (LookupCache: for a minute, in this process).
-    context.validates_stack = stack.id if stack is not None and strict else None
+    context.validates_stack = stack.id if stack is not None and strict and hand_over else None
     # The template files this one is nested in (template resources), to name a loop.
     chain = chain or ((template.document.file,) if template.document.file else ())
     nested = _NestedValidation(environment, registry, template.files, depth, max_depth, chain, strict)
