@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import configparser
+import ipaddress
 import secrets
 import time
 
@@ -48,9 +49,17 @@ def outputs(service, stack_name: str) -> dict:
 
 
 def network_resources(suffix: str, cidr: str = "10.30.0.0/24") -> dict:
+    """A network and a /24 subnet whose addresses Neutron hands out from .100 up: the
+    fixed addresses tests name (below .100) are never taken by chance (a port given the
+    address a server's update then names would keep that port, say)."""
+    network = ipaddress.ip_network(cidr)
+    pool = [{"start": str(network[100]), "end": str(network[250])}]
     return {
         "net": {"type": "OS::Neutron::Net", "properties": {"name": f"srv-net-{suffix}"}},
-        "subnet": {"type": "OS::Neutron::Subnet", "properties": {"network": {"get_resource": "net"}, "cidr": cidr}},
+        "subnet": {
+            "type": "OS::Neutron::Subnet",
+            "properties": {"network": {"get_resource": "net"}, "cidr": cidr, "allocation_pools": pool},
+        },
     }
 
 
