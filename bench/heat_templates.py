@@ -209,10 +209,12 @@ class Fixtures:
             return "10.79.0.10"
         if lowered.endswith("pool_end"):
             return "10.79.0.100"
-        if "net" in lowered:
+        if re.search(r"(^|_)net(work)?(_|$)", lowered):
             return self.private.id if lowered.endswith("_id") else self.private.name
         if lowered == "availability_zone":
             return "nova"
+        if default is None and "email" in lowered:
+            return "sweep@example.com"
         if default is not None:
             return default
         if allowed:
@@ -242,7 +244,7 @@ def _string_for(schema: dict[str, Any]) -> str:
             high = constraint["length"].get("max", high)
         if isinstance(constraint, dict) and constraint.get("allowed_pattern"):
             patterns.append(constraint["allowed_pattern"])
-    for seed in ("Sweep1secret", "sweep1secret", "Sweep", "sweep", "Sw1"):
+    for seed in ("Sweep1secret", "sweep1secret", "Sweep", "sweep", "Sw1", "Sweep-1secret"):
         text = (seed * 8)[: max(low, min(len(seed) + 6, high))]
         if all(re.fullmatch(pattern, text) for pattern in patterns):
             return text

@@ -16,7 +16,8 @@ backup, unlike a Cinder snapshot, does not pin its volume (a volume with snapsho
 be deleted, so deleting or replacing it would fail while the stack snapshot exists).
 Restoring writes the backup onto the same volume, detached from its server meanwhile,
 after that server's own restore (``update_dependencies``: a rebuild that meets a detach
-leaves the server in ERROR). A cloud without the cinder-backup service fails the snapshot with Cinder's own message.
+leaves the server in ERROR). A cloud without the cinder-backup service fails the
+snapshot with Cinder's own message.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from stoker.resources.openstack.cinder.volume_attachment import ATTACH_ATTEMPTS
 from stoker.resources.openstack.cinder.volume_attachment import (
-    CinderVolumeAttachment as VolumeAttachment,
+    ATTACH_ATTEMPTS,
+    CinderVolumeAttachment,
 )
 from stoker.sdk import attributes, constraints, properties, support, translation
 from stoker.sdk.dependencies import Reference, ResourceView, StackView
@@ -232,12 +233,12 @@ class CinderVolume(Resource):
     def update_dependencies(cls, me: ResourceView, stack: StackView) -> list[str]:
         """The servers of this stack that a VolumeAttachment of this stack attaches this
         volume to: an update that detaches the volume (a restore, a read-only flag, an
-        extend before compute 3.42) waits for theirs, so that the volume never leaves a
+        extend below block-storage 3.42) waits for theirs, so that the volume never leaves a
         server Nova is rebuilding or resizing (Nova puts the server in ERROR)."""
         servers = []
         for attachment in stack.of_type("OS::Cinder::VolumeAttachment"):
-            if attachment.get(VolumeAttachment.VOLUME_ID) == Reference(me.name):
-                server = attachment.get(VolumeAttachment.INSTANCE_ID)
+            if attachment.get(CinderVolumeAttachment.VOLUME_ID) == Reference(me.name):
+                server = attachment.get(CinderVolumeAttachment.INSTANCE_ID)
                 if isinstance(server, Reference):
                     servers.append(server.name)
         return servers
