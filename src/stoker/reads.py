@@ -226,12 +226,7 @@ class StackReads:
         from stoker.engine import signals
 
         credential = signals.credential_by_url(self.store, credential_id, secret, purposes=(signals.METADATA,))
-        stack = self.store.get_stack(credential.stack_id)
-        record = None
-        if stack is not None and stack.deleted_at is None:
-            record = next((r for r in self.store.list_resources(stack.id) if r.current and r.uuid == credential.resource_uuid), None)
-        if stack is None or record is None:
-            raise signals.SignalCredentialError("The URL is not valid: its server is gone")
+        stack, record = signals.credential_resource(self.store, credential, "The URL is not valid: its server is gone")
         return self._metadata(stack, record)
 
     def list_events(self, name_or_id: str, resource_name: str | None = None, nested_depth: int = 0) -> list[EventRecord]:

@@ -94,12 +94,7 @@ class ResourceActions:
         cfn-signal PUTs to): the credential names the stack and resource. Returns Heat's
         answer: the resource's name and its signals by id."""
         credential = signals.credential_by_url(self.store, credential_id, secret, purposes=(signals.SIGNAL, signals.ALARM))
-        stack = self.store.get_stack(credential.stack_id)
-        record = None
-        if stack is not None and stack.deleted_at is None:
-            record = next((r for r in self.store.list_resources(stack.id) if r.current and r.uuid == credential.resource_uuid), None)
-        if stack is None or record is None:
-            raise signals.SignalCredentialError("The signal URL is not valid: its resource is gone")
+        stack, record = signals.credential_resource(self.store, credential, "The signal URL is not valid: its resource is gone")
         instance = self._deliver_signal(stack, record, details)
         metadata = getattr(instance, "metadata", None)
         return {"resource": record.name, "metadata": metadata(self.store.list_signals(record.uuid)) if callable(metadata) else {}}

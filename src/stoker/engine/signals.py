@@ -28,7 +28,7 @@ from stoker.identifiers import new_id
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.signals import Credential, SignalSource
 from stoker.store import Store
-from stoker.store.records import SignalCredentialRecord, SignalRecord
+from stoker.store.records import ResourceRecord, SignalCredentialRecord, SignalRecord, StackRecord
 
 if TYPE_CHECKING:
     from stoker.engine.stack import StackRuntime
@@ -80,6 +80,18 @@ def credential_by_url(store: Store, credential_id: str, secret: str, purposes: t
     if record is None or not secret or not _matches(record, secret) or (record.purpose or SIGNAL) not in purposes:
         raise SignalCredentialError("The URL is not valid: its credential is unknown, revoked or does not match")
     return record
+
+
+def credential_resource(store: Store, credential: SignalCredentialRecord, gone: str) -> tuple[StackRecord, ResourceRecord]:
+    """The live stack and current resource a capability URL's credential names, or
+    SignalCredentialError with ``gone`` when either is gone."""
+    stack = store.get_stack(credential.stack_id)
+    record = None
+    if stack is not None and stack.deleted_at is None:
+        record = next((r for r in store.list_resources(stack.id) if r.current and r.uuid == credential.resource_uuid), None)
+    if stack is None or record is None:
+        raise SignalCredentialError(gone)
+    return stack, record
 
 
 def public_base(url: str) -> str:
