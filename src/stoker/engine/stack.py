@@ -296,12 +296,16 @@ class StackRuntime:
             pass  # reported where the class is needed
         return rendered
 
-    def _kept_class(self, record: ResourceRecord) -> type[Resource] | None:
-        """The plugin class the record was made with, when the environment now maps its
-        type to another; None when it is the current one or not known."""
+    def _kept(self, record: ResourceRecord) -> str | None:
+        """The implementation the record keeps (None for a record older than that)."""
         kept = (record.definition or {}).get(self.IMPLEMENTATION_KEY)
-        cls = self.registry.types.get(kept) if isinstance(kept, str) else None
-        return cls
+        return kept if isinstance(kept, str) else None
+
+    def _kept_class(self, record: ResourceRecord) -> type[Resource] | None:
+        """The plugin class the record was made with; None when it is not known (a
+        provider template, or a record older than the keeping of its class)."""
+        kept = self._kept(record)
+        return self.registry.types.get(kept) if kept is not None else None
 
     def _record_class(self, record: ResourceRecord, definition: ResourceDefinition) -> type[Resource]:
         current = self.plugin_class(definition.resource_type, record.name) if definition.resource_type != record.type else None
@@ -327,8 +331,8 @@ class StackRuntime:
         (Heat's TemplateResource either way: the nested stack is updated to the new
         template), the new class is the old one's substitute (seed 000), or the record
         predates the keeping of its class."""
-        kept = (record.definition or {}).get(self.IMPLEMENTATION_KEY)
-        if not isinstance(kept, str):
+        kept = self._kept(record)
+        if kept is None:
             return None
         try:
             new_class = self.plugin_class(record.type, record.name)
