@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from tests.acceptance.conftest import environment_of
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
 
@@ -199,39 +200,44 @@ def test_cli_hook_poll_and_event_list_follow(stoker, tmp_path):
             first: {hooks: pre-create}
         """))
     creator = subprocess.Popen([STOKER, "stack", "create", "h", "-t", "hooked.yaml", "-e", "hooks.yaml"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=stoker.env, cwd=tmp_path)
+    follower = None
+    lines: list[str] = []
+
+    def alive(process: subprocess.Popen) -> bool:
+        assert process.poll() is None, process.communicate()
+        return True
+
+    def printed(text: str) -> bool:
+        return alive(follower) and any(text in line for line in lines)
+
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            polled = json.loads(stoker("stack", "hook", "poll", "h", "-f", "json", check=False).stdout or "[]")
-            if polled:
-                break
-            assert time.monotonic() < deadline and creator.poll() is None, creator.communicate()
-            time.sleep(0.3)
+        # Each wait is for its condition: the machine may be busy, so no step has a time of its own.
+        polled = wait_until(
+            lambda: alive(creator) and json.loads(stoker("stack", "hook", "poll", "h", "-f", "json", check=False).stdout or "[]"),
+            "the create to pause at its hook",
+        )
         [waiting] = polled
         assert (waiting["Resource Name"], waiting["Resource Status"]) == ("first", "INIT_COMPLETE")
         assert waiting["Resource Status Reason"] == "CREATE paused until Hook pre-create is cleared"
         # Following from here: what happened so far, then each event as it comes.
         follower = subprocess.Popen([STOKER, "stack", "event", "list", "h", "--follow"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=stoker.env, cwd=tmp_path)
-        lines: list[str] = []
         reader = threading.Thread(target=lambda: lines.extend(iter(follower.stdout.readline, "")), daemon=True)
         reader.start()
-        while not any("paused until Hook pre-create" in line for line in lines):
-            assert time.monotonic() < deadline and follower.poll() is None, follower.stderr.read()
-            time.sleep(0.2)
+        wait_until(lambda: printed("paused until Hook pre-create"), "the follower to print the hook's event")
         assert not any("[h]: CREATE_COMPLETE" in line for line in lines)
         stoker("stack", "hook", "clear", "h", "first", "--pre-create")
-        assert creator.wait(timeout=60) == 0, creator.communicate()
+        assert creator.wait(timeout=HANG_GUARD_S) == 0, creator.communicate()
         assert json.loads(stoker("stack", "hook", "poll", "h", "-f", "json").stdout) == []
+        # The follower printed the events so far (the hook's), then those that came after.
+        wait_until(lambda: printed("[h]: CREATE_COMPLETE"), "the follower to print the stack's CREATE_COMPLETE")
+        follower.send_signal(signal.SIGINT)
+        assert follower.wait(timeout=HANG_GUARD_S) == 0
+        reader.join(timeout=HANG_GUARD_S)
+        assert "Traceback" not in follower.stderr.read()
     finally:
-        creator.kill()
-    # The follower printed the events so far (the hook's), then those that came after.
-    while not any("[h]: CREATE_COMPLETE" in line for line in lines):
-        assert time.monotonic() < deadline and follower.poll() is None, follower.stderr.read()
-        time.sleep(0.2)
-    follower.send_signal(signal.SIGINT)
-    assert follower.wait(timeout=30) == 0
-    reader.join(timeout=10)
-    assert "Traceback" not in follower.stderr.read()
+        for process in (creator, follower):
+            if process is not None:
+                process.kill()
     assert any("[first]: INIT_COMPLETE  CREATE paused until Hook pre-create is cleared" in line for line in lines)
 
 

@@ -31,7 +31,8 @@ import pytest
 
 from tests.support import venv_cache
 
-# The agents, pinned: the key of the cached environment is made of these.
+# The agents, pinned: the key of the cached environment is made of these and of the full
+# pinned set (constraints/agents.txt).
 AGENT_REQUIREMENTS = (
     "os-collect-config==14.1.0",
     "os-apply-config==14.1.0",
@@ -66,7 +67,10 @@ def cache_directory() -> Path:
 def agents_key() -> str:
     """What the environment is built from: the pins and the Python version."""
     return venv_cache.environment_key(
-        requirement.encode() + b"\n" for requirement in (*AGENT_REQUIREMENTS, HEAT_AGENTS)
+        [
+            *(requirement.encode() + b"\n" for requirement in (*AGENT_REQUIREMENTS, HEAT_AGENTS)),
+            venv_cache.constraints_file("agents").read_bytes(),
+        ]
     )
 
 
@@ -148,7 +152,7 @@ class AgentEnvironment:
             (
                 "install the agents",
                 ", ".join(AGENT_REQUIREMENTS),
-                [python, "-m", "pip", "install", "-q", *pip_network, *AGENT_REQUIREMENTS],
+                [python, "-m", "pip", "install", "-q", *pip_network, "-c", str(venv_cache.constraints_file("agents")), *AGENT_REQUIREMENTS],
             ),
             (
                 "download heat-agents' sdist",

@@ -47,9 +47,9 @@ if __name__ != "__main__":
     from tests.support import venv_cache
     from tests.support.venv_cache import tail
 
-# The suite, pinned: the key of the cached environment is made of these. tempest and the
-# plugin are what is tested with; gabbi, heatclient and keystoneauth1 are what talk to the
-# server, pinned to the versions those two resolved to when this was written.
+# The suite, pinned: the key of the cached environment is made of these and of the full
+# pinned set (constraints/tempest.txt). tempest and the plugin are what is tested with;
+# gabbi, heatclient and keystoneauth1 are what talk to the server.
 TEMPEST_REQUIREMENTS = (
     "tempest==47.0.0",
     "heat-tempest-plugin==3.0.0",
@@ -122,7 +122,7 @@ def cache_directory() -> Path:
 def tempest_key() -> str:
     """What the environment is built from: the pins and the Python version."""
     return venv_cache.environment_key(
-        requirement.encode() + b"\n" for requirement in TEMPEST_REQUIREMENTS
+        [*(requirement.encode() + b"\n" for requirement in TEMPEST_REQUIREMENTS), venv_cache.constraints_file("tempest").read_bytes()]
     )
 
 
@@ -185,7 +185,7 @@ class TempestEnvironment:
             (
                 "install tempest and heat-tempest-plugin",
                 ", ".join(TEMPEST_REQUIREMENTS),
-                [python, "-m", "pip", "install", "-q", *pip_network, *TEMPEST_REQUIREMENTS],
+                [python, "-m", "pip", "install", "-q", *pip_network, "-c", str(venv_cache.constraints_file("tempest")), *TEMPEST_REQUIREMENTS],
             ),
             (
                 "import the plugin",

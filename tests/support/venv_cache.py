@@ -41,6 +41,16 @@ UNREACHABLE_INDEX = (
 )
 
 
+# The full pinned sets of the side environments (every package, not only the ones named):
+# ``.ci/refresh-constraints`` writes them, and each environment's key includes its file.
+CONSTRAINTS_DIRECTORY = Path(__file__).with_name("constraints")
+
+
+def constraints_file(name: str) -> Path:
+    """The pins of side environment ``name`` (``tempest``, ``agents``), for ``pip -c``."""
+    return CONSTRAINTS_DIRECTORY / f"{name}.txt"
+
+
 def cache_directory(name: str) -> Path:
     """``${XDG_CACHE_HOME:-~/.cache}/stoker/<name>``: survives clones, shared by every run."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

@@ -43,6 +43,8 @@ from stoker.template.yaml_reader import (
     _measure,
     _stream,
     _syntax_error,
+    is_parser_nesting_error,
+    nesting_error,
 )
 
 DEFAULT_MAX_TEMPLATE_BYTES = 512 * 1024  # Heat's max_template_size
@@ -163,6 +165,8 @@ def _read(text: str | bytes, file: str | None, limits: Limits, json_fallback: bo
             loader = _Loader(text)
         node, aliased = _compose(loader, file, limits)
     except yaml.MarkedYAMLError as error:
+        if is_parser_nesting_error(error):
+            raise nesting_error(error, text, file, limits)
         # YAML refuses some valid JSON (a tab where YAML wants indentation): read it as JSON.
         if json_fallback and text.lstrip().startswith("{"):
             return load_json(text.lstrip(), file, limits)

@@ -308,6 +308,44 @@ def _measure(root: yaml.Node, file: str | None, limits: Limits) -> None:
     visit(root, 0)
 
 
+# What libyaml says when its own nesting limit fires (1000 levels; PyYAML wheels bundle a
+# libyaml with this limit since 6.0.4). Its scanner reads a run of flow openers ahead
+# before the parser hands out their events, so this can fire before ``_compose`` or
+# ``_stream`` ever see a level past stoker's own limit.
+_LIBYAML_NESTING_PROBLEM = "exceeded maximum nesting depth"
+
+
+def is_parser_nesting_error(error: yaml.MarkedYAMLError) -> bool:
+    """Whether ``error`` is the YAML library refusing nesting past its own limit."""
+    return _LIBYAML_NESTING_PROBLEM in (error.problem or "")
+
+
+def nesting_error(error: yaml.MarkedYAMLError, text: str, file: str | None, limits: Limits) -> TemplateLimitError:
+    """stoker's own refusal of ``text``, which the YAML library refused as nested past
+    its limit: the limit and its message stay stoker's, whatever the library's are.
+
+    The text up to where the library stopped is read again: its nesting is within the
+    library's limit, so the events come out and ``_compose`` stops at the first level
+    past ``limits.max_depth``, with that level's place. Should the library's limit be the
+    lower one, the refusal is placed where the library stopped.
+    """
+    mark = error.problem_mark
+    assert mark is not None  # the scanner's errors are placed
+    loader = _Loader(text[: mark.index])
+    try:
+        _compose(loader, file, limits)
+    except TemplateLimitError as refusal:
+        return refusal
+    except yaml.YAMLError:
+        pass  # the cut text ends mid-document: what matters is whether the limit fired first
+    finally:
+        loader.dispose()
+    return TemplateLimitError(
+        f"The document is nested more than {limits.max_depth} levels deep",
+        location=Location(file, mark.line + 1, mark.column + 1),
+    )
+
+
 def _syntax_error(error: yaml.MarkedYAMLError, file: str | None, text: str) -> TemplateSyntaxError:
     mark = error.problem_mark or error.context_mark
     location = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)

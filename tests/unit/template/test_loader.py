@@ -336,6 +336,25 @@ def test_load_very_deep_nesting_is_refused_quickly():
     assert caught.value.location == Location(None, 1, 201)
 
 
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("o:\n  value: " + "[" * 5000 + "]" * 5000 + "\n", Location("deep.yaml", 2, 208)),
+        ("é: 1\n" + "".join(" " * level + "k:\n" for level in range(1200)) + " " * 1200 + "v\n", Location("deep.yaml", 202, 201)),
+    ],
+    ids=["flow", "block"],
+)
+def test_load_nesting_past_the_yaml_librarys_own_limit_is_refused_with_stokers_message_and_place(text, place):
+    # libyaml (in PyYAML's wheels since 6.0.4) refuses nesting past 1000 levels while it
+    # scans ahead, before any event reaches stoker's check: the refusal stays stoker's,
+    # placed where the 201st level opens (the two maps count), whatever the library's own limit and words.
+    with pytest.raises(TemplateLimitError) as caught:
+        loader.load(text, "deep.yaml", Limits(max_bytes=10 * 2**20))
+
+    assert str(caught.value) == f"{place.file}:{place.line}:{place.column}: The document is nested more than 200 levels deep"
+    assert caught.value.location == place
+
+
 def test_load_nesting_through_aliases_counts_against_max_depth():
     text = "a: &a [[[1]]]\nb: &b [[[*a]]]\nc: [[[*b]]]\n"  # c is 10 levels deep
 
