@@ -38,7 +38,7 @@ from stoker.resource_actions import ResourceActions
 from stoker.resources import builtin_client_mapping, builtin_constraint_mapping, builtin_mapping
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.serving import Serving
-from stoker.settings import Settings
+from stoker.settings import DEFAULT_PUBLIC_URL, Settings
 from stoker.store import SnapshotRecord, StackRecord, Store
 from stoker.store.records import TemplateRecord
 from stoker.store.repository import utcnow
@@ -174,7 +174,7 @@ class Service(ResourceActions, Serving, StackReads):
                 max_events_per_stack=self.settings.max_events_per_stack,
                 max_nested_depth=self.settings.max_nested_depth,
                 max_resources_per_stack=self.settings.max_resources_per_stack,
-                public_url=self.settings.public_url,
+                public_url=self.settings.public_url or DEFAULT_PUBLIC_URL,
                 lock_lease_s=self.settings.lock_lease_s,
             ),
             clock,

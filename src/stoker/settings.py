@@ -9,6 +9,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Where agents reach the API when nothing says otherwise: Heat's port on loopback.
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8004"
+
 
 def default_database_url() -> str:
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
@@ -65,7 +68,9 @@ class Settings:
     encrypt_parameters_and_properties: bool = True
     # Where agents (servers signalling a wait condition handle, cfn-signal, curl) reach
     # this server's API: the base of the signal URLs stoker hands out (STOKER_PUBLIC_URL).
-    public_url: str = "http://127.0.0.1:8004"
+    # Unset, `stoker serve` uses the address it serves on, and everything else (the
+    # embedded engine, `stoker worker`) DEFAULT_PUBLIC_URL.
+    public_url: str | None = None
     # The region this server orchestrates (STOKER_REGION_NAME): an OS::Heat::Stack whose
     # context names it is a nested stack here; another region is refused, as Heat
     # refuses a region without an orchestration endpoint.

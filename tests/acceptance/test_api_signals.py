@@ -182,3 +182,19 @@ def test_a_signal_sent_while_no_engine_runs_completes_the_wait_after_restart(tmp
         assert json.loads(outputs(second, "later", stack_id)["data"]) == {"1": "while down"}
     finally:
         second.stop()
+
+
+def test_signal_urls_follow_the_port_the_server_serves_on_when_no_public_url_is_set(tmp_path):
+    # No STOKER_PUBLIC_URL: the handle's URL is where this server listens, not Heat's 8004.
+    server = Server(f"sqlite:///{tmp_path / 'port.sqlite'}", tmp_path / "port.log").start()
+    try:
+        stack_id = create(server, "port", WAITING)
+        wait_until_waiting(server, "port", stack_id)
+        command = shlex.split(outputs(server, "port", stack_id)["curl_cli"])
+        assert any(part.startswith(f"{server.url}/v1/") for part in command), command
+        ran = subprocess.run([*command, "--data-binary", '{"status": "SUCCESS"}'], capture_output=True, text=True, timeout=30)
+        assert ran.stdout.startswith("HTTP/1.1 200"), ran.stdout + ran.stderr
+        stack = server.wait_for(stack_id)
+        assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
+    finally:
+        server.stop()

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import socket
 from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
@@ -103,6 +104,17 @@ class RedactSecrets(logging.Filter):
         return True
 
 
+def served_url(host: str, port: int) -> str:
+    """The URL agents reach a server listening on ``host``:``port`` at, when the operator
+    names none (STOKER_PUBLIC_URL): the address itself, or for every address (0.0.0.0,
+    ::) this machine's name."""
+    if host in ("", "0.0.0.0", "::"):
+        host = socket.getfqdn()
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
 def serve(host: str = "127.0.0.1", port: int = 8004, settings: Settings | None = None) -> None:
     """Run the API until interrupted (8004 is Heat's port). Raises AuthConfigurationError
     (or PolicyFileError) before listening when the authentication cannot work."""
@@ -110,6 +122,10 @@ def serve(host: str = "127.0.0.1", port: int = 8004, settings: Settings | None =
 
     settings = settings or Settings.from_env()
     check_listening(settings.auth_mode, host)
+    if settings.public_url is None:
+        settings.public_url = served_url(host, port)
+        if host in ("", "0.0.0.0", "::"):
+            LOG.warning("signal and metadata URLs point at %s; set STOKER_PUBLIC_URL if servers reach this one elsewhere", settings.public_url)
     app = create_app(settings)
     if settings.auth_mode == "none":
         LOG.warning("auth mode 'none': no authentication; every caller who reaches %s:%s acts for the project its URL names", host, port)

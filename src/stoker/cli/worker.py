@@ -8,6 +8,7 @@ import logging
 import click
 
 from stoker.cli.main import _settings, main
+from stoker.settings import DEFAULT_PUBLIC_URL
 
 
 @main.command("worker")
@@ -24,6 +25,12 @@ def worker(ctx, concurrency, shutdown_timeout):
     settings = _settings(ctx.find_root().obj)
     conninfo(settings.database_url)  # PostgreSQL, or a clear error before anything starts
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if settings.public_url is None:
+        logging.getLogger(__name__).warning(
+            "STOKER_PUBLIC_URL is not set: the signal and metadata URLs this worker hands out point at %s; "
+            "set it to where servers reach 'stoker serve'",
+            DEFAULT_PUBLIC_URL,
+        )
     service = Service(settings)
     try:
         if settings.auth_mode == "keystone":
