@@ -254,9 +254,13 @@ class StackReads:
         return resolve_outputs(runtime, names)
 
     def environment_of(self, name_or_id: str) -> dict[str, Any]:
-        """The stack's environment as stored, hidden parameters' values masked."""
+        """The stack's environment as Heat shows it, with the parameters the request gave
+        folded into its ``parameters`` (on top), hidden parameters' values masked."""
         stack = self.get_stack(name_or_id)
-        return self.hidden_values(stack).environment(self.store.get_template(stack.raw_template_id).environment)
+        environment = dict(self.store.get_template(stack.raw_template_id).environment or {})
+        if stack.parameters:
+            environment["parameters"] = {**(environment.get("parameters") or {}), **stack.parameters}
+        return self.hidden_values(stack).environment(environment)
 
     def snapshot_shown(self, stack: StackRecord, data: Any) -> Any:
         """A snapshot's data as shown (restore reads the stored data, unmasked)."""

@@ -428,11 +428,7 @@ def stack_list(ctx, nested, hidden, filters, sort, limit, marker, fmt):
 @click.pass_context
 def stack_show(ctx, name, fmt):
     """Show a stack."""
-    found = _reader(ctx).get_stack(name)
-    detail = render.stack_detail(found)
-    if found.get("implementations"):
-        detail["implementations"] = found["implementations"]  # the candidate templates chosen (seed 003)
-    render.print_detail(detail, fmt)
+    render.print_detail(render.stack_detail(_reader(ctx).get_stack(name)), fmt)
 
 
 @stack.group("resource")
@@ -538,7 +534,7 @@ def event_list(ctx, name, resource_name, nested_depth, follow, limit, marker, fm
     paths = _nested_paths(backend, stack_id, nested_depth)
     events = _sorted_page(backend.list_events(stack_id, resource_name, nested_depth), None, {}, limit, marker)
     if fmt != "log":
-        render.print_list([render.event_row(e, _path_of(e, paths)) for e in events], fmt, ["id", "resource_name", "resource_status", "resource_status_reason", "event_time"])
+        render.print_list([render.event_row(e, _path_of(e, paths)) for e in events], fmt, render.EVENT_COLUMNS)
         return
     for item in events:
         click.echo(render.event_line(item, _path_of(item, paths)))

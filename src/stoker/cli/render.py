@@ -41,19 +41,21 @@ def stack_row(stack: Mapping[str, Any], parent: bool = False) -> dict[str, Any]:
     return row
 
 
-DETAIL_FIELDS = (
-    "id", "stack_name", "description", "creation_time", "updated_time", "stack_status", "stack_status_reason",
-    "parameters", "outputs", "disable_rollback", "timeout_mins", "tags", "parent",
-)
+# ``openstack stack show``'s fields: these first, then every other key of Heat's stack
+# detail in the body's order, less the description's copy (heatclient's _show_stack).
+DETAIL_FIRST = ("id", "stack_name", "description", "creation_time", "updated_time", "stack_status", "stack_status_reason", "parameters", "outputs", "links")
+DETAIL_LEFT_OUT = frozenset({"template_description"})
 
 
 def stack_detail(stack: Mapping[str, Any]) -> dict[str, Any]:
     """The fields ``stack show`` prints, from Heat's stack detail (outputs resolved;
     none for a deleted stack)."""
-    detail = {key: stack.get(key) for key in DETAIL_FIELDS}
+    detail = {key: stack.get(key) for key in DETAIL_FIRST}
     detail["description"] = stack.get("description") or ""
     detail["parameters"] = dict(stack.get("parameters") or {})
     detail["outputs"] = list(stack.get("outputs") or [])
+    detail["links"] = list(stack.get("links") or [])
+    detail.update({key: value for key, value in stack.items() if key not in detail and key not in DETAIL_LEFT_OUT})
     return detail
 
 
@@ -70,12 +72,18 @@ def resource_row(resource: Mapping[str, Any]) -> dict[str, Any]:
 def event_row(event: Mapping[str, Any], path: str = "") -> dict[str, Any]:
     """``path``: the nested stack's place (``group.0.``) for an event of a nested stack."""
     return {
-        "id": event["id"],
         "resource_name": f"{path}{event['resource_name']}",
+        "id": event["id"],
         "resource_status": event["resource_status"],
         "resource_status_reason": event.get("resource_status_reason"),
         "event_time": event.get("event_time"),
+        "physical_resource_id": event.get("physical_resource_id"),
+        "logical_resource_id": event.get("logical_resource_id"),
     }
+
+
+# ``openstack stack event list``'s columns (heatclient's ListEvent, events with names).
+EVENT_COLUMNS = ["resource_name", "id", "resource_status", "resource_status_reason", "event_time", "physical_resource_id", "logical_resource_id"]
 
 
 def event_line(event: Mapping[str, Any], path: str = "") -> str:
