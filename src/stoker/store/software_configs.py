@@ -125,6 +125,22 @@ class SoftwareConfigRepository:
         with self._read() as connection:
             return [_software_deployment(row) for row in connection.execute(query)]
 
+    def physical_id_owner(self, physical_id: str) -> str | None:
+        """The project of the live stack (nested ones included) whose resource first had
+        ``physical_id`` as its physical id (None: no live stack's): whose server a
+        deployment's ``server_id`` names. The first, because an adopted stack may give a
+        resource of its own the physical id of a resource another project made."""
+        resources, stacks = tables.resources, tables.stacks
+        query = (
+            sa.select(stacks.c.project_id)
+            .select_from(resources.join(stacks, resources.c.stack_id == stacks.c.id))
+            .where(resources.c.physical_resource_id == physical_id, stacks.c.deleted_at.is_(None))
+            .order_by(resources.c.created_at, resources.c.id)
+            .limit(1)
+        )
+        with self._read() as connection:
+            return connection.execute(query).scalar()
+
     def update_software_deployment(
         self, deployment_id: str, *, when_status: str | None = None, **fields: Any
     ) -> SoftwareDeploymentRecord | None:
