@@ -131,7 +131,6 @@ class Project:
     deployment_id: str = ""
     stack_config_id: str = ""
     stack_deployment_id: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def send(server: Server, method: str, path: str, token: str | None = None, body: Any = None, params: dict | None = None) -> httpx.Response:
@@ -307,7 +306,7 @@ class Attempt:
     absent_body: Any = None  # the same request naming nothing: its answer equals B's
 
 
-def update_body(alpha: Project) -> dict:
+def update_body() -> dict:
     return {"template": TEMPLATE, "files": {"inner.yaml": INNER}, "parameters": {"script": "echo changed-by-b"}}
 
 
@@ -353,9 +352,9 @@ def attempts(server: Server, alpha: Project, beta: Project) -> dict[tuple[str, s
         ("POST", "/v1/{tenant_id}/validate"): [Attempt(template_naming_a, None)],
         ("POST", "/v1/{tenant_id}/capabilities/find"): [Attempt({"templates": {"t.yaml": deploying_to(alpha.server_id)}, "capabilities": {}}, None)],
         ("POST", "/v1/{tenant_id}/template_capabilities"): [Attempt({"templates": {"t.yaml": deploying_to(alpha.server_id)}}, None)],
-        ("PUT", stack): [Attempt(update_body(alpha), 404)],
+        ("PUT", stack): [Attempt(update_body(), 404)],
         ("PATCH", stack): [Attempt({"parameters": {"script": "echo changed-by-b"}}, 404)],
-        ("PUT", stack + "/preview"): [Attempt(update_body(alpha), 404)],
+        ("PUT", stack + "/preview"): [Attempt(update_body(), 404)],
         ("PATCH", stack + "/preview"): [Attempt({"parameters": {"script": "echo changed-by-b"}}, 404)],
         ("POST", stack + "/snapshots"): [Attempt({"name": "theirs"}, 404)],
         ("POST", stack + "/actions"): [Attempt({action: None}, 404) for action in ("suspend", "resume", "check", "cancel_update", "cancel_without_rollback")],
@@ -368,6 +367,7 @@ def attempts(server: Server, alpha: Project, beta: Project) -> dict[tuple[str, s
         ("POST", deployments): [
             # A's config: as one that does not exist (400, Heat's Invalid).
             Attempt({"config_id": alpha.config_id, "server_id": beta.server_id}, 400, absent_body={"config_id": str(uuid.uuid4()), "server_id": beta.server_id}),
+            Attempt({"config_id": alpha.stack_config_id, "server_id": beta.server_id}, 400, absent_body={"config_id": str(uuid.uuid4()), "server_id": beta.server_id}),
             # A's server: not found.
             Attempt({"config_id": beta.config_id, "server_id": alpha.server_id}, 404),
             Attempt({"config_id": beta.config_id, "server_id": alpha.server_id, "action": "CREATE", "status": "IN_PROGRESS"}, 404),
@@ -410,6 +410,7 @@ def test_tenancy_another_projects_objects_are_absent_at_every_route(server, proj
     assert [item["config"] for item in before["agent"]["deployments"]] == [f"#!/bin/sh\n{A_SECRET_SCRIPT}\n", f"#!/bin/sh\n{A_SECRET_SCRIPT}\n"]
     bodies = attempts(server, alpha, beta)
     swept: set[tuple[str, str]] = set()
+    twinned: set[tuple[str, str]] = set()  # answered exactly as the same route naming nothing
 
     for method, template, spec in operations():
         if "{tenant_id}" not in template and "{credential_id}" not in template:
@@ -453,11 +454,39 @@ def test_tenancy_another_projects_objects_are_absent_at_every_route(server, proj
                 if attempt.absent_body is not None:
                     replacements.update({value: attempt.absent_body[key] for key, value in attempt.body.items() if attempt.absent_body.get(key) != value})
                 assert comparable(response, replacements) == comparable(absent, {}), (what, response.text, absent.text)
+                twinned.add((method, template))
         swept.add((method, template))
 
     assert set(bodies) <= swept, set(bodies) - swept
+    # Every route whose path names an object of A's (but a server: see owned_values) was
+    # answered as for an object that does not exist.
+    naming = {(m, p) for m, p, _ in operations() if set(re.findall(r"\{(\w+)\}", p)) - {"tenant_id", "server_id", *SHARED_VALUES}}
+    assert naming and naming <= twinned, naming - twinned
     # Every route of the document under a project was swept.
     assert {(m, p) for m, p, _ in operations() if "{tenant_id}" in p} <= swept
+
+    # A's nested stack, at every route that names a stack alone: as absent.
+    for method, template, spec in operations():
+        if set(re.findall(r"\{(\w+)\}", template)) != {"tenant_id", "stack_name", "stack_id"} or spec.get("requestBody", {}).get("required"):
+            continue
+        nested = send(server, method, the_path(template, {"tenant_id": beta.tenant, "stack_name": alpha.nested_name, "stack_id": alpha.nested_id}), beta.token)
+        absent_id = str(uuid.uuid4())
+        absent = send(server, method, the_path(template, {"tenant_id": beta.tenant, "stack_name": alpha.nested_name, "stack_id": absent_id}), beta.token)
+        assert nested.status_code == 404 and comparable(nested, {alpha.nested_id: absent_id}) == comparable(absent, {}), (method, template, nested.text)
+
+    # B's own stack, naming A's snapshot or event under it: as absent.
+    for method, template, spec in operations():
+        names = set(re.findall(r"\{(\w+)\}", template))
+        foreign = names - {"tenant_id", "stack_name", "stack_id", "resource_name", "output_key"}
+        if not {"stack_name", "stack_id"} <= names or not foreign or spec.get("requestBody", {}).get("required"):
+            continue
+        owned = owned_values(alpha, template)
+        own = {"tenant_id": beta.tenant, "stack_name": beta.stack_name, "stack_id": beta.stack_id, "resource_name": "box", "output_key": "said"}
+        theirs = send(server, method, the_path(template, {**own, **{name: owned[name][0] for name in foreign}}), beta.token)
+        twin = {name: owned[name][1] for name in foreign}
+        absent = send(server, method, the_path(template, {**own, **twin}), beta.token)
+        replacements = {owned[name][0]: twin[name] for name in foreign}
+        assert theirs.status_code == 404 and comparable(theirs, replacements) == comparable(absent, {}), (method, template, theirs.text)
 
     # B's lists, with A's ids as filters and markers, show nothing of A's.
     root = f"/v1/{beta.tenant}"
@@ -469,7 +498,7 @@ def test_tenancy_another_projects_objects_are_absent_at_every_route(server, proj
     ):
         response = send(server, "GET", root + path, beta.token, params=params)
         assert response.status_code in (200, 404), response.text
-        for value in (alpha.stack_id, alpha.config_id, alpha.deployment_id, alpha.stack_deployment_id):
+        for value in (alpha.stack_id, alpha.nested_id, alpha.config_id, alpha.stack_config_id, alpha.deployment_id, alpha.stack_deployment_id):
             assert value not in response.text, (path, params, response.text)
 
     # Nothing B sent changed anything A owns, nor what A's agent is given to run.
