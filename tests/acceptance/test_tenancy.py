@@ -514,6 +514,9 @@ def test_tenancy_a_deployment_naming_another_projects_server_never_reaches_its_a
     root = "/v1/proj-b/software_deployments"
     exploit = {"config_id": b_config["id"], "server_id": alpha.server_id, "stack_user_project_id": alpha.tenant, "action": "CREATE", "status": "COMPLETE"}
     refused = send(server, "POST", root, MEMBER_B, exploit)
+    # What A's agent polls and runs holds nothing of B's ...
+    assert "pwned-by-b" not in json.dumps(agent_metadata(server, alpha)), refused.text
+    # ... because B was refused: A's project is not B's to name.
     assert refused.status_code == 403 and refused.json()["error"]["type"] == "Forbidden", refused.text
     # Without naming A's project: A's server is not found, as one that never existed is
     # not among A's deployments either.
