@@ -341,8 +341,26 @@ def attempts(server: Server, alpha: Project, beta: Project) -> dict[tuple[str, s
     def b_adopted(response: httpx.Response) -> None:
         ok(response, 201)
         assert wait_for(server, beta, "b-adopts-a")["stack_status"] == "ADOPT_COMPLETE"
+    multipart = f"""
+heat_template_version: 2016-10-14
+resources:
+  parts:
+    type: OS::Heat::MultipartMime
+    properties: {{parts: [{{config: "{alpha.config_id}"}}, {{config: "{alpha.stack_config_id}"}}]}}
+"""
+
+    def b_multipart_holds_ids_only(response: httpx.Response) -> None:
+        ok(response, 201)
+        assert wait_for(server, beta, "b-multipart")["stack_status"] == "CREATE_COMPLETE"
+        stack_id = response.json()["stack"]["id"]
+        config_id = ok(send(server, "GET", f"/v1/proj-b/stacks/b-multipart/{stack_id}/resources/parts", beta.token))["resource"]["physical_resource_id"]
+        message = ok(send(server, "GET", f"/v1/proj-b/software_configs/{config_id}", beta.token))["software_config"]["config"]
+        assert alpha.config_id in message and A_SECRET_SCRIPT not in message, message
+
     return {
         ("POST", stacks): [
+            # B's multipart config naming A's configs: their ids stand for themselves.
+            Attempt({"stack_name": "b-multipart", "template": multipart}, b_multipart_holds_ids_only),
             # B's stack deploying to A's server: its deployment is refused, A's server not found.
             Attempt({"stack_name": "b-deploys-to-a", **template_naming_a}, b_stack_fails("b-deploys-to-a")),
             Attempt({"stack_name": "b-adopts-a", "adopt_stack_data": json.dumps(adopt_data)}, b_adopted),
