@@ -1,7 +1,8 @@
 """The software configs and software deployments part of the repository (Heat's
 software_config and software_deployment tables), a mixin of ``Store``.
 
-What it owns: those two tables' queries. What it must not do: shape a config or a
+What it owns: those two tables' queries, and which project's stack holds the server a
+deployment names (``physical_id_owner``). What it must not do: shape a config or a
 deployment for anyone (``sdk/software_config.py`` does) or decide what an update may
 mean beyond the columns it may change (``engine/software_deployments.py`` does).
 """
