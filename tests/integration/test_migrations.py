@@ -226,3 +226,27 @@ def test_migration_0006_keeps_data_renames_duplicate_names_and_never_reuses_ids(
         assert store.store_template({}, {}, {}) > templates[-1]
     finally:
         store.close()
+
+
+def test_migration_0013_tenancy_clears_stack_user_projects_another_project_named(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        with store.engine.begin() as connection:
+            migrations.upgrade(connection, "0012")
+            insert = sa.text(
+                "INSERT INTO software_deployments (id, config_id, server_id, tenant, stack_user_project_id, created_at)"
+                " VALUES (:id, 'config', 'server-of-a', :tenant, :users, :created)"
+            )
+            # B's deployment naming A's project (the hole), A's naming its own, and one naming none.
+            for deployment_id, tenant, users in (("injected", "b", "a"), ("own", "a", "a"), ("plain", "a", None)):
+                connection.execute(insert, {"id": deployment_id, "tenant": tenant, "users": users, "created": datetime(2026, 1, 1)})
+        store.migrate()
+        with store.engine.connect() as connection:
+            assert database_revision(connection) == HEAD_REVISION
+            kept = dict(connection.execute(sa.text("SELECT id, stack_user_project_id FROM software_deployments")).all())
+        assert kept == {"injected": None, "own": "a", "plain": None}
+        # So A's server no longer lists B's deployment; B still has it.
+        assert [d.id for d in store.list_software_deployments(server_id="server-of-a", project="a")] == ["own", "plain"]
+        assert [d.id for d in store.list_software_deployments(project="b")] == ["injected"]
+    finally:
+        store.close()

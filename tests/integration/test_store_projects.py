@@ -12,7 +12,11 @@ import pytest
 
 from stoker.engine.errors import StackExistsError, StackNotFoundError
 from stoker.engine.software_configs import StoredSoftwareConfigs
-from stoker.engine.software_deployments import StoredSoftwareDeployments
+from stoker.engine.software_deployments import (
+    DeploymentServerNotFoundError,
+    StackUserProjectError,
+    StoredSoftwareDeployments,
+)
 from stoker.reads import Project
 from stoker.sdk.software_config import (
     DeploymentConfigNotFoundError,
@@ -23,7 +27,7 @@ from stoker.service import Service, Source
 from stoker.settings import Settings
 from stoker.store import Store
 from stoker.store.repository import StackNameTakenError, utcnow
-from tests.support.records import make_stack
+from tests.support.records import make_resource, make_stack
 
 TEMPLATE = "heat_template_version: 2021-04-16\nresources:\n  nothing: {type: OS::Heat::None}\n"
 
@@ -65,7 +69,8 @@ def test_store_lists_a_projects_software_configs_and_deployments(store: Store) -
     assert [c.id for c in store.list_software_configs(tenant="a", marker=mine["id"])] == []
 
     made = StoredSoftwareDeployments(store, tenant="a").create(server_id="s", config_id=mine["id"])
-    for_users = StoredSoftwareDeployments(store, tenant="a").create(server_id="s", config_id=mine["id"], stack_user_project_id="users")
+    # Only a cloud admin makes a deployment for another project's stack users (issue 26).
+    for_users = StoredSoftwareDeployments(store, tenant="a", admin=True).create(server_id="s", config_id=mine["id"], stack_user_project_id="users")
     assert [d.id for d in store.list_software_deployments(project="a")] == [made["id"], for_users["id"]]
     assert [d.id for d in store.list_software_deployments(server_id="s", project="users")] == [for_users["id"]]
     assert store.list_software_deployments(server_id="s", project="b") == []
@@ -94,8 +99,12 @@ def test_stored_software_configs_and_deployments_are_found_by_their_project(stor
             attempt(deployment["id"])
     assert deployments_a.show(deployment["id"])["status"] == "IN_PROGRESS"
     assert [item["name"] for item in deployments_a.metadata("s")] == ["c"]
-    # The stack users' project (Heat's stack_user_project_id) finds the deployment too.
-    users = deployments_a.create(server_id="t", config_id=config["id"], stack_user_project_id="users")
+    # The stack users' project (Heat's stack_user_project_id) finds the deployment too;
+    # only a cloud admin names a project other than its own (issue 26).
+    with pytest.raises(StackUserProjectError):
+        deployments_b.create(server_id="t", config_id=config["id"], stack_user_project_id="a")
+    assert deployments_a.create(server_id="t", config_id=config["id"], stack_user_project_id="a")["id"] in [d["id"] for d in deployments_a.list()]
+    users = StoredSoftwareDeployments(store, tenant="a", admin=True).create(server_id="t", config_id=config["id"], stack_user_project_id="users")
     assert StoredSoftwareDeployments(store, tenant="users").show(users["id"]) == users
     # A stack's resources act for the stack's project.
     stack = make_stack(store, project_id="b")
@@ -103,6 +112,36 @@ def test_stored_software_configs_and_deployments_are_found_by_their_project(stor
         StoredSoftwareConfigs(store, stack_id=stack.id).show(config["id"])
     StoredSoftwareConfigs(store, tenant="a").delete(config["id"])
     assert store.get_software_config(config["id"]) is None
+
+
+def test_stored_software_deployments_reach_no_server_of_another_projects_stack(store: Store) -> None:
+    config_a = StoredSoftwareConfigs(store, tenant="a").create(name="c", group="script", config="a")
+    config_b = StoredSoftwareConfigs(store, tenant="b").create(name="c", group="script", config="b")
+    stack_a = make_stack(store, "a-stack", project_id="a")
+    store.insert_resources([make_resource(stack_a.id, "server", physical_resource_id="server-of-a", action="CREATE", status="COMPLETE")])
+    assert store.physical_id_owner("server-of-a") == "a" and store.physical_id_owner("unheard-of") is None
+    deployments_a, deployments_b = StoredSoftwareDeployments(store, tenant="a"), StoredSoftwareDeployments(store, tenant="b")
+    deployments_a.create(server_id="server-of-a", config_id=config_a["id"])
+    for attempt in (
+        lambda: deployments_b.create(server_id="server-of-a", config_id=config_b["id"]),
+        lambda: deployments_b.metadata("server-of-a"),
+        # A stack of B's that holds the id too (adopted) comes second: still A's server.
+        lambda: (
+            store.insert_resources([make_resource(make_stack(store, "b-stack", project_id="b").id, "server", physical_resource_id="server-of-a", action="ADOPT", status="COMPLETE")]),
+            deployments_b.create(server_id="server-of-a", config_id=config_b["id"]),
+        ),
+        # A stack's resources act for its project: B's stack deploys to no server of A's.
+        lambda: StoredSoftwareDeployments(store, stack_id=make_stack(store, "b-deployer", project_id="b").id).create(server_id="server-of-a", config_id=config_b["id"]),
+    ):
+        with pytest.raises(DeploymentServerNotFoundError, match=r"The Server \(server-of-a\) could not be found."):
+            attempt()
+    assert [item["config"] for item in deployments_a.metadata("server-of-a")] == ["a"]
+    # A server no stack holds (one made outside stoker) may be deployed to, as in Heat.
+    assert deployments_b.create(server_id="unheard-of", config_id=config_b["id"])["server_id"] == "unheard-of"
+    # A cloud admin deploys anywhere; a deleted stack's server is nobody's.
+    assert StoredSoftwareDeployments(store, tenant="b", admin=True).create(server_id="server-of-a", config_id=config_b["id"])
+    store.update_stack(stack_a.id, deleted_at=utcnow())
+    assert store.physical_id_owner("server-of-a") == "b"
 
 
 @pytest.fixture

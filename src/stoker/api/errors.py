@@ -38,6 +38,7 @@ from stoker.engine.errors import (
     StackNotFoundError,
 )
 from stoker.engine.signals import SignalCredentialError
+from stoker.engine.software_deployments import DeploymentServerNotFoundError, StackUserProjectError
 from stoker.environment.registry import UnknownResourceTypeError
 from stoker.sdk.exceptions import ResourceNotFoundError, StokerError, ValidationError
 from stoker.sdk.software_config import (
@@ -107,6 +108,8 @@ _MAP: list[tuple[type[BaseException], int, str]] = [
     (SoftwareConfigNotFoundError, 404, "NotFound"),
     (SoftwareDeploymentNotFoundError, 404, "NotFound"),
     (DeploymentConfigNotFoundError, 400, "Invalid"),
+    (DeploymentServerNotFoundError, 404, "EntityNotFound"),
+    (StackUserProjectError, 403, "Forbidden"),
     (UnknownResourceTypeError, 404, "EntityNotFound"),
     (NotSupportedError, 400, "NotSupported"),
     (InvalidValueError, 400, "Invalid"),

@@ -259,8 +259,15 @@ def _paths() -> dict[str, dict[str, Schema]]:
     add("POST", deployments, operation(
         "Create a software deployment", deployment, rule="software_deployments:create", tag="software_deployments",
         body=obj({"config_id": STRING, "server_id": STRING}, {"id": text, "input_values": nullable(OBJECT), "action": text, "status": text, "status_reason": text, "stack_user_project_id": text}),
+        description=(
+            "400 for a config that is not the project's (as for a missing one); 404 for a server of another project's stack; "
+            "403 for a stack_user_project_id other than the caller's project, unless the caller is a cloud admin."
+        ),
     ))
-    add("GET", deployments + "/metadata/{server_id}", operation("The configs deployed to a server, for its agent", ok(obj({"metadata": array(ref("SoftwareConfig"))})), rule="software_deployments:metadata", tag="software_deployments"))
+    add("GET", deployments + "/metadata/{server_id}", operation(
+        "The configs deployed to a server, for its agent", ok(obj({"metadata": array(ref("SoftwareConfig"))})), rule="software_deployments:metadata", tag="software_deployments",
+        description="404 for a server of another project's stack.",
+    ))
     add("GET", deployments + "/{deployment_id}", operation("Show a software deployment", deployment, rule="software_deployments:show", tag="software_deployments"))
     add("PUT", deployments + "/{deployment_id}", operation(
         "Update a software deployment", deployment, rule="software_deployments:update", tag="software_deployments",

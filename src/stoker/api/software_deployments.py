@@ -12,7 +12,10 @@ codes and bodies (``heat/api/openstack/v1/software_deployments.py``, api-ref
 The list takes ``server_id`` to show one server's deployments. An unknown deployment is
 404; a deployment of a config that does not exist is 400 (Heat's Invalid). Beyond Heat,
 a create may give the deployment's ``id`` (as the resource plugins do) and an update
-its ``updated_at``.
+its ``updated_at``. What the caller's project does not own is as absent (issue 26,
+``engine.software_deployments``): another project's deployment is 404, its config 400
+as a missing one, its server 404 (create and metadata), and only a cloud admin names
+another project as ``stack_user_project_id`` (403).
 
 The request's shape (types, NUL characters) is checked here; Heat's rules for what a
 deployment may hold are the SDK's, applied in ``engine.software_deployments``.

@@ -11,8 +11,13 @@ it. Heat's rules are the SDK's pure functions (``new_deployment``,
 Each row records the project that made it, and a project finds only the deployments it
 made or whose stack users it holds (Heat's tenant and stack_user_project_id), and
 deploys only its own configs; another project's deployment is not found, as a missing
-one is not; an admin finds every project's. What it must not do: push metadata to
-servers or record events (its callers do).
+one is not; an admin finds every project's. A project deploys to no server of another
+project's stacks (the server is not found, as a deployment for it must never reach that
+server's agent) and names no stack user project but its own (issue 26): a deployment's
+``stack_user_project_id`` makes it another project's too, so a caller who could name
+any project would write into that project's lists and servers' metadata. A cloud admin
+keeps Heat's powers: any server, any stack user project. What it must not do: push
+metadata to servers or record events (its callers do).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from stoker.engine.software_configs import present as present_config
-from stoker.sdk.exceptions import ValidationError
+from stoker.sdk.exceptions import EntityNotFound, StokerError, ValidationError
 from stoker.sdk.software_config import (
     IN_PROGRESS,
     DeploymentConfigNotFoundError,
@@ -37,6 +42,26 @@ from stoker.store.records import SoftwareDeploymentRecord
 
 # Heat's software_deployment.tenant column.
 MAX_TENANT_LENGTH = 64
+
+
+class DeploymentServerNotFoundError(EntityNotFound):
+    """A deployment names a server of another project's stack: not found (404), as a
+    stack of another project is not."""
+
+    def __init__(self, server_id: str):
+        super().__init__("Server", server_id)
+
+
+class StackUserProjectError(StokerError):
+    """A deployment names a stack user project that is not the caller's own project
+    (403: only a cloud admin may make a deployment another project's)."""
+
+    def __init__(self, project_id: str):
+        super().__init__(
+            f'The software deployment\'s "stack_user_project_id" ({project_id}) is not your project: '
+            "only a cloud admin may make a deployment for another project's stack users"
+        )
+        self.project_id = project_id
 
 
 class StoredSoftwareDeployments:
@@ -66,6 +91,15 @@ class StoredSoftwareDeployments:
         record = self.store.get_software_config(config_id)
         return record is not None and (self._admin or record.tenant == self._project())
 
+    def _check_server(self, server_id: str) -> None:
+        """A server of another project's stack is not found; a server stoker holds for
+        no stack (one made outside it) may be deployed to, as in Heat."""
+        if self._admin:
+            return
+        owner = self.store.physical_id_owner(server_id)
+        if owner is not None and owner != self._project():
+            raise DeploymentServerNotFoundError(server_id)
+
     def _scope(self) -> str | None:
         return None if self._admin else self._project()
 
@@ -91,6 +125,10 @@ class StoredSoftwareDeployments:
             server_id=server_id, config_id=config_id, input_values=input_values, action=action, status=status,
             status_reason=status_reason, deployment_id=deployment_id, stack_user_project_id=stack_user_project_id,
         )  # fmt: skip
+        stack_users = fields["stack_user_project_id"]
+        if stack_users is not None and not self._admin and stack_users != self._project():
+            raise StackUserProjectError(stack_users)
+        self._check_server(fields["server_id"])
         if not self._deployable(fields["config_id"]):
             raise DeploymentConfigNotFoundError(fields["config_id"])
         record = SoftwareDeploymentRecord(**fields, tenant=self._project())
@@ -150,5 +188,6 @@ class StoredSoftwareDeployments:
     def metadata(self, server_id: str) -> list[dict[str, Any]]:
         if not server_id:
             raise ValidationError("server_id must be specified")
+        self._check_server(server_id)
         records = self.store.list_software_deployments(server_id=server_id, project=self._scope())
         return deployment_metadata([self._config(record.config_id) for record in records])

@@ -1,7 +1,8 @@
 """The software configs and software deployments part of the repository (Heat's
 software_config and software_deployment tables), a mixin of ``Store``.
 
-What it owns: those two tables' queries. What it must not do: shape a config or a
+What it owns: those two tables' queries, and which project's stack holds the server a
+deployment names (``physical_id_owner``). What it must not do: shape a config or a
 deployment for anyone (``sdk/software_config.py`` does) or decide what an update may
 mean beyond the columns it may change (``engine/software_deployments.py`` does).
 """
@@ -124,6 +125,22 @@ class SoftwareConfigRepository:
             query = query.where(table.c.server_id == server_id)
         with self._read() as connection:
             return [_software_deployment(row) for row in connection.execute(query)]
+
+    def physical_id_owner(self, physical_id: str) -> str | None:
+        """The project of the live stack (nested ones included) whose resource first had
+        ``physical_id`` as its physical id (None: no live stack's): whose server a
+        deployment's ``server_id`` names. The first, because an adopted stack may give a
+        resource of its own the physical id of a resource another project made."""
+        resources, stacks = tables.resources, tables.stacks
+        query = (
+            sa.select(stacks.c.project_id)
+            .select_from(resources.join(stacks, resources.c.stack_id == stacks.c.id))
+            .where(resources.c.physical_resource_id == physical_id, stacks.c.deleted_at.is_(None))
+            .order_by(resources.c.created_at, resources.c.id)
+            .limit(1)
+        )
+        with self._read() as connection:
+            return connection.execute(query).scalar()
 
     def update_software_deployment(
         self, deployment_id: str, *, when_status: str | None = None, **fields: Any

@@ -75,7 +75,8 @@ resources = sa.Table(
     sa.Column("action", sa.String(32), nullable=False),
     sa.Column("status", sa.String(32), nullable=False),
     sa.Column("status_reason", sa.Text, nullable=False, default=""),
-    sa.Column("physical_resource_id", sa.String(255), nullable=True),
+    # Indexed: a software deployment's server is looked up by it (whose server it is).
+    sa.Column("physical_resource_id", sa.String(255), nullable=True, index=True),
     # What a resource resolved and computed may carry a hidden parameter's value.
     sa.Column("properties", SealedJSON("resource properties"), nullable=True),
     sa.Column("attributes", SealedJSON("resource attributes"), nullable=True),
