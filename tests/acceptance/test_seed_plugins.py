@@ -9,6 +9,8 @@
             a Heat plugin's ``add_dependencies(self, deps)`` orders the stack
   seed 002  ``properties_groups_schema`` as a property, ``CLIENT_PLUGIN:
             self.client_plugin(...)``: loaded, enforced, shown by name
+  seed 004  a default microversion (``OS_<SERVICE>_DEFAULT_MICROVERSION``) does not pin
+            a third-party client plugin's calls
 """
 
 from __future__ import annotations
@@ -311,7 +313,7 @@ def test_cli_heat_plugin_add_dependencies_orders_the_stack(tmp_path):
     assert states.index(("z_port", "CREATE_IN_PROGRESS")) > states.index(("b_subnet", "CREATE_COMPLETE"))
 
 
-# -- seed 002: properties_groups_schema as a property -------------------------------------------
+# -- seed 002: properties_groups_schema as a property; seed 004: a third party's client ---------
 
 GROUPS = """
 from heat.engine import properties, properties_group, resource
@@ -418,3 +420,16 @@ def test_cli_properties_groups_schema_property_with_client_plugin_as_seed_002_wr
         "the negotiated version is 3.0"
     ) in refused.stderr
 
+
+def test_cli_default_microversion_does_not_pin_a_third_party_client_plugin(tmp_path):
+    """Seed 004: ``OS_DEMO_DEFAULT_MICROVERSION`` is a REST layer's default; the demo
+    plugin's client still speaks the newest version both sides know, so the property
+    only 3.0 offers is accepted and the resource's client speaks 3.0."""
+    plugin(tmp_path, GROUPS)
+    given_b = write(tmp_path, "b.yaml", KEYED.format(property="b"))
+    pinned = {"OS_DEMO_DEFAULT_MICROVERSION": "1.2"}
+
+    succeeded(stoker(tmp_path, "stack", "create", "with-b", "-t", given_b, "--wait", environment=pinned))
+    resources = json.loads(succeeded(stoker(tmp_path, "stack", "resource", "list", "with-b", "-f", "json", environment=pinned)).stdout)
+
+    assert [(row["resource_status"], row["physical_resource_id"]) for row in resources] == [("CREATE_COMPLETE", "demo-3.0")]
