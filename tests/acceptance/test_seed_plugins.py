@@ -281,8 +281,15 @@ class Port(resource.Resource):
         self.resource_id_set('port-' + self.name)
 
 
+class Net(resource.Resource):
+    \"\"\"A network.\"\"\"
+
+    def handle_create(self):
+        self.resource_id_set('net-' + self.name)
+
+
 def resource_mapping():
-    return {'Demo::Subnet': Subnet, 'Demo::Port': Port}
+    return {'Demo::Subnet': Subnet, 'Demo::Port': Port, 'Demo::Net': Net}
 """
 
 
@@ -298,6 +305,9 @@ def test_cli_heat_plugin_add_dependencies_orders_the_stack(tmp_path):
         resources:
           b_subnet: {type: Demo::Subnet, properties: {network: blue}}
           c_subnet: {type: Demo::Subnet, properties: {network: red}}
+          d_net: {type: Demo::Net}
+          e_subnet: {type: Demo::Subnet, properties: {network: {get_resource: d_net}}}
+          y_port: {type: Demo::Port, properties: {network: {get_resource: d_net}}}
           z_port: {type: Demo::Port, properties: {network: {get_param: network}}}
         """,
     )
@@ -311,6 +321,8 @@ def test_cli_heat_plugin_add_dependencies_orders_the_stack(tmp_path):
     assert planned.index("z_port") > planned.index("b_subnet")
     states = [(event["resource_name"], event["resource_status"]) for event in events]
     assert states.index(("z_port", "CREATE_IN_PROGRESS")) > states.index(("b_subnet", "CREATE_COMPLETE"))
+    # A get_resource reads as Heat's properties read it before the create: the name.
+    assert states.index(("y_port", "CREATE_IN_PROGRESS")) > states.index(("e_subnet", "CREATE_COMPLETE"))
 
 
 # -- seed 002: properties_groups_schema as a property; seed 004: a third party's client ---------

@@ -78,6 +78,18 @@ def _adds_dependencies(cls: type[Resource]) -> bool:
 # UNKNOWN), so its edges join the implicit ones for every action.
 
 
+def _as_heat_reads(value: Any) -> Any:
+    """A view's value as Heat's properties read it before the create: a ``get_resource``
+    is the resource's name (Heat's ``FnGetRefId`` of a resource with no id yet)."""
+    if isinstance(value, Reference):
+        return value.name
+    if isinstance(value, Mapping):
+        return {key: _as_heat_reads(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_heat_reads(item) for item in value]
+    return value
+
+
 class _HeatProperties(Mapping[str, Any]):
     """``self.properties`` of a stand-in: the view's values, the schema's defaults."""
 
@@ -86,7 +98,7 @@ class _HeatProperties(Mapping[str, Any]):
         self._schema = schema
 
     def __getitem__(self, key: str) -> Any:
-        value = self._view.get(key)
+        value = _as_heat_reads(self._view.get(key))
         if value is None and key in self._schema:
             value = getattr(self._schema[key], "default", None)
         return value
@@ -136,6 +148,8 @@ class _HeatStack(Mapping[str, Any]):
                 stack=self,
                 has_interface=view.is_a,
                 t=_HeatDefinition(view.type),
+                resource_id=None,
+                FnGetRefId=lambda name=name: name,
             )
             self._made[name] = stand_in
         return self._made[name]
