@@ -10,6 +10,12 @@ A plugin lists groups in ``properties_groups_schema``. Each group is a one-key d
                    the properties may only be given when the version negotiated by the
                    client plugin is one of VERSIONS
 
+``properties_groups_schema`` may be a property, as seed 002 writes it (``CLIENT_PLUGIN:
+self.client_plugin('keystone')``): a resource reads it with its client plugins; the checks
+at load and the type's documentation read it on a stand-in whose client plugins are their
+names (``Resource.declared_properties_groups``). ``describe`` names a client plugin given
+as an object or a class by its name.
+
 An entry is a property path, a list of names (``['PropertyA', 'PropertySubA']`` reaches into
 a Map property), or a nested group. ``check_schema`` checks the declarations when a plugin
 registers; ``validate`` checks a resource's values.
