@@ -15,7 +15,6 @@ missing one is not (never a refusal that would confirm it exists). Without a
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,7 @@ from stoker.engine.errors import InvalidValueError, NotSupportedError, StackNotF
 from stoker.engine.outputs import resolve_outputs
 from stoker.environment.registry import ResourceRegistry
 from stoker.masking import ENVIRONMENT_VALUE_SECTIONS, HiddenValues
-from stoker.sdk import support
+from stoker.sdk import properties_group, support
 from stoker.sdk.exceptions import ResourceNotFoundError
 from stoker.settings import Settings
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
@@ -92,7 +91,7 @@ class StackReads:
             "attributes": {
                 name: schema.to_dict() for name, schema in cls.all_attributes_schema().items() if schema.support_status.status != support.HIDDEN
             },
-            "properties_groups": json.loads(json.dumps(list(cls.properties_groups_schema), default=str)),
+            "properties_groups": properties_group.describe(cls.declared_properties_groups()),
             "support_status": cls.support_status.to_dict(),
         }
 

@@ -20,7 +20,9 @@ Bounded for CI: a few examples per operation (``EXAMPLES``), no shrinking, and
 
 from __future__ import annotations
 
+import json
 import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,6 +94,20 @@ resources:
   word: {type: OS::Heat::RandomString, properties: {length: 4}}
 """
 CFN_SIGNAL = {"Status": "SUCCESS", "Reason": "done", "UniqueId": "1", "Data": "ready"}
+
+# Seed 003: two candidates for one type, chosen by the environment's requires, and a
+# file that is no template (skipped): answers with every field of the capabilities bodies.
+CAPABILITY_FILES = {
+    "puppet.yaml": "heat_template_version: 2015-10-15\ncapabilities:\n  deployment: puppet\n  resource_type: OS::TripleO::Controller\n",
+    "docker.yaml": "heat_template_version: 2015-10-15\ncapabilities:\n  deployment: docker\n  resource_type: OS::TripleO::Controller\n",
+    "broken.yaml": "heat_template_version: [2015-10-15\n",
+}
+CAPABILITY_ENVIRONMENT = {
+    "requires": {"deployment": "puppet", "region": ["north", "south"]},
+    "resource_registry": {"OS::TripleO::Controller": ["puppet.yaml", "docker.yaml"]},
+}
+CAPABILITIES_FIND = {"files": CAPABILITY_FILES, "capabilities": {"deployment": "puppet"}}
+TEMPLATE_CAPABILITIES = {"files": CAPABILITY_FILES, "templates": sorted(CAPABILITY_FILES), "environment": CAPABILITY_ENVIRONMENT}
 
 TENANT_PATH = "/v1/{tenant_id}"
 STACK = TENANT_PATH + "/stacks/{stack_name}/{stack_id}"
@@ -192,6 +208,8 @@ def known(server: Server) -> Known:
         ("PUT", STACK + "/preview"): [{**kept, "body": {"template": TEMPLATE, "parameters": {"greeting": "hi"}}}],
         ("POST", TENANT_PATH + "/software_deployments"): [{"path": {"tenant_id": TENANT}, "body": {"config_id": config["id"], "server_id": "server-2"}}],
         ("POST", RESOURCE + "/signal"): [{**on(found.stack, resource_name="handle"), "body": CFN_SIGNAL}],
+        ("POST", TENANT_PATH + "/capabilities/find"): [{"path": {"tenant_id": TENANT}, "body": CAPABILITIES_FIND}],
+        ("POST", TENANT_PATH + "/template_capabilities"): [{"path": {"tenant_id": TENANT}, "body": TEMPLATE_CAPABILITIES}],
     })
     return found
 
@@ -273,3 +291,49 @@ def test_openapi_server_answers_as_its_document_says(server: Server, known: Know
     assert not failures, "\n\n".join(failures)
     # Else the run met only 404s and 400s: the real values no longer reach the routes.
     assert {operation.label for operation in operations} - answered == set(), "operations that never answered with success"
+
+
+def _untyped(schema: Any, components: dict[str, Any], where: str, seen: frozenset[str] = frozenset()) -> list[str]:
+    """The places in ``schema`` a generated client could not type: a value of any shape
+    (``{}``), an object that names neither its properties nor its values' schema."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[1]
+        return [] if name in seen else _untyped(components[name], components, f"{where}<{name}>", seen | {name})
+    if not schema:
+        return [where]
+    found = []
+    for key in ("anyOf", "oneOf", "allOf"):
+        for index, part in enumerate(schema.get(key, [])):
+            found.extend(_untyped(part, components, f"{where}.{key}[{index}]", seen))
+    if schema.get("type") == "array":
+        found.extend(_untyped(schema.get("items", {}), components, f"{where}[]", seen))
+    if schema.get("type") == "object":
+        values = schema.get("additionalProperties", True)
+        if not schema.get("properties") and not isinstance(values, dict):
+            found.append(where)
+        for name, part in schema.get("properties", {}).items():
+            found.extend(_untyped(part, components, f"{where}.{name}", seen))
+        if isinstance(values, dict):
+            found.extend(_untyped(values, components, f"{where}.*", seen))
+    return found
+
+
+def test_openapi_capabilities_answers_are_typed_to_their_leaves(server: Server):
+    """Seed 003's introspection bodies (resolutions, candidates, skipped, not_considered)
+    are typed throughout, so a generated client can read them; the schemathesis run checks
+    the server's real answers (the bodies above) against these schemas."""
+    with urllib.request.urlopen(f"{server.url}/openapi.json", timeout=60) as response:
+        document = json.loads(response.read())
+    components = document["components"]["schemas"]
+    found = _ok(server, "POST", "/capabilities/find", CAPABILITIES_FIND)
+    summary = _ok(server, "POST", "/template_capabilities", TEMPLATE_CAPABILITIES)
+
+    for path in ("/v1/{tenant_id}/capabilities/find", "/v1/{tenant_id}/template_capabilities"):
+        answer = document["paths"][path]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+        assert _untyped(answer, components, path) == []
+    # The answers the run meets have every field these schemas type.
+    assert found["templates"] == ["puppet.yaml"] and found["skipped"][0]["template"] == "broken.yaml"
+    [resolution] = summary["resolutions"]
+    assert resolution["chosen"] == "puppet.yaml" and resolution["not_considered"] == ["region"]
+    assert [(candidate["template"], candidate["matched"]) for candidate in resolution["candidates"]] == [("puppet.yaml", True), ("docker.yaml", False)]
+    assert summary["skipped"][0]["template"] == "broken.yaml"

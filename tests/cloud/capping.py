@@ -12,7 +12,11 @@ Owns:
                          * answers a request asking for a microversion above the cap
                            (``OpenStack-API-Version`` or ``X-OpenStack-Nova-API-Version``)
                            with the service's own 406 and error shape, without forwarding it;
-                         * forwards ``latest`` as the cap (what ``latest`` means on that cloud).
+                         * forwards ``latest`` as the cap (what ``latest`` means on that cloud);
+                         * with a ``minimum``, is a cloud that no longer offers anything
+                           older: advertises it as the minimum, refuses below it (the
+                           same 406) and serves a request that names no microversion at
+                           it, as such a service does.
                        ``.requests`` lists what it saw: (method, path, requested microversion).
                        ``.stall(method, pattern, times, seconds)`` makes it hold the next
                        ``times`` matching requests unanswered for ``seconds`` and then drop
@@ -80,7 +84,7 @@ class CappingProxy:
     ``start()`` then ``stop()``; ``url`` is the proxy's root URL, to which the real
     service's paths (``/v2.1/servers``) are appended unchanged."""
 
-    def __init__(self, upstream: str, maximum: str, service_type: str = "compute"):
+    def __init__(self, upstream: str, maximum: str, service_type: str = "compute", minimum: str | None = None):
         if service_type not in SERVICE_HEADER_NAMES:
             raise ValueError(
                 f"the capping proxy knows {sorted(SERVICE_HEADER_NAMES)}, not {service_type!r}"
@@ -97,7 +101,8 @@ class CappingProxy:
         self._pool = urllib3.PoolManager(retries=False, timeout=UPSTREAM_TIMEOUT_S)
         self._lock = threading.Lock()  # guards _seen: handler threads append at once
         self._seen: list[tuple[str, str, str | None]] = []
-        self._minimum: str | None = None
+        self._minimum: str | None = minimum
+        self._floor = None if minimum is None else _parse(minimum)
         # [method, compiled path pattern, requests left to hold, seconds held]
         self._stalls: list[list[Any]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -175,6 +180,10 @@ class CappingProxy:
         parsed = _parse(microversion or "")
         return parsed is not None and parsed[0] == self._cap[0] and parsed > self._cap
 
+    def below_floor(self, microversion: str | None) -> bool:
+        parsed = _parse(microversion or "")
+        return self._floor is not None and parsed is not None and parsed[0] == self._floor[0] and parsed < self._floor
+
     def minimum(self) -> str:
         """The real service's minimum microversion (from its root version document), for
         the 406 message; asked once."""
@@ -224,6 +233,10 @@ class CappingProxy:
             elif key.lower() == (LEGACY_HEADERS.get(self.service_type) or "").lower():
                 value = self.maximum if value.strip().lower() == "latest" else value
             forwarded[key] = value
+        if self._floor is not None and self.requested_microversion(headers) is None:
+            # A service answers a request that names no microversion at its minimum.
+            name = SERVICE_HEADER_NAMES[self.service_type][0]
+            forwarded["OpenStack-API-Version"] = f"{name} {self._minimum}"
         return forwarded
 
     def forward(
@@ -272,6 +285,8 @@ class CappingProxy:
             advertised = _parse(str(entry.get("version") or ""))
             if advertised is not None and advertised[0] == self._cap[0] and advertised > self._cap:
                 entry["version"] = self.maximum
+            if advertised is not None and self._floor is not None and advertised[0] == self._floor[0] and entry.get("min_version"):
+                entry["min_version"] = self._minimum
             for link in entry.get("links") or []:
                 if isinstance(link, dict) and isinstance(link.get("href"), str):
                     link["href"] = link["href"].replace(self.upstream, self.url)
@@ -300,7 +315,7 @@ def _handler_for(proxy: CappingProxy) -> type[BaseHTTPRequestHandler]:
                 time.sleep(held)
                 self.close_connection = True
                 return
-            if proxy.above_cap(microversion):
+            if proxy.above_cap(microversion) or proxy.below_floor(microversion):
                 status, headers, content = proxy.refusal(microversion)
                 self._answer(status, list(headers.items()), content)
                 return
@@ -361,16 +376,18 @@ def capped_environ(
     maximum: str = "2.36",
     user: str = "admin",
     settings: dict[str, Any] | None = None,
+    minimum: str | None = None,
 ) -> Iterator[CappedEnviron]:
     """``OS_CLIENT_CONFIG_FILE`` and ``OS_CLOUD`` for ``user`` of the test cloud, with
     ``service_type`` ("compute" or "block-storage") behind a ``CappingProxy`` at
     ``maximum``, and ``settings`` added to the cloud's clouds.yaml entry (``api_timeout``,
-    say); the yielded dict's ``.proxy`` is that proxy."""
+    say); with ``minimum``, a cloud that offers nothing older. The yielded dict's ``.proxy``
+    is that proxy."""
     endpoint = urlsplit(openstack_cloud.endpoints[service_type])
     name = openstack_cloud.cloud(user)
     configuration = yaml.safe_load(Path(openstack_cloud.clouds_yaml).read_text())
     entry = {**configuration["clouds"][name], **(settings or {})}
-    with CappingProxy(f"{endpoint.scheme}://{endpoint.netloc}", maximum, service_type) as proxy:
+    with CappingProxy(f"{endpoint.scheme}://{endpoint.netloc}", maximum, service_type, minimum) as proxy:
         # openstacksdk reads <service_type with _>_endpoint_override (and its aliases:
         # volumev3_..., block_storage_...) and discovers versions from that URL.
         entry[f"{service_type.replace('-', '_')}_endpoint_override"] = proxy.url + endpoint.path

@@ -13,14 +13,20 @@ The rules, and the test of each:
   a feature emulated on an older cloud, with a warning ("get me a network"): in
   test_nova_server.py, test_nova_server_allocate_network_auto_is_emulated_below_compute_2_37
   {service_type}_default_microversion (clouds.yaml) and OS_COMPUTE_DEFAULT_MICROVERSION
-  honoured by the REST path, not by the proxies
+  honoured by the REST path, not by the proxies (nor by a third party's client plugin:
+  tests/acceptance/test_seed_plugins.py)
                                              test_default_microversion_from_clouds_yaml_...,
                                              test_default_microversion_from_the_environment_...
   an explicit microversion per REST call     test_rest_takes_an_explicit_microversion_...
   a default above the cloud's maximum        test_default_microversion_above_the_cloud_...
-  normalised objects: fields a microversion adds or removes read as None
-                                             test_field_added_after_the_cloud_maximum_...,
+  normalised objects: a field a microversion adds reads as None; one it removes is read at
+  the last microversion that has it while the cloud offers it (None only where the cloud
+  offers nothing older)                      test_field_added_after_the_cloud_maximum_...,
                                              test_field_removed_by_a_newer_microversion_...
+  a request field a microversion removes (personality): sent at the last microversion
+  that has it                                test_personality_is_sent_at_the_last_...
+  an emulation warns (an attached volume extended below block-storage 3.42)
+                                             test_extending_an_attached_volume_below_...
   seed 002's API_VERSIONS groups fed by the negotiated version
                                              test_api_versions_group_follows_...
 """
@@ -454,21 +460,141 @@ def test_field_added_after_the_cloud_maximum_reads_as_none(openstack_cloud, use_
     assert flavor_calls and {microversion for _, _, microversion in flavor_calls} == {"2.36"}
 
 
-def test_field_removed_by_a_newer_microversion_reads_as_none(openstack_cloud, use_cloud):
-    """A hypervisor's vcpus (removed in compute 2.88): a 2.36 cloud returns it, the real
-    cloud (2.88 and later, which openstacksdk uses) does not; the field reads None there."""
-    use_cloud(openstack_cloud.cloud_environ("admin"))
-    uncapped = next(
-        iter(NovaClientPlugin(Context(), environ={}).client().hypervisors(details=True))
-    )
-    with capped_environ(openstack_cloud, "compute", "2.36") as environ:
-        use_cloud(environ)
-        capped = next(
-            iter(NovaClientPlugin(Context(), environ={}).client().hypervisors(details=True))
-        )
+def test_field_removed_by_a_newer_microversion_is_read_where_the_cloud_still_has_it(
+    openstack_cloud, use_cloud
+):
+    """A hypervisor's vcpus, removed in compute 2.88 (openstacksdk's Hypervisor knows
+    2.88): read at 2.87 while the cloud offers it (the real cloud; a 2.36 cloud at 2.36),
+    and None only on a cloud that offers nothing older than 2.88. The object has the
+    same fields either way."""
+    real = real_version_document(openstack_cloud, "compute")["version"]
+    seen = {}
+    for label, maximum, minimum in (("real", real, None), ("old", "2.36", None), ("newer only", real, "2.88")):
+        # The real cloud, behind a proxy that caps nothing, so that it witnesses the calls.
+        with capped_environ(openstack_cloud, "compute", maximum, minimum=minimum) as environ:
+            use_cloud(environ)
+            hypervisor = next(
+                iter(NovaClientPlugin(Context(), environ={}).client().hypervisors(details=True))
+            )
+        seen[label] = hypervisor, asked(environ.proxy, "/v2.1/os-hypervisors/detail")
 
-    assert isinstance(capped.vcpus, int) and capped.vcpus > 0
-    assert uncapped.vcpus is None
-    assert capped.name == uncapped.name
-    assert set(capped.to_dict()) == set(uncapped.to_dict())
-    assert asked(environ.proxy, "/v2.1/os-hypervisors/detail") == ["2.36"]
+    assert seen["real"][1] == ["2.87"] and seen["old"][1] == ["2.36"]
+    for label in ("real", "old"):
+        assert isinstance(seen[label][0].vcpus, int) and seen[label][0].vcpus > 0, label
+    # Nothing older than 2.88 offered: asked without a microversion, answered at 2.88.
+    assert seen["newer only"][1] == [None]
+    assert seen["newer only"][0].vcpus is None
+    assert len({hypervisor.name for hypervisor, _ in seen.values()}) == 1
+    assert len({frozenset(hypervisor.to_dict()) for hypervisor, _ in seen.values()}) == 1
+
+
+# -- a field a newer microversion removes from a request: personality (compute 2.57) ----------
+
+
+def personality_server(name: str) -> dict:
+    return {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "server": {
+                "type": "OS::Nova::Server",
+                "properties": {
+                    "name": name,
+                    "flavor": "m1.tiny",
+                    "image": "stoker-tiny",
+                    "networks": [{"allocate_network": "none"}],
+                    "personality": {"/etc/motd": "hello from stoker"},
+                },
+            }
+        },
+    }
+
+
+def test_personality_is_sent_at_the_last_microversion_that_has_it(openstack_cloud, use_cloud, service):
+    """Compute 2.57 removed personality: a cloud that still offers 2.56 creates the
+    server at 2.56 (openstacksdk would use its newest, which refuses it); only a cloud that
+    offers nothing older refuses the template, with Heat's message."""
+    real = real_version_document(openstack_cloud, "compute")["version"]
+    name = f"personality-{secrets.token_hex(3)}"
+    admin = openstack_cloud.connect("admin")
+    with capped_environ(openstack_cloud, "compute", real) as environ:
+        use_cloud(environ)
+        try:
+            stack = service.create_stack(name, from_data(personality_server(name)))
+            created = [microversion for method, path, microversion in environ.proxy.requests if (method, path) == ("POST", "/v2.1/servers")]
+            server_id = next(record.physical_resource_id for record in service.list_resources(name))
+        finally:
+            deleted = service.delete_stack(name)
+    with capped_environ(openstack_cloud, "compute", real, minimum="2.57") as environ:
+        use_cloud(environ)
+        refused = validation_errors(service, personality_server(name))
+
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    assert created == ["2.56"]
+    assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
+    assert admin.compute.find_server(server_id) is None or admin.compute.get_server(server_id).status == "DELETED"
+    assert "resources.server.properties" in refused
+    assert "Cannot use the personality parameter as nova no longer supports it. Use user_data instead." in refused
+
+
+# -- an emulation warns: extending an attached volume below block-storage 3.42 ----------------
+
+
+def attached_volume(size: int) -> dict:
+    return {
+        "heat_template_version": "2021-04-16",
+        "parameters": {"server": {"type": "string"}},
+        "resources": {
+            "data": {"type": "OS::Cinder::Volume", "properties": {"size": size}},
+            "attachment": {
+                "type": "OS::Cinder::VolumeAttachment",
+                "properties": {"instance_uuid": {"get_param": "server"}, "volume_id": {"get_resource": "data"}},
+            },
+        },
+    }
+
+
+def test_extending_an_attached_volume_below_block_storage_3_42_warns_of_the_detach(
+    openstack_cloud, use_cloud, service
+):
+    """Cinder extends an attached volume from 3.42 on; below, the volume is detached,
+    extended and attached back (Heat's way), and the resource's events say so."""
+    from tests.cloud.fixture import server_outside_stoker
+
+    name = f"extend-{secrets.token_hex(3)}"
+    admin = openstack_cloud.connect("admin")
+    with (
+        server_outside_stoker(openstack_cloud, "extend", "10.33.0.0/24") as server,
+        capped_environ(openstack_cloud, "block-storage", "3.41") as environ,
+    ):
+        use_cloud(environ)
+        parameters = {"server": server.id}
+        try:
+            created = service.create_stack(name, from_data(attached_volume(1)), parameters=parameters)
+            updated = service.update_stack(name, from_data(attached_volume(2)), parameters=parameters)
+            volume_id = next(record.physical_resource_id for record in service.list_resources(name) if record.name == "data")
+            volume = admin.block_storage.get_volume(volume_id)
+            warnings = [
+                event.resource_status_reason
+                for event in service.list_events(name, "data")
+                if event.resource_status_reason.startswith("Warning")
+            ]
+        finally:
+            deleted = service.delete_stack(name)
+        # The extend went to the capped Cinder (a cloud refuses it above 3.41).
+        extends = [
+            microversion
+            for method, path, microversion in environ.proxy.requests
+            if method == "POST" and path.endswith(f"/volumes/{volume_id}/action")
+        ]
+
+    assert created.state == "CREATE_COMPLETE", created.status_reason
+    assert updated.state == "UPDATE_COMPLETE", updated.status_reason
+    assert (volume.size, volume.status) == (2, "in-use")
+    assert [attachment["server_id"] for attachment in volume.attachments] == [server.id]
+    assert warnings == [
+        "Warning: This cloud supports a maximum microversion of 3.41 for service block-storage, and "
+        f"extending an attached volume needs 3.42: volume {volume_id} is detached from server {server.id}, "
+        "extended and attached back"
+    ]
+    assert extends
+    assert deleted.state == "DELETE_COMPLETE", deleted.status_reason

@@ -347,20 +347,6 @@ def test_nova_server_delete_tolerates_a_server_already_gone(admin_cloud, service
     assert connection.network.find_network(ids["net"]) is None  # its port, made by the server, went too
 
 
-def test_nova_server_refuses_a_nova_feature_from_the_future_with_the_seed_message(admin_cloud, service):
-    maximum = admin_cloud.connect("admin").compute.get_endpoint_data().max_microversion
-    assert maximum >= (2, 37)
-    resources = {
-        "vm": {
-            "type": "OS::Nova::Server",
-            "properties": {"flavor": "m1.tiny", "image": "stoker-tiny", "personality": {"/etc/motd": "hello"}},
-        }
-    }
-    with pytest.raises(Exception) as raised:
-        service.create_stack(f"future-{secrets.token_hex(3)}", from_data(template(resources)))
-    assert "Cannot use the personality parameter as nova no longer supports it. Use user_data instead." in str(raised.value)
-
-
 def test_nova_server_find_created_finds_the_server_an_interrupted_create_made(admin_cloud):
     """A create that made the server but died before recording its id: the server is
     found by its exact generated name, and a server whose name only starts alike is not."""

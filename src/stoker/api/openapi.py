@@ -277,13 +277,13 @@ def _paths() -> dict[str, dict[str, Schema]]:
 
     # -- template capabilities (stoker's, docs/api.md)
     add("POST", TENANT + "/capabilities/find", operation(
-        "The templates whose capabilities satisfy every requirement (stoker's)", ok(obj({"templates": array(STRING), "skipped": array(ANY)})),
+        "The templates whose capabilities satisfy every requirement (stoker's)", ok(ref("CapabilitiesFound")),
         rule="capabilities:find", tag="capabilities",
         body={"allOf": [ref("CapabilitiesInput"), obj(optional={"capabilities": OBJECT})]},
     ))
     add("POST", TENANT + "/template_capabilities", operation(
         "What a set of templates offers, and how registry lists resolve (stoker's)",
-        ok(obj({"capabilities": OBJECT, "resource_types": OBJECT, "requires": OBJECT, "resolutions": array(OBJECT)}, {"skipped": array(ANY)})),
+        ok(ref("TemplateCapabilities")),
         rule="capabilities:template_capabilities", tag="capabilities", body=ref("CapabilitiesInput"),
     ))
 

@@ -69,6 +69,11 @@ RESOURCE_CHANGES: Schema = obj(
 # stoker's (docs/api.md): the template each candidate list of the environment chose.
 IMPLEMENTATIONS: Schema = array(obj({"resource_name": STRING, "resource_type": STRING, "template": nullable(STRING), "requires": STRING}))
 
+# seed 003: an environment's requires, each capability to a value or a list of values.
+_SCALAR: Schema = {"anyOf": [STRING, {"type": "number"}, BOOLEAN]}
+REQUIREMENTS: Schema = {"type": "object", "additionalProperties": {"anyOf": [_SCALAR, {**array(_SCALAR), "minItems": 1}]}}
+CAPABILITY_VALUES: Schema = {"type": "object", "additionalProperties": array(STRING)}
+
 SCHEMAS: dict[str, Schema] = {
     "Fault": obj(
         {
@@ -246,6 +251,43 @@ SCHEMAS: dict[str, Schema] = {
         "allOf": [ref("StackInput"), obj(optional={"clear_parameters": array(STRING)})],
         "description": "PUT replaces the template and parameters; PATCH keeps what is not given.",
     },
+    # seed 003's introspection (environment.capabilities): what a client reads of
+    # /capabilities/find and /template_capabilities, every field typed.
+    "CapabilitiesSkipped": obj(
+        {"template": STRING, "reason": STRING}, extra=False,
+        description="A template that could not be read, and why.",
+    ),
+    "CapabilitiesCandidate": obj(
+        {"template": STRING, "matched": BOOLEAN, "reasons": array(STRING)}, extra=False,
+        description="One candidate template of a registry list: whether its capabilities satisfy the requirements that bear on the type, and why (or why not).",
+    ),
+    "CapabilitiesResolution": obj(
+        {
+            "resource_type": STRING,
+            "resource_name": {**nullable(STRING), "description": "the resource of a per-resource registry entry; null for a type's entry"},
+            "chosen": {**nullable(STRING), "description": "the one candidate that matched; null when none or several did"},
+            "requires": REQUIREMENTS,
+            "candidates": array(ref("CapabilitiesCandidate")),
+            "not_considered": {**array(STRING), "description": "requirements no candidate declares, set aside for this choice"},
+        },
+        extra=False,
+        description="How one registry list of candidate templates resolves by the environment's requires.",
+    ),
+    "TemplateCapabilities": obj(
+        {
+            "capabilities": {**CAPABILITY_VALUES, "description": "each capability with the values the templates offer, in the order first seen"},
+            "resource_types": {**CAPABILITY_VALUES, "description": "each resource type with the templates that may implement it"},
+            "requires": REQUIREMENTS,
+            "resolutions": array(ref("CapabilitiesResolution")),
+        },
+        {"skipped": array(ref("CapabilitiesSkipped"))},
+        extra=False,
+    ),
+    "CapabilitiesFound": obj(
+        {"templates": array(STRING)},
+        {"skipped": array(ref("CapabilitiesSkipped"))},
+        extra=False,
+    ),
     "CapabilitiesInput": obj(
         {"files": {"type": "object", "additionalProperties": STRING}},
         {

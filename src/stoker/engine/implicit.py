@@ -4,14 +4,16 @@ states.
 
 Owns: reading definitions statically for the rules (parameters resolved, ``get_resource``
 as a ``Reference``, anything only the action knows as ``UNKNOWN``) and calling each rule
-so that a failing rule is logged and ignored, never an action's failure. Only types that
-have a rule cost anything: a stack of 100,000 resources without any reads nothing.
+so that a failing rule is logged and ignored, never an action's failure; and the same for
+a plugin written for Heat that overrides ``add_dependencies(self, deps)``, called on
+stand-ins of the template's resources (seed 001: its ordering is honoured, not lost). Only
+types that have a rule cost anything: a stack of 100,000 resources without any reads nothing.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from stoker.sdk.dependencies import UNKNOWN, Reference, ResourceView, StackView
@@ -62,6 +64,126 @@ def _has_rule(cls: type[Resource], rule: str) -> bool:
     return method is not None and method is not _DEFAULT_RULES[rule]
 
 
+def _adds_dependencies(cls: type[Resource]) -> bool:
+    """Whether the type overrides Heat's ``add_dependencies`` (a plugin written for Heat)."""
+    return getattr(cls, "add_dependencies", Resource.add_dependencies) is not Resource.add_dependencies
+
+
+# -- Heat's add_dependencies, adapted ------------------------------------------------------
+# A plugin written for Heat orders itself in ``add_dependencies(self, deps)``: it reads
+# ``self.properties`` and the other resources of ``self.stack`` (``has_interface``, their
+# ``properties``) and adds ``deps += (requirer, required)``. It is called here on stand-ins:
+# instances of the plugin classes that were never constructed, whose properties read the
+# template as the views do (a get_resource as a Reference, what only the action knows as
+# UNKNOWN), so its edges join the implicit ones for every action.
+
+
+def _as_heat_reads(value: Any) -> Any:
+    """A view's value as Heat's properties read it before the create: a ``get_resource``
+    is the resource's name (Heat's ``FnGetRefId`` of a resource with no id yet)."""
+    if isinstance(value, Reference):
+        return value.name
+    if isinstance(value, Mapping):
+        return {key: _as_heat_reads(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_heat_reads(item) for item in value]
+    return value
+
+
+class _HeatProperties(Mapping[str, Any]):
+    """``self.properties`` of a stand-in: the view's values, the schema's defaults."""
+
+    def __init__(self, view: ResourceView, schema: Mapping[str, Any]):
+        self._view = view
+        self._schema = schema
+
+    def __getitem__(self, key: str) -> Any:
+        value = _as_heat_reads(self._view.get(key))
+        if value is None and key in self._schema:
+            value = getattr(self._schema[key], "default", None)
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self[key]
+        return default if value is None else value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._schema)
+
+    def __len__(self) -> int:
+        return len(self._schema)
+
+
+class _HeatDependencies:
+    """What ``deps`` is to a Heat plugin: ``deps += (requirer, required)`` records an edge."""
+
+    def __init__(self) -> None:
+        self.pairs: list[tuple[str, str]] = []
+
+    def __iadd__(self, pair: tuple[Any, Any]) -> _HeatDependencies:
+        requirer, required = pair
+        self.pairs.append((getattr(requirer, "name", requirer), getattr(required, "name", required)))
+        return self
+
+
+class _HeatStack(Mapping[str, Any]):
+    """``self.stack`` of a stand-in: the template's resources as stand-ins, by name."""
+
+    def __init__(self, stack: StackView, classes: Mapping[str, type[Resource]]):
+        self._stack = stack
+        self._classes = classes
+        self._made: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._made:
+            view = self._stack.get(name)
+            if view is None:
+                raise KeyError(name)
+            cls = self._classes.get(name, Resource)
+            stand_in = cls.__new__(cls)
+            # Set on the instance, past whatever the class declares (``properties``).
+            stand_in.__dict__.update(
+                name=name,
+                properties=_HeatProperties(view, cls.properties_schema),
+                stack=self,
+                has_interface=view.is_a,
+                t=_HeatDefinition(view.type),
+                resource_id=None,
+                FnGetRefId=lambda name=name: name,
+            )
+            self._made[name] = stand_in
+        return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return (view.name for view in self._stack)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self._stack)
+
+
+class _HeatDefinition:
+    """A stand-in's ``t``: its ``type`` reads the type the template gives."""
+
+    def __init__(self, resource_type: str):
+        self.resource_type = resource_type
+
+
+def _heat_edges(name: str, heat_stack: _HeatStack, resource_type: str) -> list[tuple[str, str]]:
+    deps = _HeatDependencies()
+    try:
+        heat_stack[name].add_dependencies(deps)
+    except Exception:  # noqa: BLE001 - a plugin's hook must not break the stack
+        LOG.warning(
+            "the add_dependencies of %s (%s) failed on stoker's stand-ins, so the ordering it adds is lost; "
+            "write implicit_dependencies(me, stack) instead (stoker.sdk.dependencies)",
+            name,
+            resource_type,
+            exc_info=True,
+        )
+        return []
+    return deps.pairs
+
+
 def implicit_dependencies(
     definitions: Mapping[str, ResourceDefinition],
     plugin_class: Callable[[str], type[Resource]],
@@ -77,7 +199,8 @@ def implicit_dependencies(
         except Exception:  # noqa: BLE001 - an unknown type is validation's to report
             continue
     ruled = [(name, rule) for name, cls in classes.items() for rule in rules if _has_rule(cls, rule)]
-    if not ruled:
+    heat_style = [name for name, cls in classes.items() if "implicit_dependencies" in rules and _adds_dependencies(cls)]
+    if not ruled and not heat_style:
         return {}
     context = _StaticContext(parameter)
 
@@ -118,4 +241,10 @@ def implicit_dependencies(
             continue
         if needs:
             edges.setdefault(name, set()).update(needs)
+    if heat_style:
+        heat_stack = _HeatStack(stack, classes)
+        for name in heat_style:
+            for requirer, required in _heat_edges(name, heat_stack, definitions[name].resource_type):
+                if requirer != required and requirer in definitions and required in definitions:
+                    edges.setdefault(requirer, set()).add(required)
     return edges

@@ -455,7 +455,10 @@ class StackRuntime:
             return stored[attribute]
         cache = self.attribute_cache.setdefault(record.id, {})
         if attribute not in cache:
-            cache[attribute] = self.instance(record).FnGetAtt(attribute)
+            try:
+                cache[attribute] = self.instance(record).FnGetAtt(attribute)
+            except InvalidTemplateAttribute as error:
+                raise error.for_resource(record.name)  # a plugin's own FnGetAtt, the guide's form
         return cache[attribute]
 
     def resource_attribute(self, name: str, attribute: str, path: tuple[Any, ...]) -> Any:
@@ -468,7 +471,10 @@ class StackRuntime:
             return self.instance(record).attribute_with_path(attribute, tuple(path))
         if path and overrides_fn_get_att(self.plugin_class(record.type, record.name)):
             # A plugin's own FnGetAtt resolves the path too (seed 001), as Heat asks it.
-            return self.instance(record).FnGetAtt(attribute, *path)
+            try:
+                return self.instance(record).FnGetAtt(attribute, *path)
+            except InvalidTemplateAttribute as error:
+                raise error.for_resource(record.name)
         return select_path(self.compute_attribute(record, attribute), path)
 
     def resource_attributes(self, name: str) -> Any:

@@ -30,7 +30,13 @@ from stoker.graph import CycleError
 from stoker.masking import HiddenValues
 from stoker.sdk import support
 from stoker.sdk.clients import Clients
-from stoker.sdk.exceptions import ClientPluginError, PropertyErrors, StokerError, ValidationError
+from stoker.sdk.exceptions import (
+    ClientPluginError,
+    PropertyErrors,
+    StokerError,
+    UnknownClientPluginError,
+    ValidationError,
+)
 from stoker.sdk.properties import UNRESOLVED, contains_unresolved
 from stoker.sdk.resource import Resource, overrides_fn_get_att
 from stoker.sdk.stack_resource import StackResource
@@ -363,7 +369,16 @@ def validate(
             instance = cls(name, definition.bind(resolver), stack or _Placeholder(stack_name, stack_id), context=context, hooks=hooks)
             if not strict:
                 # No name is looked up in a cloud (Heat validates no value here).
-                apply_rules(instance.properties, resource_rules(instance, instance.properties), client_resolve=False)
+                # Only a rule naming a client plugin that is not registered is kept: it
+                # fails at its property without calling any client (a plugin's mistake
+                # that create would meet).
+                apply_rules(
+                    instance.properties,
+                    resource_rules(instance, instance.properties),
+                    instance.client_plugin,
+                    client_resolve=False,
+                    known_clients=registry.clients.known_names(),
+                )
             problems = instance.properties.errors()
         except TypeRefusedError:
             raise
@@ -382,6 +397,8 @@ def validate(
         names_judged = errors if not getattr(cls, "template_name", "") else judged
         for problem in problems:
             found = names_judged if problem.message.startswith("Unknown Property") else judged
+            if isinstance(problem, UnknownClientPluginError):
+                found = errors  # no value of the user's can mend it: refused, not a note
             found.append(TemplateError(problem.message, path=problem.path, hint=problem.hint))
         known = sound and not any(contains_unresolved(instance.properties[key]) for key in instance.properties)
         if known:

@@ -15,11 +15,11 @@ Version negotiation (seed 004): a plugin declares the versions it can speak
 (``supported_versions`` and/or the range ``min_microversion``..``max_microversion``); the
 service advertises the range it offers (``get_min_microversion()`` /
 ``get_max_microversion()``, which a real plugin answers by asking the service once). The
-negotiated version is the newest version both sides support, unless the user pinned one with
-``<service>_default_microversion`` in the settings or ``OS_<SERVICE>_DEFAULT_MICROVERSION`` in
-the environment (settings win: they are the operator's explicit configuration). The seed
-discourages pinning outside a raw REST layer; we honour it, but a pin the plugin or the cloud
-cannot serve is an error rather than a silent fallback.
+negotiated version is the newest version both sides support. A default microversion
+(``<service>_default_microversion`` in the settings, ``OS_<SERVICE>_DEFAULT_MICROVERSION`` in
+the environment) is for a REST layer only, as the seed says: it never pins the negotiated
+version, which every call of a plugin's client uses. ``default_microversion()`` reads it for a
+plugin that has a raw REST path of its own (the OpenStack plugins' ``rest()``).
 
 This module does no network I/O itself and knows no service: subclasses do both in
 ``create_client`` and ``get_*_microversion``.
@@ -284,7 +284,8 @@ class ClientPlugin(abc.ABC):
         return f"{service}_default_microversion", f"OS_{service.upper()}_DEFAULT_MICROVERSION"
 
     def default_microversion(self) -> tuple[str | None, str]:
-        """The version the user pinned, and where it was set (for messages)."""
+        """The default microversion the user set for a REST layer, and where it was set
+        (for messages); never the version the plugin's client negotiates (seed 004)."""
         setting, variable = self._setting_names()
         value = self.settings.get(setting)
         if value not in (None, ""):
@@ -294,27 +295,10 @@ class ClientPlugin(abc.ABC):
             return str(value), f"the environment variable {variable}"
         return None, ""
 
-    def _pinned_version(self) -> Version | None:
-        pinned, source = self.default_microversion()
-        if pinned is None or pinned.strip().lower() == LATEST:
-            return None
-        version = self._parse(pinned, source)
-        if not self.knows_version(version):
-            raise ClientPluginError(
-                f"{source} pins microversion {pinned} for service {self.service_name}, but client "
-                f"plugin {self.name!r} only knows {self.describe_known_versions()}"
-            )
-        if not self._in_service_range(version):
-            low, high = self._get_service_range()
-            raise ClientPluginError(
-                f"{source} pins microversion {pinned}, but this cloud supports microversions "
-                f"{_describe_range(low, high)} for service {self.service_name}"
-            )
-        return version
-
     def negotiated_version(self) -> str | None:
-        """The version clients use: the pinned default, else the newest version both this
-        plugin and the service support. None when the plugin declares no versions."""
+        """The version clients use: the newest version both this plugin and the service
+        support (a default microversion does not change it). None when the plugin declares
+        no versions."""
         with self._lock:
             if not self._negotiation_done:
                 self._negotiated = self._negotiate()
@@ -324,9 +308,6 @@ class ClientPlugin(abc.ABC):
     def _negotiate(self) -> Version | None:
         if not self.declares_versions():
             return None
-        pinned = self._pinned_version()
-        if pinned is not None:
-            return pinned
         low, high = self._get_service_range()
         candidates = [
             version
@@ -368,15 +349,6 @@ class ClientPlugin(abc.ABC):
                 f"plugin {self.name!r} does not know (it knows {self.describe_known_versions()})"
             )
         negotiated = self.negotiated_version()
-        pinned, source = self.default_microversion()
-        if pinned is not None and pinned.strip().lower() != LATEST:
-            raise MicroversionUnavailableError(
-                f"{feature} needs microversion {version} of service {self.service_name}, but "
-                f"{source} pins microversion {pinned}",
-                service=self.service_name,
-                required=version,
-                available=negotiated,
-            )
         _, high = self._get_service_range()
         available = str(high) if high is not None else negotiated
         raise MicroversionUnavailableError(

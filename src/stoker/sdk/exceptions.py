@@ -94,12 +94,31 @@ class ResourceNotFoundError(StokerError):
 
 
 class InvalidTemplateAttribute(StokerError):
-    """A template asked for an attribute the resource type does not have."""
+    """A template asked for an attribute the resource type does not have.
 
-    def __init__(self, resource: str, key: str):
-        super().__init__(f"The Referenced Attribute ({resource} {key}) is incorrect.")
+    ``InvalidTemplateAttribute(resource, key)``, or Heat's keywords ``resource=``,
+    ``key=``; or the attribute's name alone, as the plugin guide's ``_resolve_attribute``
+    raises it (``InvalidTemplateAttribute(name)``): the engine then names the resource
+    (``for_resource``)."""
+
+    def __init__(self, resource: str | None = None, key: str | None = None):
+        if key is None:
+            resource, key = None, resource
         self.resource = resource
         self.key = key
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        named = f"{self.resource} {self.key}" if self.resource is not None else f"{self.key}"
+        return f"The Referenced Attribute ({named}) is incorrect."
+
+    def for_resource(self, name: str) -> InvalidTemplateAttribute:
+        """This error naming resource ``name`` when the plugin named none."""
+        if self.resource is None:
+            self.resource = name
+            self.message = self._text()
+            self.args = (self.message,)
+        return self
 
 
 class EntityNotFound(StokerError):

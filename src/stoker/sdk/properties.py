@@ -165,9 +165,6 @@ class Schema:
                     problems.extend(sub.check(owner, f"{path}.{name}" if path else name))
         elif isinstance(self.schema, Schema):
             problems.extend(self.schema.check(owner, f"{path}[*]" if path else "[*]"))
-        chain = self.support_status.chain_error()
-        if chain:
-            problems.append(f"{where}: {chain}")
         if self.default is not None and self.type not in (self.ANY, self.MAP):
             try:
                 convert(self, self.default, path or "default")
@@ -178,6 +175,21 @@ class Schema:
             # keys its nested schema does not declare.
             problems.append(f"{where}: the default is invalid: '{self.default}' is not a map")
         return problems
+
+    def lifecycle_notes(self, owner: str, path: str) -> list[str]:
+        """Where this property's support status chain, and its sub-properties', depart from
+        the lifecycle (seed 000): warnings at load, never a refusal."""
+        notes = []
+        note = self.support_status.lifecycle_note()
+        if note:
+            notes.append(f"{owner}: property {path}: {note}")
+        if isinstance(self.schema, Mapping):
+            for name, sub in self.schema.items():
+                if isinstance(sub, Schema):
+                    notes.extend(sub.lifecycle_notes(owner, f"{path}.{name}"))
+        elif isinstance(self.schema, Schema):
+            notes.extend(self.schema.lifecycle_notes(owner, f"{path}[*]"))
+        return notes
 
     def to_dict(self) -> dict[str, Any]:
         """The schema in Heat's resource-type API shape."""

@@ -10,6 +10,12 @@ A plugin lists groups in ``properties_groups_schema``. Each group is a one-key d
                    the properties may only be given when the version negotiated by the
                    client plugin is one of VERSIONS
 
+``properties_groups_schema`` may be a property, as seed 002 writes it (``CLIENT_PLUGIN:
+self.client_plugin('keystone')``): a resource reads it with its client plugins; the checks
+at load and the type's documentation read it on a stand-in whose client plugins are their
+names (``Resource.declared_properties_groups``). ``describe`` names a client plugin given
+as an object or a class by its name.
+
 An entry is a property path, a list of names (``['PropertyA', 'PropertySubA']`` reaches into
 a Map property), or a nested group. ``check_schema`` checks the declarations when a plugin
 registers; ``validate`` checks a resource's values.
@@ -44,7 +50,7 @@ from stoker.sdk.clients import ClientPlugin, Version
 from stoker.sdk.exceptions import PropertyError, SchemaError, StokerError
 from stoker.sdk.properties import UNRESOLVED, Properties, Schema
 
-__all__ = ["AND", "API_VERSIONS", "CLIENT_PLUGIN", "OPERATORS", "OR", "PROPERTIES", "VERSIONS", "XOR", "check_schema", "validate"]
+__all__ = ["AND", "API_VERSIONS", "CLIENT_PLUGIN", "OPERATORS", "OR", "PROPERTIES", "VERSIONS", "XOR", "check_schema", "describe", "validate"]
 
 OPERATORS = (AND, OR, XOR) = ("and", "or", "xor")
 API_VERSIONS = "api_versions"
@@ -307,6 +313,20 @@ def check_schema(
     parser = _Parser(properties_schema, client_names=client_names)
     parser.groups(groups)
     return parser.problems
+
+
+def describe(groups: Any) -> Any:
+    """The groups as JSON data (the resource-type API's ``properties_groups``): a client
+    plugin, given as an object or a class, by its name."""
+    if isinstance(groups, ClientPlugin) or (isinstance(groups, type) and issubclass(groups, ClientPlugin)):
+        return groups.name
+    if isinstance(groups, Mapping):
+        return {str(key): describe(value) for key, value in groups.items()}
+    if isinstance(groups, (list, tuple)):
+        return [describe(item) for item in groups]
+    if groups is None or isinstance(groups, (str, int, float, bool)):
+        return groups
+    return str(groups)
 
 
 def parse(groups: Any, properties_schema: Mapping[str, Schema], check_paths: bool = True) -> list[Entry]:

@@ -13,6 +13,8 @@ documents, nothing of the engine's own bookkeeping.
 from __future__ import annotations
 
 import base64
+import functools
+import inspect
 import logging
 import time
 from collections.abc import Iterable, Mapping
@@ -99,6 +101,14 @@ class _NoHooks:
 
     def signals(self, resource: Resource) -> None:
         return None
+
+
+class _DeclarationHooks(_NoHooks):
+    """The hooks of an instance that only declares (``declared_properties_groups``): a
+    client plugin is its name."""
+
+    def client_plugin(self, resource: Resource, name: str | None) -> Any:
+        return name
 
 
 class Resource:
@@ -261,7 +271,10 @@ class Resource:
             return self._show_resource()
         if key not in self.attributes_schema and not self.accepts_any_property:
             raise InvalidTemplateAttribute(self.name, key)
-        return self._resolve_attribute(key)
+        try:
+            return self._resolve_attribute(key)
+        except InvalidTemplateAttribute as error:
+            raise error.for_resource(self.name)  # the guide's form names the attribute only
 
     def FnGetAtt(self, key: str, *path: Any) -> Any:  # noqa: N802 - Heat's name (seed 001)
         """What ``get_attr`` (``Fn::GetAtt``) gives: attribute ``key``, then ``path``
@@ -271,6 +284,20 @@ class Resource:
         return attributes_module.select_path(self.get_attribute(key), path)
 
     # -- validation ------------------------------------------------------------
+
+    @classmethod
+    def declared_properties_groups(cls) -> Any:
+        """The type's properties groups as declared, for the checks at load and the
+        type's documentation: the class attribute, or what a ``properties_groups_schema``
+        property returns (seed 002 writes ``CLIENT_PLUGIN: self.client_plugin('keystone')``),
+        read on an instance that belongs to no stack, whose ``client_plugin(name)`` is
+        the name. A resource of a stack reads its own, with its real client plugins."""
+        declared = inspect.getattr_static(cls, "properties_groups_schema", [])
+        if not isinstance(declared, (property, functools.cached_property)):
+            return cls.properties_groups_schema
+        probe = cls.__new__(cls)
+        probe.__dict__.update(name=cls.__name__, _hooks=_DeclarationHooks())
+        return declared.__get__(probe, cls)
 
     def validate(self) -> None:
         """Check the resource beyond its schema; raise ValidationError. Plugins extend this."""
@@ -290,6 +317,15 @@ class Resource:
         reference them (Heat's ``add_dependencies`` rules, as a question: see
         ``stoker.sdk.dependencies``). Default: none."""
         return ()
+
+    def add_dependencies(self, deps: Any) -> None:
+        """Heat's hook, for plugins written for Heat: one that overrides it
+        (``super().add_dependencies(deps)``, then ``deps += (self, other)``) is honoured,
+        called on a stand-in of itself whose ``properties`` and ``stack`` (name -> stand-in
+        with ``properties``, ``has_interface``) read the template as
+        ``implicit_dependencies``'s views do (``stoker.engine.implicit``). New plugins
+        answer ``implicit_dependencies`` instead. This base adds nothing: the engine adds
+        the template's own dependencies."""
 
     @classmethod
     def update_dependencies(cls, me: ResourceView, stack: StackView) -> Iterable[str]:

@@ -1,8 +1,11 @@
 """Support status of resource types, properties and attributes (seed 000).
 
-Owns the SupportStatus value and the lifecycle rule
-UNSUPPORTED -> SUPPORTED -> DEPRECATED -> HIDDEN, with DEPRECATED -> UNSUPPORTED.
-It must not know about templates or the engine.
+Owns the SupportStatus value and the lifecycle UNSUPPORTED -> SUPPORTED -> DEPRECATED ->
+HIDDEN, with DEPRECATED -> UNSUPPORTED. The lifecycle is a process, not a grammar: Heat
+checks no chain, and its own plugins skip steps (magnum's BayModel hides a property
+straight from SUPPORTED). A chain that skips a step or goes back is loaded as written; the
+plugin loader reports ``lifecycle_note`` as a warning. It must not know about templates or
+the engine.
 """
 
 from __future__ import annotations
@@ -24,14 +27,24 @@ SUPPORT_STATUSES = (UNKNOWN, SUPPORTED, DEPRECATED, UNSUPPORTED, HIDDEN) = (
 # A release mark, "5.0.0" or "2014.2": what a status given where a version belongs looks like.
 _VERSION = re.compile(r"^\d+(\.\d+)+$")
 
-# Which status may follow which, going from previous_status to status.
-_ALLOWED_NEXT = {
+# Which status follows which in the lifecycle, going from previous_status to status.
+_LIFECYCLE_NEXT = {
     UNSUPPORTED: {SUPPORTED},
     SUPPORTED: {DEPRECATED},
     DEPRECATED: {HIDDEN, UNSUPPORTED},
     HIDDEN: set(),
     UNKNOWN: {SUPPORTED, DEPRECATED, HIDDEN, UNSUPPORTED},
 }
+
+
+_ORDER = (UNSUPPORTED, SUPPORTED, DEPRECATED, HIDDEN)
+
+
+def _departure(before: str, after: str) -> str:
+    if before in _ORDER and after in _ORDER and _ORDER.index(after) > _ORDER.index(before):
+        skipped = _ORDER[_ORDER.index(before) + 1 : _ORDER.index(after)]
+        return f"{before} -> {after} skips {' and '.join(skipped)}"
+    return f"{before} -> {after} goes back"
 
 
 class SupportStatus:
@@ -65,15 +78,22 @@ class SupportStatus:
         self.previous_status = previous_status
         self.substitute_class = substitute_class
 
-    def chain_error(self) -> str | None:
-        """Return why this status chain is impossible, or None when it is valid."""
+    def lifecycle_note(self) -> str | None:
+        """How this status chain departs from the lifecycle (a step skipped, a step back),
+        or None when it follows it. Never a reason to refuse the object (seed 000)."""
+        notes = []
         current: SupportStatus | None = self
         while current is not None and current.previous_status is not None:
             before = current.previous_status
-            if current.status not in _ALLOWED_NEXT[before.status]:
-                return f"support status {before.status} cannot be followed by {current.status}"
+            if current.status not in _LIFECYCLE_NEXT[before.status]:
+                notes.append(_departure(before.status, current.status))
             current = before
-        return None
+        if not notes:
+            return None
+        return (
+            f"support status {'; '.join(reversed(notes))} "
+            f"(the lifecycle is {' -> '.join(_ORDER)}, or {DEPRECATED} -> {UNSUPPORTED}); loaded as written"
+        )
 
     def says_more_than_supported(self) -> bool:
         """Whether this status tells more than the default ``SupportStatus()`` (a version

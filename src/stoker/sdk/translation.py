@@ -31,10 +31,10 @@ itself are ``SchemaError`` (a plugin bug); errors in the user's values are ``Pro
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from stoker.sdk.exceptions import PropertyError, SchemaError, StokerError
+from stoker.sdk.exceptions import PropertyError, SchemaError, StokerError, UnknownClientPluginError
 from stoker.sdk.properties import UNRESOLVED, Schema
 
 __all__ = ["TranslationRule", "apply_rules", "check_rules"]
@@ -525,7 +525,17 @@ class Translation:
                     "but apply_rules was given no client_resolver",
                     path=self._where(where),
                 )
-            plugin = self.client_resolver(plugin)
+            try:
+                plugin = self.client_resolver(plugin)
+            except StokerError as error:
+                # An unknown name (a plugin's mistake) is told at the property the rule
+                # resolves, in the rule's words, so the message names the resource.
+                if isinstance(error, UnknownClientPluginError):
+                    error.message = f"Translation rule {rule.describe()} names client plugin {plugin!r}, which is not registered"
+                    error.args = (error.message,)
+                if error.path is None:
+                    error.path = self._where(where)
+                raise
         finder = getattr(plugin, rule.finder)
         try:
             return finder(rule.entity, value) if rule.entity else finder(value)
@@ -561,6 +571,10 @@ def resource_rules(resource: Any, properties: Properties) -> list[Any]:
     return method()
 
 
+def _names_unknown_client(rule: TranslationRule, known_clients: Collection[str] | None) -> bool:
+    return known_clients is not None and isinstance(rule.client_plugin, str) and rule.client_plugin not in known_clients
+
+
 def apply_rules(
     properties: Properties,
     rules: Iterable[TranslationRule] | None,
@@ -568,6 +582,7 @@ def apply_rules(
     *,
     client_resolve: bool = True,
     ignore_resolve_error: bool = False,
+    known_clients: Collection[str] | None = None,
 ) -> Translation | None:
     """Translate ``properties`` by ``rules`` (what ``Resource.__init__`` does with
     ``self.translation_rules(self.properties)``). Rules replace any applied before; no
@@ -575,7 +590,9 @@ def apply_rules(
     sees translated values (``sequence`` already gone) and may return none.
 
     ``client_resolver(name)`` returns the client plugin of a rule that names its plugin
-    by a string. ``client_resolve=False`` leaves RESOLVE rules out (no client is called);
+    by a string. ``client_resolve=False`` leaves RESOLVE rules out (no client is called),
+    except one naming a client plugin that is not among ``known_clients`` (when given):
+    its first read fails at its property, as create would, without calling any client.
     ``ignore_resolve_error`` keeps the name when a finder fails. Nothing is resolved here:
     the values are translated on the first read. Raises ``SchemaError`` when a rule does
     not fit the schema. Returns the Translation in use (None when there is none).
@@ -593,7 +610,7 @@ def apply_rules(
         if problems:
             raise SchemaError("; ".join(problems), path=properties.path)
     if not client_resolve:
-        rules = [rule for rule in rules if rule.rule != TranslationRule.RESOLVE]
+        rules = [rule for rule in rules if rule.rule != TranslationRule.RESOLVE or _names_unknown_client(rule, known_clients)]
     translation = (
         Translation(properties, rules, client_resolver, ignore_resolve_error) if rules else None
     )  # None: every rule was a RESOLVE left out

@@ -276,10 +276,13 @@ def test_negotiated_version_asks_the_service_once():
     assert plugin.service_queries == 1
 
 
-def test_default_microversion_from_environment_pins_the_version():
+def test_default_microversion_from_environment_does_not_pin_the_client():
+    """Seed 004: a default microversion is for a REST layer only; the plugin's client,
+    which all its calls use, negotiates as if none were set."""
     plugin = ComputePlugin(service_max="2.60", environ={"OS_COMPUTE_DEFAULT_MICROVERSION": "2.5"})
-    assert plugin.negotiated_version() == "2.5"
-    assert plugin.client().version == "2.5"
+    assert plugin.negotiated_version() == "2.60"
+    assert plugin.client().version == "2.60"
+    assert plugin.default_microversion() == ("2.5", "the environment variable OS_COMPUTE_DEFAULT_MICROVERSION")
 
 
 def test_default_microversion_setting_wins_over_environment():
@@ -288,46 +291,30 @@ def test_default_microversion_setting_wins_over_environment():
         settings={"compute_default_microversion": "2.7"},
         environ={"OS_COMPUTE_DEFAULT_MICROVERSION": "2.5"},
     )
-    assert plugin.negotiated_version() == "2.7"
     assert plugin.default_microversion() == ("2.7", "the setting compute_default_microversion")
+    assert plugin.negotiated_version() == "2.60"
 
 
 def test_default_microversion_names_use_the_service_type():
     plugin = BlockStoragePlugin(environ={"OS_BLOCK_STORAGE_DEFAULT_MICROVERSION": "3.44"})
-    assert plugin.negotiated_version() == "3.44"
+    assert plugin.default_microversion() == ("3.44", "the environment variable OS_BLOCK_STORAGE_DEFAULT_MICROVERSION")
     plugin = BlockStoragePlugin(settings={"block_storage_default_microversion": "3.40"})
-    assert plugin.negotiated_version() == "3.40"
+    assert plugin.default_microversion() == ("3.40", "the setting block_storage_default_microversion")
 
 
-def test_default_microversion_latest_means_negotiate():
-    plugin = ComputePlugin(service_max="2.60", environ={"OS_COMPUTE_DEFAULT_MICROVERSION": "latest"})
+@pytest.mark.parametrize(
+    "default",
+    [
+        {"environ": {"OS_COMPUTE_DEFAULT_MICROVERSION": "latest"}},
+        {"environ": {"OS_COMPUTE_DEFAULT_MICROVERSION": "2.90"}},  # unknown to the plugin
+        {"settings": {"compute_default_microversion": "2.70"}},  # not offered by the cloud
+        {"environ": {"OS_COMPUTE_DEFAULT_MICROVERSION": "newest"}},  # not a version
+    ],
+)
+def test_default_microversion_never_changes_what_the_client_negotiates(default):
+    plugin = ComputePlugin(service_max="2.60", **default)
     assert plugin.negotiated_version() == "2.60"
-
-
-def test_default_microversion_unknown_to_the_plugin_is_an_error():
-    plugin = ComputePlugin(service_max="2.95", environ={"OS_COMPUTE_DEFAULT_MICROVERSION": "2.90"})
-    with pytest.raises(ClientPluginError) as raised:
-        plugin.negotiated_version()
-    assert str(raised.value) == (
-        "the environment variable OS_COMPUTE_DEFAULT_MICROVERSION pins microversion 2.90 for "
-        "service compute, but client plugin 'compute' only knows 2.1 to 2.79"
-    )
-
-
-def test_default_microversion_the_cloud_does_not_offer_is_an_error():
-    plugin = ComputePlugin(service_max="2.60", settings={"compute_default_microversion": "2.70"})
-    with pytest.raises(ClientPluginError) as raised:
-        plugin.negotiated_version()
-    assert str(raised.value) == (
-        "the setting compute_default_microversion pins microversion 2.70, but this cloud "
-        "supports microversions up to 2.60 for service compute"
-    )
-
-
-def test_default_microversion_that_is_not_a_version_is_an_error():
-    plugin = ComputePlugin(environ={"OS_COMPUTE_DEFAULT_MICROVERSION": "newest"})
-    with pytest.raises(ClientPluginError, match="OS_COMPUTE_DEFAULT_MICROVERSION"):
-        plugin.negotiated_version()
+    plugin.require_version("2.26", "server tags")
 
 
 def test_is_version_supported_when_negotiated_version_is_at_least_as_new():
@@ -358,16 +345,6 @@ def test_require_version_explains_the_cloud_is_too_old():
         "your cloud provider for information about when this feature might be available."
     )
     assert (raised.value.service, raised.value.required, raised.value.available) == ("compute", "2.70", "2.60")
-
-
-def test_require_version_names_the_pin_that_holds_the_version_back():
-    plugin = ComputePlugin(service_max="2.60", environ={"OS_COMPUTE_DEFAULT_MICROVERSION": "2.5"})
-    with pytest.raises(MicroversionUnavailableError) as raised:
-        plugin.require_version("2.26")
-    assert str(raised.value) == (
-        "this feature needs microversion 2.26 of service compute, but the environment variable "
-        "OS_COMPUTE_DEFAULT_MICROVERSION pins microversion 2.5"
-    )
 
 
 def test_require_version_the_plugin_does_not_know_is_a_plugin_error():
@@ -447,7 +424,7 @@ def test_clients_share_one_plugin_per_name():
     assert clients.client_plugin("compute") is plugin
     assert plugin.context == "ctx"
     assert plugin.name == "compute"
-    assert clients.client("compute").version == "2.3"
+    assert clients.client("compute").version == plugin.negotiated_version()
 
 
 def test_clients_unknown_name_is_an_error():

@@ -28,7 +28,7 @@ SURFACE = {
         "ValidationError",
     ],
     "properties": ["UNRESOLVED", "Properties", "Schema", "TranslationRule", "contains_unresolved", "convert", "resolve_properties", "value_for"],
-    "properties_group": ["AND", "API_VERSIONS", "CLIENT_PLUGIN", "OPERATORS", "OR", "PROPERTIES", "VERSIONS", "XOR", "check_schema", "validate"],
+    "properties_group": ["AND", "API_VERSIONS", "CLIENT_PLUGIN", "OPERATORS", "OR", "PROPERTIES", "VERSIONS", "XOR", "check_schema", "describe", "validate"],
     "resource": ["EngineHooks", "Resource", "StackInfo", "physical_resource_name"],
     "software_config": [
         "DEPLOYMENT_STATUSES", "DeploymentConfigNotFoundError", "INPUT_SCHEMA", "IO_TYPES", "MemorySoftwareConfigs",
@@ -43,7 +43,7 @@ SURFACE = {
 
 # What every plugin inherits. Heat's Resource has ~145 methods; ours stays small.
 RESOURCE_MEMBERS = [
-    "ACTIONS", "ADOPT", "FnGetAtt", "CHECK", "COMPLETE", "CREATE", "DELETE", "FAILED", "INIT", "IN_PROGRESS", "RESUME",
+    "ACTIONS", "ADOPT", "FnGetAtt", "add_dependencies", "declared_properties_groups", "CHECK", "COMPLETE", "CREATE", "DELETE", "FAILED", "INIT", "IN_PROGRESS", "RESUME",
     "ROLLBACK", "SNAPSHOT", "STATUSES", "SUSPEND", "UPDATE",
     "_resolve_attribute", "_show_resource",
     "accepts_any_property", "all_attributes_schema", "attributes_schema", "client", "client_plugin",

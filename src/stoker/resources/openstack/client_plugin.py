@@ -13,11 +13,14 @@ user set (``{service_type}_default_microversion`` in clouds.yaml or the settings
 ``OS_{SERVICE_TYPE}_DEFAULT_MICROVERSION``); ``latest`` there is the cloud's maximum, and a
 microversion outside the cloud's range fails before it is sent, naming where it was set. A
 feature newer than the cloud's maximum fails with the seed's message (``require_version``).
+A microversion that removes fields of openstacksdk's data model is not used while the cloud
+offers an older one (``keeps_fields_until``, ``keep_fields``), and a request that carries a
+field a newer microversion removed is sent at the last one that has it (``create_at``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from stoker.resources.openstack import cloud
@@ -26,7 +29,7 @@ from stoker.resources.openstack.constraints import CACHE
 from stoker.sdk.clients import LATEST, ClientPlugin
 from stoker.sdk.exceptions import ClientPluginError, EntityNotFound, MicroversionUnavailableError
 
-__all__ = ["AmbiguousNameError", "OpenStackClientPlugin", "http_status"]
+__all__ = ["AmbiguousNameError", "OpenStackClientPlugin", "http_status", "keep_fields"]
 
 # Status codes that mean "the cloud refuses for now: too much" (request too large, rate limit).
 OVER_LIMIT_STATUSES = (413, 429)
@@ -75,6 +78,11 @@ class OpenStackClientPlugin(ClientPlugin):
     proxy_name: ClassVar[str] = ""
     # Whether the service has microversions (and the plugin asks for its range).
     microversioned: ClassVar[bool] = False
+    # openstacksdk resource classes ("module.Class") whose newer microversions remove
+    # fields of their data model, each with the last microversion that has them. Seed 004:
+    # their calls use it while the cloud still offers it (and the newest otherwise, the
+    # fields then None).
+    keeps_fields_until: ClassVar[Mapping[str, str]] = {}
 
     # -- the client ----------------------------------------------------------------
 
@@ -100,6 +108,8 @@ class OpenStackClientPlugin(ClientPlugin):
                     # it in the session's cache instead of each reading it (seen: 8 reads
                     # for 10 servers deleted at once).
                     client.get_endpoint_data()
+                if self.keeps_fields_until:
+                    keep_fields(client, self.keeps_fields_until)
                 self._clients[None] = client
             return self._clients[None]
 
@@ -213,6 +223,19 @@ class OpenStackClientPlugin(ClientPlugin):
                 self._negotiation_done = True
             return None if self._negotiated is None else str(self._negotiated)
 
+    def offers_version(self, version: str) -> bool:
+        """Whether the cloud offers microversion ``version`` of this service (between its
+        minimum and maximum): what a call that needs an older one than the newest asks."""
+        if not self.microversioned:
+            return False
+        return self._in_service_range(self._parse(version, "the microversion asked for"))
+
+    def create_at(self, resource_type: Any, microversion: str, **attributes: Any) -> Any:
+        """Create an object of openstacksdk's ``resource_type`` at ``microversion``, not
+        the newest both sides know: for a request that carries a field a newer
+        microversion removed (seed 004). What the proxy's ``create_*`` does otherwise."""
+        return resource_type.new(**attributes).create(self.client(), microversion=microversion)
+
     def require_version(self, version: str, feature: str = "this feature") -> None:
         """Raise the seed's error, verbatim, unless the cloud offers microversion
         ``version`` of this service; ``feature`` names what needed it (in the hint)."""
@@ -293,6 +316,36 @@ class OpenStackClientPlugin(ClientPlugin):
         )
         error.hint = f"choose a microversion from {offered}, or 'latest'"
         raise error
+
+
+def keep_fields(proxy: Any, until: Mapping[str, str]) -> None:
+    """Make ``proxy`` (an openstacksdk proxy) call each resource class of ``until`` at most
+    at the microversion given, so that the fields a newer one removes stay filled (seed
+    004): the proxy's own ``_list``, ``_find`` and ``_get_resource`` use a subclass whose
+    ``_max_microversion`` is that one. openstacksdk still asks for no more than the cloud
+    offers, and for nothing older than its minimum (a cloud that offers nothing older
+    answers in its own newer way, the removed fields None). Once per proxy."""
+    if getattr(proxy, "_stoker_keeps_fields", None) is not None:
+        return
+    import importlib
+
+    kept: dict[type, type] = {}
+    for qualified, microversion in until.items():
+        module_name, _, class_name = qualified.rpartition(".")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        kept[cls] = type(cls.__name__, (cls,), {"_max_microversion": microversion, "__module__": cls.__module__, "__doc__": cls.__doc__})
+
+    def wrapped(name: str) -> Callable[..., Any]:
+        original = getattr(proxy, name)
+
+        def call(resource_type: Any, *arguments: Any, **keywords: Any) -> Any:
+            return original(kept.get(resource_type, resource_type), *arguments, **keywords)
+
+        return call
+
+    for name in ("_list", "_find", "_get_resource"):
+        setattr(proxy, name, wrapped(name))
+    proxy._stoker_keeps_fields = kept
 
 
 def _version_text(version: Any) -> str:

@@ -29,6 +29,9 @@ class NovaClientPlugin(OpenStackClientPlugin):
     service_type = "compute"
     proxy_name = "compute"
     microversioned = True
+    # Compute 2.88 removes a hypervisor's vcpus, memory_mb, local_gb, their *_used and
+    # free_* counts, running_vms, current_workload, disk_available_least and cpu_info.
+    keeps_fields_until = {"openstack.compute.v2.hypervisor.Hypervisor": "2.87"}
 
     def __init__(self, *arguments: Any, **keywords: Any):
         super().__init__(*arguments, **keywords)

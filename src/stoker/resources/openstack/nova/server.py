@@ -172,8 +172,18 @@ class Server(Resource):
             plugin.require_version(s.MICROVERSION_TAGS, feature='"tags"')
         if any(mapping.get(s.BDM_VOLUME_TYPE) for mapping in bdm_v2):
             plugin.require_version(s.MICROVERSION_VOLUME_TYPE, feature='"volume_type" in block_device_mapping_v2')
-        if props[s.PERSONALITY] and plugin.is_version_supported(s.MICROVERSION_PERSONALITY_REMOVED):
-            raise ValidationError("Cannot use the personality parameter as nova no longer supports it. Use user_data instead.", path=path)
+        if props[s.PERSONALITY]:
+            # Refused only by a cloud that offers nothing older than its removal (2.57):
+            # elsewhere the create asks for 2.56 (seed 004).
+            if not plugin.offers_version(s.MICROVERSION_LAST_PERSONALITY) and plugin.is_version_supported(s.MICROVERSION_PERSONALITY_REMOVED):
+                raise ValidationError("Cannot use the personality parameter as nova no longer supports it. Use user_data instead.", path=path)
+            if any(mapping.get(s.BDM_VOLUME_TYPE) for mapping in bdm_v2):
+                raise ValidationError(
+                    f'"personality" needs compute microversion {s.MICROVERSION_LAST_PERSONALITY} or older and '
+                    f'"volume_type" in block_device_mapping_v2 needs {s.MICROVERSION_VOLUME_TYPE}: one server cannot have both',
+                    path=path,
+                    hint="give the files in user_data instead of personality",
+                )
         if props[s.IMAGE] and not contains_unresolved(props[s.IMAGE]) and not contains_unresolved(props[s.FLAVOR]):
             self._validate_image_flavor(props[s.IMAGE], props[s.FLAVOR], path)
         metadata = props[s.METADATA]
@@ -264,7 +274,16 @@ class Server(Resource):
         return {key: value for key, value in request.items() if value is not None}
 
     def handle_create(self) -> str:
-        server = self.client().create_server(**self.create_request(self._nics()))
+        request = self.create_request(self._nics())
+        plugin = self.client_plugin()
+        if request.get("personality") and plugin.is_version_supported(s.MICROVERSION_PERSONALITY_REMOVED):
+            # Compute 2.57 removed personality: ask for the last microversion that has it,
+            # which validation made sure the cloud offers.
+            from openstack.compute.v2.server import Server as ServerEntity
+
+            server = plugin.create_at(ServerEntity, s.MICROVERSION_LAST_PERSONALITY, **request)
+        else:
+            server = self.client().create_server(**request)
         # Recorded before anything else, so a crash leaves the server known to the stack.
         self.resource_id_set(server.id)
         return str(server.id)

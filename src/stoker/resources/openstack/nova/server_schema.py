@@ -19,6 +19,9 @@ MICROVERSION_TAGS = "2.26"
 MICROVERSION_STR_NETWORK = "2.37"
 MICROVERSION_NIC_TAGS = "2.42"
 MICROVERSION_PERSONALITY_REMOVED = "2.57"
+# The last compute microversion that takes personality: a create with personality uses it
+# on a cloud that still offers it (seed 004's rule for a removed field).
+MICROVERSION_LAST_PERSONALITY = "2.56"
 MICROVERSION_REBUILD_USER_DATA = "2.57"
 MICROVERSION_VOLUME_TYPE = "2.67"
 
