@@ -61,10 +61,11 @@ class StackReads:
 
     # -- resource types -------------------------------------------------------------
 
-    def resource_types(self, include_hidden: bool = False, support_status: str | None = None) -> list[str]:
+    def resource_types(self, include_hidden: bool = False, support_status: str | None = None, version: str | None = None) -> list[str]:
         """Registered types; HIDDEN ones only when asked (seed 000); with
         ``support_status``, those in that status (a status Heat does not know is refused,
-        as its ``get_types`` does; any case is accepted)."""
+        as its ``get_types`` does; any case is accepted); with ``version``, those whose
+        support status names that version (Heat's ``version_matches``)."""
         if support_status is not None:
             support_status = support_status.upper()
             if support_status not in support.SUPPORT_STATUSES:
@@ -74,6 +75,7 @@ class StackReads:
             for name in self.registry.known_types()
             if (include_hidden or self.registry.types[name].support_status.status != support.HIDDEN)
             and support_status in (None, self.registry.types[name].support_status.status)
+            and version in (None, self.registry.types[name].support_status.version)
         ]
 
     def resource_type_schema(self, type_name: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ Bodies follow ``heat/api/openstack/v1/stacks.py``, ``build_info.py`` and ``servi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from starlette.responses import JSONResponse
@@ -37,27 +38,38 @@ def validate(call: Call) -> Any:
     return result
 
 
-def resource_types(call: Call) -> dict[str, Any]:
-    """``GET /resource_types``: names, or with ``with_description`` objects with the
-    description too; ``name`` (a regular expression, as Heat) and ``support_status``
-    (SUPPORTED, DEPRECATED, ...) filter."""
-    service = call.service
-    names = [name for name in service.resource_types(support_status=call.params.get("support_status")) if _allowed(call, name)]
-    pattern = call.params.get("name")
-    if pattern:
+def listed_types(
+    service: Any, name: str | None = None, support_status: str | None = None, version: str | None = None, allowed: Callable[[str], bool] = lambda _: True
+) -> list[str]:
+    """The types ``GET /resource_types`` lists (and ``stoker resource type list``):
+    ``name`` (a regular expression, as Heat), ``support_status`` (SUPPORTED,
+    DEPRECATED, ...) and ``version`` (the support status's) filter; ``allowed`` is the
+    caller's policy."""
+    names = [type_name for type_name in service.resource_types(support_status=support_status, version=version) if allowed(type_name)]
+    if name:
         # RE2, not re: a pattern from the query must not backtrack for ever (``(a*)*b``).
         try:
-            compiled = patterns.compile(pattern)
+            compiled = patterns.compile(name)
         except patterns.PatternError as error:
-            raise BadRequestError(f"Invalid name filter {pattern}: {error}")
-        names = [name for name in names if compiled.search(name)]
+            raise BadRequestError(f"Invalid name filter {name}: {error}")
+        names = [type_name for type_name in names if compiled.search(type_name)]
+    return names
+
+
+def described_types(service: Any, names: list[str]) -> list[dict[str, str]]:
+    """``with_description``: each type with the first paragraph of its documentation."""
+    return [{"resource_type": name, "description": (service.registry.types[name].__doc__ or "").strip().split("\n\n")[0]} for name in names]
+
+
+def resource_types(call: Call) -> dict[str, Any]:
+    """``GET /resource_types``: names, or with ``with_description`` objects with the
+    description too, filtered as ``listed_types`` says."""
+    names = listed_types(
+        call.service, call.params.get("name"), call.params.get("support_status"), call.params.get("version"), lambda name: _allowed(call, name)
+    )
     if not call.bool_param("with_description"):
         return {"resource_types": names}
-    described = []
-    for name in names:
-        doc = (service.registry.types[name].__doc__ or "").strip()
-        described.append({"resource_type": name, "description": doc.split("\n\n")[0]})
-    return {"resource_types": described}
+    return {"resource_types": described_types(call.service, names)}
 
 
 def _allowed(call: Call, type_name: str) -> bool:
@@ -88,14 +100,19 @@ _PARAMETER_TYPES = {"string": "string", "integer": "number", "number": "number",
 
 
 def generate_template(call: Call) -> Any:
-    """``GET /resource_types/{type}/template?template_type=hot|cfn``: a template with
-    one resource of the type, a parameter per property and an output per attribute."""
+    """``GET /resource_types/{type}/template?template_type=hot|cfn``."""
     type_name = call.path("type_name")
     _check_allowed(call, type_name)
-    kind = call.params.get("template_type", "cfn").lower()
+    return type_template(call.service, type_name, call.params.get("template_type", "cfn"))
+
+
+def type_template(service: Any, type_name: str, template_type: str) -> dict[str, Any]:
+    """Heat's generate_template: a template with one resource of the type, a parameter
+    per property and an output per attribute (``template_type`` hot or cfn)."""
+    kind = template_type.lower()
     if kind not in ("hot", "cfn"):
         raise BadRequestError(f"Template type is not supported: Invalid template type \"{kind}\", valid types are: cfn, hot.")
-    schema = call.service.resource_type_schema(type_name)
+    schema = service.resource_type_schema(type_name)
     # Heat names the resource (and the description) after the plugin class, whose name
     # is the type's last part: OS::Heat::TestResource -> TestResource.
     resource_name = type_name.rsplit("::", 1)[-1]

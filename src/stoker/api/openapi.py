@@ -214,6 +214,7 @@ def _paths() -> dict[str, dict[str, Schema]]:
         parameters=[
             query("name", STRING, "a regular expression (RE2) the name matches"),
             query("support_status", {"enum": ["UNKNOWN", "SUPPORTED", "DEPRECATED", "UNSUPPORTED", "HIDDEN"]}, "only types of this support status"),
+            query("version", STRING, "only types whose support status names this version (e.g. 2014.1)"),
             flag("with_description", "objects with each type's description"),
         ],
     ))

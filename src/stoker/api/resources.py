@@ -7,6 +7,7 @@ events of a stack or of one resource (``limit``, ``marker``, ``sort_dir``,
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from starlette.routing import Route
@@ -34,10 +35,20 @@ def _nested_children(call: Call, stack: StackRecord) -> dict[str, StackRecord]:
     return {child.owner_resource or "": child for child in call.service.store.child_stacks(stack.id)}
 
 
+RESOURCE_FILTER_KEYS = tuple(_RESOURCE_FILTERS)
+
+
+def resource_matches(record: Any, filters: Mapping[str, Sequence[str]]) -> bool:
+    """Whether a resource passes Heat's resource list filters (the values of one key
+    any of, the keys all of; ``status`` is ``FAILED`` or ``CREATE_FAILED``)."""
+    return not any(values and not set(values) & set(_RESOURCE_FILTERS[key](record)) for key, values in filters.items())
+
+
 def resource_list(call: Call) -> dict[str, Any]:
     invalid = set(call.params.keys()) - set(_RESOURCE_FILTERS) - {"nested_depth", "with_detail"}
     if invalid:
         raise BadRequestError(f"Invalid filter parameters {sorted(invalid)}")
+    filters = {key: call.params.getlist(key) for key in _RESOURCE_FILTERS}
     stack = projects.stack(call)
     depth = call.depth_param()
     detail = call.bool_param("with_detail")
@@ -47,7 +58,7 @@ def resource_list(call: Call) -> dict[str, Any]:
     children: dict[str, dict[str, StackRecord]] = {}
     body = []
     for owner, record in listed:
-        if any(call.params.getlist(key) and not set(call.params.getlist(key)) & set(have(record)) for key, have in _RESOURCE_FILTERS.items()):
+        if not resource_matches(record, filters):
             continue
         if owner.id not in required:
             required[owner.id] = _required_by(call, owner)

@@ -16,7 +16,7 @@ body) as it is recorded, for live progress.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -98,8 +98,9 @@ class Backend(abc.ABC):
     # -- stacks ----------------------------------------------------------------------
 
     @abc.abstractmethod
-    def list_stacks(self, nested: bool = False, hidden: bool = False) -> list[dict[str, Any]]:
-        """Stack summaries, oldest first (``parent`` set for nested ones)."""
+    def list_stacks(self, nested: bool = False, hidden: bool = False, deleted: bool = False) -> list[dict[str, Any]]:
+        """Stack summaries, oldest first (``parent`` set for nested ones; ``deleted``:
+        deleted ones too, with their ``deletion_time``)."""
 
     @abc.abstractmethod
     def identify_stack(self, name: str) -> tuple[str, str]:
@@ -159,9 +160,10 @@ class Backend(abc.ABC):
     # -- resources -------------------------------------------------------------------
 
     @abc.abstractmethod
-    def list_resources(self, name: str, nested_depth: int = 0) -> list[dict[str, Any]]:
+    def list_resources(self, name: str, nested_depth: int = 0, filters: Mapping[str, Sequence[str]] | None = None) -> list[dict[str, Any]]:
         """Heat's resource list bodies (each with its ``stack`` link, and ``nested``
-        for a resource that owns a nested stack)."""
+        for a resource that owns a nested stack), passing Heat's resource ``filters``
+        (``api.resources.RESOURCE_FILTER_KEYS``)."""
 
     @abc.abstractmethod
     def get_resource(self, name: str, resource_name: str) -> dict[str, Any]:
@@ -247,10 +249,16 @@ class Backend(abc.ABC):
         """None when the version is not known."""
 
     @abc.abstractmethod
-    def resource_types(self) -> list[str]: ...
+    def resource_types(self, filters: Mapping[str, str] | None = None, with_description: bool = False) -> list[Any]:
+        """Type names (with ``with_description``, objects with the description too),
+        passing Heat's ``filters``: name (a regular expression), version, support_status."""
 
     @abc.abstractmethod
     def resource_type(self, type_name: str) -> dict[str, Any]: ...
+
+    @abc.abstractmethod
+    def resource_type_template(self, type_name: str, template_type: str) -> dict[str, Any]:
+        """Heat's generated template of one resource of the type (hot or cfn)."""
 
     @abc.abstractmethod
     def find_capabilities(self, files: dict[str, str], requirements: list[tuple[str, str]]) -> dict[str, Any]:

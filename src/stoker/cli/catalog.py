@@ -90,21 +90,41 @@ def rtype() -> None:
     """Resource types known to the engine."""
 
 
+TYPE_FILTER_KEYS = ("name", "version", "support_status")
+
+
 @rtype.command("list")
+@click.option("--filter", "filters", multiple=True, metavar="KEY=VALUE", help="name (a regular expression), version or support_status (repeatable).")
+@click.option("--long", "long_format", is_flag=True, help="Also show each type's description.")
 @FORMAT
 @click.pass_context
-def resource_type_list(ctx, fmt):
+def resource_type_list(ctx, filters, long_format, fmt):
     """List resource types (HIDDEN ones are not listed)."""
-    render.print_list([{"Resource Type": name} for name in _reader(ctx).resource_types()], fmt)
+    wanted: dict[str, str] = {}
+    for pair in filters:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in TYPE_FILTER_KEYS:
+            raise click.UsageError(f"--filter expects KEY=VALUE with KEY one of {', '.join(TYPE_FILTER_KEYS)}, got {pair!r}")
+        wanted[key] = value
+    found = _reader(ctx).resource_types(wanted, with_description=long_format)
+    if long_format:
+        render.print_list([{"Resource Type": item["resource_type"], "Description": item["description"]} for item in found], fmt)
+        return
+    render.print_list([{"Resource Type": name} for name in found], fmt)
 
 
 @rtype.command("show")
 @click.argument("type_name")
 @click.option("-f", "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
+@click.option(
+    "--template-type", type=click.Choice(["hot", "cfn"], case_sensitive=False),
+    help="Instead, a template of one resource of the type: a parameter per property, an output per attribute.",
+)
 @click.pass_context
-def resource_type_show(ctx, type_name, fmt):
+def resource_type_show(ctx, type_name, fmt, template_type):
     """Show a resource type's properties, attributes, support status and description."""
-    schema = _reader(ctx).resource_type(type_name)
+    reader = _reader(ctx)
+    schema = reader.resource_type_template(type_name, template_type) if template_type else reader.resource_type(type_name)
     if fmt == "json":
         click.echo(json.dumps(schema, indent=4))
     else:

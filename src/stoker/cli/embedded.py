@@ -126,8 +126,8 @@ class EmbeddedBackend(Backend):
     def limits(self) -> loader.Limits:
         return self.service.limits()
 
-    def list_stacks(self, nested: bool = False, hidden: bool = False) -> list[dict[str, Any]]:
-        return [self._summary(stack) for stack in self.service.list_stacks(nested=nested, hidden=hidden)]
+    def list_stacks(self, nested: bool = False, hidden: bool = False, deleted: bool = False) -> list[dict[str, Any]]:
+        return [self._summary(stack) for stack in self.service.list_stacks(nested=nested, hidden=hidden, deleted=deleted)]
 
     def identify_stack(self, name: str) -> tuple[str, str]:
         stack = self.service.get_stack(name)
@@ -155,6 +155,9 @@ class EmbeddedBackend(Backend):
             existing=existing,
             listeners=[self._listener(on_event)],
             clear_parameters=request.clear_parameters,
+            disable_rollback=request.disable_rollback,
+            timeout_mins=request.timeout_mins,
+            tags=request.tags,
         )
         return self._detail(stack)
 
@@ -232,11 +235,15 @@ class EmbeddedBackend(Backend):
             bodies.append(views.resource_body(self.links, owner, record, required[owner.id].get(record.name, []), nested, detail))  # type: ignore[arg-type]
         return bodies
 
-    def list_resources(self, name: str, nested_depth: int = 0) -> list[dict[str, Any]]:
+    def list_resources(self, name: str, nested_depth: int = 0, filters: Mapping[str, Sequence[str]] | None = None) -> list[dict[str, Any]]:
+        from stoker.api.resources import resource_matches
+
         if nested_depth:
-            return self._resource_bodies(self.service.list_resources_nested(name, nested_depth))
-        stack = self.service.get_stack(name)
-        return self._resource_bodies([(stack, record) for record in self.service.list_resources(stack.id)])
+            listed = self.service.list_resources_nested(name, nested_depth)
+        else:
+            stack = self.service.get_stack(name)
+            listed = [(stack, record) for record in self.service.list_resources(stack.id)]
+        return self._resource_bodies([(owner, record) for owner, record in listed if resource_matches(record, filters or {})])
 
     def get_resource(self, name: str, resource_name: str) -> dict[str, Any]:
         from stoker.sdk.exceptions import StokerError
@@ -332,8 +339,12 @@ class EmbeddedBackend(Backend):
         except KeyError:
             return None
 
-    def resource_types(self) -> list[str]:
-        return self.service.resource_types()
+    def resource_types(self, filters: Mapping[str, str] | None = None, with_description: bool = False) -> list[Any]:
+        from stoker.api import catalog
+
+        wanted = filters or {}
+        names = catalog.listed_types(self.service, wanted.get("name"), wanted.get("support_status"), wanted.get("version"))
+        return catalog.described_types(self.service, names) if with_description else names
 
     def resource_type(self, type_name: str) -> dict[str, Any]:
         from stoker.environment.registry import UnknownResourceTypeError
@@ -341,6 +352,16 @@ class EmbeddedBackend(Backend):
 
         try:
             return self.service.resource_type_schema(type_name)
+        except UnknownResourceTypeError as error:
+            raise StokerError(str(error))
+
+    def resource_type_template(self, type_name: str, template_type: str) -> dict[str, Any]:
+        from stoker.api import catalog
+        from stoker.environment.registry import UnknownResourceTypeError
+        from stoker.sdk.exceptions import StokerError
+
+        try:
+            return catalog.type_template(self.service, type_name, template_type)
         except UnknownResourceTypeError as error:
             raise StokerError(str(error))
 

@@ -302,14 +302,24 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
 @click.option("--parameter-file", "parameter_files", multiple=True, metavar="KEY=FILE", help="The file's text is the parameter's value (repeatable).")
 @click.option("--existing", is_flag=True, help="Reuse the stack's template, environment and parameters; merge what is given.")
 @click.option("--clear-parameter", "clear_parameters", multiple=True, help="Return this parameter to its default (repeatable).")
+@click.option(
+    "--rollback", type=click.Choice(["enabled", "disabled", "keep"]), default="keep", show_default=True,
+    help="Roll back when the update fails (enabled), do not (disabled), or as the stack says (keep).",
+)
+@click.option("--timeout", "timeout_mins", type=click.IntRange(min=1), help="Stack update timeout in minutes.")
+@click.option("--tags", default=None, help="Comma-separated tags; the update replaces the stack's (without --existing, no --tags clears them, as in Heat).")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @click.option("--dry-run", is_flag=True, help="Only show what would change, and why.")
 @FORMAT
 @click.pass_context
-def stack_update(ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, wait, dry_run, fmt):
+def stack_update(ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, rollback, timeout_mins, tags, wait, dry_run, fmt):
     """Update a stack to a new template and/or parameters."""
     backend = _backend(ctx)
-    request = _request(backend, template, environments, _parameters(parameters, parameter_files), clear_parameters=list(clear_parameters))
+    request = _request(
+        backend, template, environments, _parameters(parameters, parameter_files), clear_parameters=list(clear_parameters),
+        disable_rollback={"enabled": False, "disabled": True, "keep": None}[rollback], timeout_mins=timeout_mins,
+        tags=None if tags is None else [tag for tag in tags.split(",") if tag],
+    )
     if dry_run:
         _print_preview(backend.preview_update(name, request, existing), fmt)
         return
@@ -406,20 +416,44 @@ def _sorted_page(items: list[dict], sort: str | None, keys: dict[str, str], limi
 @stack.command("list")
 @click.option("--nested", is_flag=True, help="Include nested stacks (with their parent's id).")
 @click.option("--hidden", is_flag=True, help="Include stacks with a hidden tag (STOKER_HIDDEN_STACK_TAGS).")
+@click.option("--deleted", is_flag=True, help="Include deleted stacks (with their deletion time).")
+@click.option("--tags", metavar="TAG1,TAG2...", help="Only stacks with all of these tags (see --tag-mode).")
+@click.option(
+    "--tag-mode", type=click.Choice(["any", "not", "not-any"]), default=None,
+    help="With --tags: stacks with any of them (any), without all of them (not), or with none of them (not-any).",
+)
 @click.option("--filter", "filters", multiple=True, metavar="KEY=VALUE", help="Only stacks with this id, name, status or action (repeatable).")
 @click.option("--sort", metavar="KEY[:asc|desc]", help="Sort by stack_name, stack_status, creation_time or updated_time (comma-separated).")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many stacks.")
 @click.option("--marker", metavar="ID", help="Only the stacks after this one (paging).")
 @FORMAT
 @click.pass_context
-def stack_list(ctx, nested, hidden, filters, sort, limit, marker, fmt):
+def stack_list(ctx, nested, hidden, deleted, tags, tag_mode, filters, sort, limit, marker, fmt):
     """List stacks."""
-    columns = ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"] + (["Parent"] if nested else [])
+    columns = ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"] + (["Parent"] if nested else []) + (["Deletion Time"] if deleted else [])
     wanted = _filters(filters, STACK_FILTER_KEYS)
+    if tag_mode and not tags:
+        raise click.UsageError("--tag-mode says how --tags matches: give --tags too")
+    tagged = {tag for tag in (tags or "").split(",") if tag}
     _sorted_page([], sort, STACK_SORT_KEYS, None, None)  # a bad --sort is refused before anything is read
-    stacks = [s for s in _reader(ctx).list_stacks(nested=nested, hidden=hidden) if _stack_matches(s, wanted)]
-    rows = [render.stack_row(s, parent=nested) for s in _sorted_page(stacks, sort, STACK_SORT_KEYS, limit, marker)]
+    stacks = [
+        s for s in _reader(ctx).list_stacks(nested=nested, hidden=hidden, deleted=deleted)
+        if _stack_matches(s, wanted) and (not tagged or _tags_match(set(s.get("tags") or ()), tagged, tag_mode))
+    ]  # fmt: skip
+    rows = [render.stack_row(s, parent=nested, deleted=deleted) for s in _sorted_page(stacks, sort, STACK_SORT_KEYS, limit, marker)]
     render.print_list(rows, fmt, columns)
+
+
+def _tags_match(have: set[str], tags: set[str], mode: str | None) -> bool:
+    """Heat's tag filters: all of ``tags`` (tags), any (tags_any), not all (not_tags),
+    none (not_tags_any)."""
+    if mode == "any":
+        return bool(have & tags)
+    if mode == "not":
+        return not tags <= have
+    if mode == "not-any":
+        return not have & tags
+    return tags <= have
 
 
 @stack.command("show")
@@ -439,14 +473,20 @@ def resource() -> None:
 @resource.command("list")
 @click.argument("name")
 @click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also list nested stacks' resources this many levels down.")
+@click.option(
+    "--filter", "filters", multiple=True, metavar="KEY=VALUE",
+    help="Only resources with this name, status, type, action, id or physical_resource_id (repeatable).",
+)
 @FORMAT
 @click.pass_context
-def resource_list(ctx, name, nested_depth, fmt):
+def resource_list(ctx, name, nested_depth, filters, fmt):
     """List a stack's resources."""
+    from stoker.api.resources import RESOURCE_FILTER_KEYS
     from stoker.cli.backend import link, stack_of_link
 
     columns = ["resource_name", "physical_resource_id", "resource_type", "resource_status", "updated_time"]
-    found = _reader(ctx).list_resources(name, nested_depth)
+    wanted = {key: sorted(values) for key, values in _filters(filters, RESOURCE_FILTER_KEYS).items()}
+    found = _reader(ctx).list_resources(name, nested_depth, wanted)
     if not nested_depth:
         render.print_list([render.resource_row(r) for r in found], fmt, columns)
         return

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -67,14 +67,14 @@ class RemoteBackend(Backend):
 
     # -- requests --------------------------------------------------------------------
 
-    def _call(self, method: str, path: str, body: Any = None, params: Mapping[str, Any] | None = None, ok: tuple[int, ...] = (200, 201, 202, 204)) -> Response:
+    def _call(self, method: str, path: str, body: Any = None, params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None, ok: tuple[int, ...] = (200, 201, 202, 204)) -> Response:
         url = path if path.startswith(("http://", "https://")) else f"{self.endpoint}/{path.lstrip('/')}"
         reply = self.transport.request(method, url, body, params)
         if reply.status not in ok:
             raise error_of(reply.status, reply.json(), reply.content.decode("utf-8", "replace")[:500])
         return reply
 
-    def _get(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
+    def _get(self, path: str, params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None) -> Any:
         return self._call("GET", path, params=params).json()
 
     def _stack_path(self, name: str) -> str:
@@ -245,8 +245,11 @@ class RemoteBackend(Backend):
     def limits(self) -> loader.Limits:
         return self._limits
 
-    def list_stacks(self, nested: bool = False, hidden: bool = False) -> list[dict[str, Any]]:
-        params = {"sort_keys": "creation_time", "sort_dir": "asc", "show_nested": str(nested).lower(), "show_hidden": str(hidden).lower()}
+    def list_stacks(self, nested: bool = False, hidden: bool = False, deleted: bool = False) -> list[dict[str, Any]]:
+        params = {
+            "sort_keys": "creation_time", "sort_dir": "asc",
+            "show_nested": str(nested).lower(), "show_hidden": str(hidden).lower(), "show_deleted": str(deleted).lower(),
+        }  # fmt: skip
         return self._get("stacks", params)["stacks"]
 
     def identify_stack(self, name: str) -> tuple[str, str]:
@@ -330,9 +333,10 @@ class RemoteBackend(Backend):
 
     # -- resources -------------------------------------------------------------------
 
-    def list_resources(self, name: str, nested_depth: int = 0) -> list[dict[str, Any]]:
-        params = {"nested_depth": nested_depth} if nested_depth else None
-        return self._get(f"{self._stack_path(name)}/resources", params)["resources"]
+    def list_resources(self, name: str, nested_depth: int = 0, filters: Mapping[str, Sequence[str]] | None = None) -> list[dict[str, Any]]:
+        params: list[tuple[str, Any]] = [("nested_depth", nested_depth)] if nested_depth else []
+        params += [(key, value) for key, values in (filters or {}).items() for value in values]
+        return self._get(f"{self._stack_path(name)}/resources", params or None)["resources"]
 
     def _resource_path(self, name: str, resource_name: str) -> str:
         return f"{self._stack_path(name)}/resources/{quote(resource_name, safe='')}"
@@ -464,11 +468,15 @@ class RemoteBackend(Backend):
                 return None
             raise
 
-    def resource_types(self) -> list[str]:
-        return self._get("resource_types")["resource_types"]
+    def resource_types(self, filters: Mapping[str, str] | None = None, with_description: bool = False) -> list[Any]:
+        params = {**(filters or {}), **({"with_description": "true"} if with_description else {})}
+        return self._get("resource_types", params or None)["resource_types"]
 
     def resource_type(self, type_name: str) -> dict[str, Any]:
         return self._get(f"resource_types/{quote(type_name, safe='')}")
+
+    def resource_type_template(self, type_name: str, template_type: str) -> dict[str, Any]:
+        return self._get(f"resource_types/{quote(type_name, safe='')}/template", {"template_type": template_type})
 
     def find_capabilities(self, files: dict[str, str], requirements: list[tuple[str, str]]) -> dict[str, Any]:
         wanted: dict[str, Any] = {}

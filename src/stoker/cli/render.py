@@ -27,8 +27,9 @@ def timestamp(value: datetime | None) -> str | None:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else None
 
 
-def stack_row(stack: Mapping[str, Any], parent: bool = False) -> dict[str, Any]:
-    """A row of ``stack list`` from Heat's stack summary."""
+def stack_row(stack: Mapping[str, Any], parent: bool = False, deleted: bool = False) -> dict[str, Any]:
+    """A row of ``stack list`` from Heat's stack summary (``deleted``: with its
+    deletion time, as ``openstack stack list --deleted``)."""
     row = {
         "ID": stack["id"],
         "Stack Name": stack["stack_name"],
@@ -38,6 +39,8 @@ def stack_row(stack: Mapping[str, Any], parent: bool = False) -> dict[str, Any]:
     }
     if parent:
         row["Parent"] = stack.get("parent")
+    if deleted:
+        row["Deletion Time"] = stack.get("deletion_time")
     return row
 
 

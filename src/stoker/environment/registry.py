@@ -16,7 +16,7 @@ is skipped.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any
@@ -31,10 +31,19 @@ LOG = logging.getLogger(__name__)
 
 
 class UnknownResourceTypeError(LookupError):
-    def __init__(self, type_name: str, known: list[str]):
-        close = get_close_matches(type_name, known, n=1)
+    """No plugin or template for a type. ``mapped_to``: the types an environment maps it
+    to, none of which could be found either (the message names them: the type the user
+    wrote is an alias, and the missing one is its target)."""
+
+    def __init__(self, type_name: str, known: list[str], mapped_to: Sequence[str] = ()):
+        missing = mapped_to[-1] if mapped_to else type_name
+        close = get_close_matches(missing, known, n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
-        super().__init__(f"The Resource Type ({type_name}) could not be found.{hint}")
+        if mapped_to:
+            message = f"The Resource Type ({type_name}) could not be found: the environment maps it to {' or '.join(mapped_to)}, which no plugin or template provides.{hint}"
+        else:
+            message = f"The Resource Type ({type_name}) could not be found.{hint}"
+        super().__init__(message)
         self.type_name = type_name
 
 
@@ -213,16 +222,20 @@ class ResourceRegistry:
             # Heat recurses until Python gives up; a loop of mappings leads nowhere.
             raise UnknownResourceTypeError(type_name, self.known_types())
         entries = [*registry_entries(user_registry, type_name, resource_name, user=True), *self.global_entries(type_name, resource_name)]
+        tried: list[str] = []
         for entry in sorted(entries, key=RegistryEntry.sort_key):
             if entry.kind in (PLUGIN, TEMPLATE):
                 return entry
+            target = entry.target(type_name)
             try:
-                return self._resolve(entry.target(type_name), user_registry, resource_name, seen | {type_name})
+                return self._resolve(target, user_registry, resource_name, seen | {type_name})
             except TemplateNotFoundError:
                 raise
             except UnknownResourceTypeError:
+                if target not in tried:
+                    tried.append(target)
                 continue
-        raise UnknownResourceTypeError(type_name, self.known_types())
+        raise UnknownResourceTypeError(type_name, self.known_types(), mapped_to=tried)
 
     def user_template_path(self, type_name: str, user_registry: Mapping[str, Any] | None, resource_name: str | None) -> tuple[str, ...] | None:
         """Where in the user's registry the entry sits that makes resource

@@ -54,7 +54,8 @@ def test_registry_glob_leading_nowhere_falls_back_to_the_plugin(registry, plugin
 def test_registry_unknown_type_is_named_as_the_template_names_it(registry):
     with pytest.raises(UnknownResourceTypeError) as raised:
         registry.get_class("My::Thing", {"My::Thing": "My::Other"})
-    assert str(raised.value).startswith("The Resource Type (My::Thing) could not be found.")
+    # ...and the type it is mapped to, which is the one missing.
+    assert str(raised.value) == "The Resource Type (My::Thing) could not be found: the environment maps it to My::Other, which no plugin or template provides."
 
 
 def test_registry_mapping_loop_is_an_unknown_type(registry):
