@@ -84,6 +84,10 @@ class Settings:
     # Seconds between the comments an idle event stream (GET .../events/stream) sends so
     # that proxies keep it open (STOKER_EVENT_STREAM_HEARTBEAT_S).
     event_stream_heartbeat_s: float = 15.0
+    # Event streams one project may hold open at once on a server; one more is refused
+    # with 429 (STOKER_MAX_EVENT_STREAMS_PER_PROJECT; -1: no limit). The streams of one
+    # stack share one poll of the store, so the limit bounds connections, not queries.
+    max_event_streams_per_project: int = 100
     # Who may call ``stoker serve`` (STOKER_AUTH_MODE, ``--auth-mode``; docs/auth.md):
     # ``none`` (no authentication, loopback only), ``token`` (static tokens from
     # auth_tokens_file) or ``keystone`` (tokens validated by keystonemiddleware).
@@ -168,6 +172,7 @@ class Settings:
             ("worker_concurrency", "STOKER_WORKER_CONCURRENCY"),
             ("lock_lease_s", "STOKER_LOCK_LEASE_S"),
             ("worker_shutdown_timeout_s", "STOKER_WORKER_SHUTDOWN_TIMEOUT_S"),
+            ("max_event_streams_per_project", "STOKER_MAX_EVENT_STREAMS_PER_PROJECT"),
         ):
             if env.get(variable):
                 try:

@@ -38,6 +38,7 @@ from stoker.api import (
 )
 from stoker.api.auth import KeystoneTokens, authenticator_for, check_listening
 from stoker.api.call import ACCESS_ATTRIBUTE, MAX_JSON_BODY_BYTES
+from stoker.api.event_hub import EventStreams
 from stoker.service import Service
 from stoker.settings import Settings
 
@@ -89,6 +90,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
     # read (api.call), not starlette's body limit: that one answers a Content-Length
     # over the limit in plain text, and a chunked body by an exception the endpoint sees.
     app.state.max_body_bytes = max(MAX_JSON_BODY_BYTES, 3 * settings.max_template_bytes)
+    # The open event streams: one shared poll per stack, and each project's count.
+    app.state.event_streams = EventStreams(settings.max_event_streams_per_project)
     return app
 
 
