@@ -176,6 +176,10 @@ class Reader:
             if self._behind():
                 upto, dropped = watch.base, watch.dropped
                 assert upto is not None
+                if self.feed.after >= upto:
+                    # Its missed pages were before its own start (a stream from now).
+                    self.seen = dropped
+                    continue
                 try:
                     page = await anyio.to_thread.run_sync(self._read_upto, self.feed.after, upto)
                 except Exception as error:  # noqa: BLE001 - the stream ends with an error message
