@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -423,24 +424,34 @@ def cpu_seconds(pid: int) -> float:
 
 
 def reads_over_pings(stream: Stream, counted: Path, pings: int) -> int:
-    """The event reads the server makes while ``stream`` receives ``pings`` heartbeats:
-    the server's own clock, so the window grows with the server's pace, not the test's."""
-    start, seen = event_reads(counted), 0
+    """The event reads the server makes while ``stream`` receives ``pings`` heartbeats
+    sent from now on (those it sent before, still unread, are passed over by the time
+    each says it was sent): the server's own clock, so the window follows the server's
+    pace, not the test's."""
+    since, start, seen = datetime.now(UTC), None, 0
     for line in stream.lines:
-        if line.startswith(":"):
-            seen += 1
-            if seen == pings:
-                return event_reads(counted) - start
+        if not line.startswith(": ping - "):
+            continue
+        if start is None:
+            if datetime.fromisoformat(line.removeprefix(": ping - ")) >= since:
+                start = event_reads(counted)
+            continue
+        seen += 1
+        if seen == pings:
+            return event_reads(counted) - start
     raise AssertionError("the stream ended")
 
 
-def test_event_stream_many_streams_of_a_stack_share_one_poll(tmp_path):
+@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def test_event_stream_many_streams_of_a_stack_share_one_poll(database, tmp_path, request):
     """Forty idle streams of one stack cost the store what one does, and the server
     answers other requests while they are open."""
     counted = tmp_path / "event-reads"
+    database_url = f"sqlite:///{tmp_path / 'stoker.sqlite'}" if database == "sqlite" else request.getfixturevalue("postgres_url")
     running = Server(
-        f"sqlite:///{tmp_path / 'stoker.sqlite'}", tmp_path / "serve.log",
-        PYTHONPATH=str(QUERY_COUNT), STOKER_TEST_QUERY_COUNT_FILE=str(counted), STOKER_EVENT_STREAM_HEARTBEAT_S="0.2",
+        database_url, tmp_path / "serve.log",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(QUERY_COUNT), os.environ.get("PYTHONPATH")])),
+        STOKER_TEST_QUERY_COUNT_FILE=str(counted), STOKER_EVENT_STREAM_HEARTBEAT_S="0.2",
     ).start()
     readers = httpx.Client(timeout=TIMEOUT, limits=httpx.Limits(max_connections=STREAMS + 10))
     try:
