@@ -7,12 +7,15 @@ a deadline only fails a hung test."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import anyio
+import pytest
+import sqlalchemy as sa
 
-from stoker.api.event_hub import EventStreams, Reader
+from stoker.api.event_hub import EventStreams, Reader, StreamFailedError
 from stoker.store import Store
 from stoker.store.event_feed import START, Feed, FeedEvent, FeedPoll
 from tests.support.records import make_event, make_stack
@@ -103,3 +106,29 @@ def test_event_hub_ends_a_reader_at_its_stack_deleted(store: Store) -> None:
         streams.leave(reader)
 
     asyncio.run(scenario())
+
+
+def test_event_hub_a_failed_read_ends_every_stream_of_the_stack_logged_once(store: Store, caplog) -> None:
+    stack = make_stack(store)
+    store.add_event(make_event(stack.id, "first"))
+
+    async def scenario() -> None:
+        streams = EventStreams(-1, poll_interval_s=0.01)
+        readers = [join(streams, store, stack.id, anyio.Event()) for _ in range(5)]
+        polls = [reader.polls() for reader in readers]
+        for each in polls:
+            assert names(await take(each, 1)) == ["first"]
+        with store.engine.begin() as connection:  # the store's events are gone
+            connection.execute(sa.text("DROP TABLE events"))
+        for each in polls:
+            with anyio.fail_after(60), pytest.raises(StreamFailedError):
+                await take(each, 1)
+        for reader in readers:
+            streams.leave(reader)
+        assert streams.watches() == 0
+
+    with caplog.at_level(logging.ERROR, logger="stoker.api.event_hub"):
+        asyncio.run(scenario())
+    assert [record.getMessage() for record in caplog.records if record.name == "stoker.api.event_hub"] == [
+        f"event streams of stack {stack.id}: reading the store failed"
+    ]

@@ -56,7 +56,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from stoker.api import projects, views
 from stoker.api.call import Call
 from stoker.api.errors import BadRequestError, escaped
-from stoker.api.event_hub import EventStreams, Reader, Slot
+from stoker.api.event_hub import EventStreams, Reader, Slot, StreamFailedError
 from stoker.engine.states import Action, Status
 from stoker.store import StackRecord
 from stoker.store.event_feed import START, Cursor, EventPage, Feed, FeedEvent, FeedPoll
@@ -173,6 +173,9 @@ async def _messages(call: Call, root: StackRecord, streams: EventStreams, join: 
                     yield message
             if polled.ended:
                 return
+    except StreamFailedError:
+        # Logged once where the read failed, not once per stream of the stack.
+        yield ServerSentEvent(event="error", data=json.dumps({"error": "the event stream failed; reconnect to resume"}))
     except Exception:  # noqa: BLE001 - the client reconnects and resumes; the log says why
         LOG.exception("event stream of stack %s failed", root.id)
         yield ServerSentEvent(event="error", data=json.dumps({"error": "the event stream failed; reconnect to resume"}))
