@@ -201,9 +201,12 @@ class Settings:
         for name, variable in (("http_header_timeout_s", "STOKER_HTTP_HEADER_TIMEOUT_S"), ("http_body_timeout_s", "STOKER_HTTP_BODY_TIMEOUT_S")):
             if env.get(variable):
                 try:
-                    setattr(settings, name, float(env[variable]))
+                    seconds = float(env[variable])
                 except ValueError:
                     raise ValueError(f"{variable} must be a number of seconds, got {env[variable]!r}")
+                if not seconds > 0:  # 0 would drop every connection at once
+                    raise ValueError(f"{variable} must be a number of seconds above 0, got {env[variable]!r}")
+                setattr(settings, name, seconds)
         if env.get("STOKER_CHILD_QUEUE_WAIT_S"):
             try:
                 settings.child_queue_wait_s = float(env["STOKER_CHILD_QUEUE_WAIT_S"])
