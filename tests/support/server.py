@@ -45,7 +45,8 @@ class Server:
         env = {**os.environ, "STOKER_DATABASE_URL": self.database_url, **self.environment}
         self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [STOKER, "serve", "--port", str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT, preexec_fn=self._limit_files
+            [STOKER, "serve", "--port", str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT,
+            preexec_fn=self._limit_files if self.file_limit is not None else None,
         )
         deadline = time.monotonic() + 30
         while True:
@@ -59,8 +60,9 @@ class Server:
                 time.sleep(0.1)
 
     def _limit_files(self) -> None:
-        if self.file_limit is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (self.file_limit, self.file_limit))
+        """In the child, before it runs stoker (only when a test asks for a limit)."""
+        assert self.file_limit is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.file_limit, self.file_limit))
 
     def stop(self, kill: bool = False) -> str:
         """Stop the server (``kill``: as a crash would, SIGKILL); returns its log."""
