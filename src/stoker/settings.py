@@ -89,6 +89,21 @@ class Settings:
     # Seconds between the comments an idle event stream (GET .../events/stream) sends so
     # that proxies keep it open (STOKER_EVENT_STREAM_HEARTBEAT_S).
     event_stream_heartbeat_s: float = 15.0
+    # Event streams one project may hold open at once on a server; one more is refused
+    # with 429 (STOKER_MAX_EVENT_STREAMS_PER_PROJECT; -1: no limit). The streams of one
+    # stack share one poll of the store, so the limit bounds connections, not queries.
+    max_event_streams_per_project: int = 100
+    # ``stoker serve``'s connections (api/connections.py): seconds a client has to send
+    # its request headers (from connecting, or from the previous response), and then its
+    # body; connections open at once (one more evicts the slowest still sending, or is
+    # closed; kept below the process's open-file limit); the listening socket's backlog,
+    # which is also how many connections asyncio accepts at a time;
+    # seconds an idle keep-alive connection stays open (uvicorn's timeout_keep_alive).
+    http_header_timeout_s: float = 10.0
+    http_body_timeout_s: float = 60.0
+    http_max_connections: int = 1000
+    http_backlog: int = 128
+    http_keep_alive_s: int = 5
     # Who may call ``stoker serve`` (STOKER_AUTH_MODE, ``--auth-mode``; docs/auth.md):
     # ``none`` (no authentication, loopback only), ``token`` (static tokens from
     # auth_tokens_file) or ``keystone`` (tokens validated by keystonemiddleware).
@@ -173,6 +188,10 @@ class Settings:
             ("worker_concurrency", "STOKER_WORKER_CONCURRENCY"),
             ("lock_lease_s", "STOKER_LOCK_LEASE_S"),
             ("worker_shutdown_timeout_s", "STOKER_WORKER_SHUTDOWN_TIMEOUT_S"),
+            ("max_event_streams_per_project", "STOKER_MAX_EVENT_STREAMS_PER_PROJECT"),
+            ("http_max_connections", "STOKER_HTTP_MAX_CONNECTIONS"),
+            ("http_backlog", "STOKER_HTTP_BACKLOG"),
+            ("http_keep_alive_s", "STOKER_HTTP_KEEP_ALIVE_S"),
         ):
             if env.get(variable):
                 try:
@@ -184,6 +203,15 @@ class Settings:
                 settings.event_stream_heartbeat_s = float(env["STOKER_EVENT_STREAM_HEARTBEAT_S"])
             except ValueError:
                 raise ValueError(f"STOKER_EVENT_STREAM_HEARTBEAT_S must be a number of seconds, got {env['STOKER_EVENT_STREAM_HEARTBEAT_S']!r}")
+        for name, variable in (("http_header_timeout_s", "STOKER_HTTP_HEADER_TIMEOUT_S"), ("http_body_timeout_s", "STOKER_HTTP_BODY_TIMEOUT_S")):
+            if env.get(variable):
+                try:
+                    seconds = float(env[variable])
+                except ValueError:
+                    raise ValueError(f"{variable} must be a number of seconds, got {env[variable]!r}")
+                if not seconds > 0:  # 0 would drop every connection at once
+                    raise ValueError(f"{variable} must be a number of seconds above 0, got {env[variable]!r}")
+                setattr(settings, name, seconds)
         if env.get("STOKER_CHILD_QUEUE_WAIT_S"):
             try:
                 settings.child_queue_wait_s = float(env["STOKER_CHILD_QUEUE_WAIT_S"])

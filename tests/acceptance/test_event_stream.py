@@ -6,10 +6,13 @@ deadline only bounds a wait that would otherwise hang."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +20,9 @@ import httpx
 import pytest
 import yaml
 
-from stoker.api import event_stream
 from stoker.api.app import create_app
 from stoker.settings import Settings
+from tests.acceptance.conftest import client_environment
 from tests.support import server as server_process
 
 TOP = """
@@ -340,6 +343,7 @@ def test_event_stream_client_going_away_ends_the_servers_work(tmp_path):
     import uvicorn
 
     app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'stoker.sqlite'}"))
+    streams = app.state.event_streams
     port = server_process.free_port()
     uvicorn_server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=uvicorn_server.run, daemon=True)
@@ -354,10 +358,11 @@ def test_event_stream_client_going_away_ends_the_servers_work(tmp_path):
             stack_id = http.post(f"{endpoint}/stacks", json={"stack_name": "left", "template": SIMPLE}).json()["stack"]["id"]
             with _open(http, f"{endpoint}/stacks/left/{stack_id}/events/stream", {}, {}) as stream:
                 assert stream.next().event == "event"
-                assert len(event_stream.ACTIVE) == 1
+                assert (streams.open_streams(), streams.watches()) == (1, 1)
             pool = app.state.service.store.engine.pool
-            while event_stream.ACTIVE or pool.checkedout() > 1:  # the writer keeps one
-                assert time.monotonic() < deadline + 30, f"still streaming: {event_stream.ACTIVE}, {pool.checkedout()} connections out"
+            # The stream's count, its watch (the stack's poll) and connections all go.
+            while streams.open_streams() or streams.watches() or pool.checkedout() > 1:  # the writer keeps one
+                assert time.monotonic() < deadline + 30, f"still streaming: {streams.open_streams()} streams, {streams.watches()} watches, {pool.checkedout()} connections out"
                 time.sleep(0.05)
     finally:
         uvicorn_server.should_exit = True
@@ -398,4 +403,170 @@ def test_event_stream_on_postgresql(postgres_url, tmp_path):
     try:
         run_live_nested_and_resumed(running, "on-postgres", same_order=False)
     finally:
+        running.stop()
+
+
+# -- many streams: one poll per stack, and a limit per project -----------------------
+
+QUERY_COUNT = Path(__file__).resolve().parents[1] / "support" / "query_count"
+STREAMS = 40
+
+
+def event_reads(path: Path) -> int:
+    """How many statements reading the events table the server has sent its database
+    (``tests/support/query_count``)."""
+    return path.stat().st_size if path.exists() else 0
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def reads_over_pings(stream: Stream, counted: Path, pings: int) -> int:
+    """The event reads the server makes while ``stream`` receives ``pings`` heartbeats
+    sent from now on (those it sent before, still unread, are passed over by the time
+    each says it was sent): the server's own clock, so the window follows the server's
+    pace, not the test's."""
+    since, start, seen = datetime.now(UTC), None, 0
+    for line in stream.lines:
+        if not line.startswith(": ping - "):
+            continue
+        if start is None:
+            if datetime.fromisoformat(line.removeprefix(": ping - ")) >= since:
+                start = event_reads(counted)
+            continue
+        seen += 1
+        if seen == pings:
+            return event_reads(counted) - start
+    raise AssertionError("the stream ended")
+
+
+@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def test_event_stream_many_streams_of_a_stack_share_one_poll(database, tmp_path, request):
+    """Forty idle streams of one stack cost the store what one does, and the server
+    answers other requests while they are open."""
+    counted = tmp_path / "event-reads"
+    database_url = f"sqlite:///{tmp_path / 'stoker.sqlite'}" if database == "sqlite" else request.getfixturevalue("postgres_url")
+    running = Server(
+        database_url, tmp_path / "serve.log",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(QUERY_COUNT), os.environ.get("PYTHONPATH")])),
+        STOKER_TEST_QUERY_COUNT_FILE=str(counted), STOKER_EVENT_STREAM_HEARTBEAT_S="0.2",
+    ).start()
+    readers = httpx.Client(timeout=TIMEOUT, limits=httpx.Limits(max_connections=STREAMS + 10))
+    try:
+        stack_id = running.create("watched", SIMPLE, files={})
+        running.wait_for(stack_id)
+        path = f"{running.endpoint}/stacks/watched/{stack_id}/events/stream"
+        with _open(running.http, path, {}, {"from": "now"}) as first:
+            reads_over_pings(first, counted, 2)  # joined and polling
+            alone = reads_over_pings(first, counted, 12)
+            others = [_open(readers, path, {}, {"from": "now"}) for _ in range(STREAMS - 1)]
+            opened = [other.__enter__() for other in others]
+            try:
+                reads_over_pings(first, counted, 2)  # every stream joined
+                cpu_before = cpu_seconds(running.process.pid)
+                together = reads_over_pings(first, counted, 12)
+                print(f"event reads over 12 heartbeats: {alone} with one stream, {together} with {STREAMS};"
+                      f" server CPU {cpu_seconds(running.process.pid) - cpu_before:.2f} s meanwhile")
+                # Other requests are answered while the streams are open.
+                for _ in range(10):
+                    status, body = running.request("GET", "/stacks")
+                    assert status == 200 and [stack["stack_name"] for stack in body["stacks"]] == ["watched"]
+                # Still live: an action's events reach every stream.
+                status, body = running.request("POST", f"/stacks/watched/{stack_id}/actions", {"check": None})
+                assert status == 200, body
+                for stream in (first, *opened):
+                    stream.until(lambda m: m.data["resource_name"] == "watched" and m.data["resource_status"] == "CHECK_COMPLETE")
+            finally:
+                for other in others:
+                    other.__exit__(None, None, None)
+        # One poll serves them all: forty streams read what one does (a poll per
+        # stream would make it forty times as much).
+        assert together <= 2 * alone + 4, (alone, together)
+    finally:
+        readers.close()
+        running.stop()
+
+
+LIMITED = 3
+
+
+def opened_status(http: httpx.Client, url: str) -> int:
+    """The status a stream opens with (it is closed at once)."""
+    with http.stream("GET", url) as response:
+        return response.status_code
+
+
+def test_event_stream_past_the_projects_limit_is_429_and_the_cli_polls_instead(tmp_path):
+    running = Server(f"sqlite:///{tmp_path / 'stoker.sqlite'}", tmp_path / "serve.log", STOKER_MAX_EVENT_STREAMS_PER_PROJECT=str(LIMITED)).start()
+    readers = httpx.Client(timeout=TIMEOUT)
+    try:
+        stack_id = running.create("popular", SIMPLE, files={})
+        running.wait_for(stack_id)
+        path = f"{running.endpoint}/stacks/popular/{stack_id}/events/stream"
+        held = [_open(readers, path, {}, {"from": "now"}) for _ in range(LIMITED)]
+        for stream in held:
+            stream.__enter__()
+        try:
+            with running.http.stream("GET", path) as refused:  # a stream, were it opened
+                assert refused.status_code == 429, refused.headers
+                fault = json.loads(refused.read())
+            assert (fault["code"], fault["title"], fault["error"]["type"]) == (429, "Too Many Requests", "HTTPTooManyRequests")
+            message = fault["error"]["message"]
+            assert f"project {server_process.TENANT} has {LIMITED} open" in message, message
+            assert f"STOKER_MAX_EVENT_STREAMS_PER_PROJECT={LIMITED}" in message, message
+            assert "close the event streams" in message and "poll the events API" in message, message
+
+            # Another project's streams are its own.
+            other = f"{running.url}/v1/another-project"
+            created = running.http.post(f"{other}/stacks", json={"stack_name": "elsewhere", "template": SIMPLE})
+            assert created.status_code == 201, created.text
+            elsewhere = created.json()["stack"]["id"]
+            with _open(running.http, f"{other}/stacks/elsewhere/{elsewhere}/events/stream", {}, {"until": "terminal"}) as stream:
+                assert stream.rest()[-1].event == "stack"
+
+            # The stoker command waits and follows by polling, and says why.
+            template = tmp_path / "simple.yaml"
+            template.write_text(SIMPLE)
+            env = client_environment(
+                {"STOKER_URL": running.endpoint, "STOKER_DATABASE_URL": f"sqlite:///{tmp_path}/no-such-dir/local.sqlite", "PYTHONUNBUFFERED": "1"}
+            )
+            created = subprocess.run(
+                [server_process.STOKER, "stack", "create", "by-cli", "-t", str(template), "--wait"],
+                capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
+            )
+            assert created.returncode == 0, created.stderr
+            assert "NOTE: the server refused an event stream: Too many open event streams" in created.stderr, created.stderr
+            assert "[by-cli]: CREATE_COMPLETE  Stack CREATE completed successfully" in created.stderr, created.stderr
+            assert "Traceback" not in created.stderr
+            followed = subprocess.Popen(
+                [server_process.STOKER, "stack", "event", "list", "by-cli", "--follow"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, stdin=subprocess.DEVNULL,
+            )
+            try:
+                note = followed.stderr.readline()
+                assert note.startswith("NOTE: the server refused an event stream: Too many open event streams"), note
+                by_cli = running.request("GET", "/stacks?name=by-cli")[1]["stacks"][0]["id"]
+                status, body = running.request("POST", f"/stacks/by-cli/{by_cli}/actions", {"check": None})
+                assert status == 200, body
+                for line in followed.stdout:  # the check's events, polled
+                    if "CHECK_COMPLETE" in line and "by-cli" in line:
+                        break
+                else:
+                    raise AssertionError("stoker stack event list --follow ended")
+            finally:
+                followed.terminate()
+                followed.wait(timeout=30)
+        finally:
+            for stream in held:
+                stream.__exit__(None, None, None)
+        # A stream closed frees its place (once the server has seen the client go).
+        deadline = time.monotonic() + 60
+        while (status := opened_status(running.http, path)) == 429:
+            assert time.monotonic() < deadline, "the closed streams still count"
+            time.sleep(0.1)
+        assert status == 200
+    finally:
+        readers.close()
         running.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -28,9 +29,12 @@ def free_port() -> int:
 class Server:
     """``stoker serve`` on a free port; its output goes to ``log_path``."""
 
-    def __init__(self, database_url: str, log_path: Path, **environment: str):
+    def __init__(self, database_url: str, log_path: Path, *, file_limit: int | None = None, **environment: str):
+        """``file_limit``: the process's open-file limit (soft and hard), when a test
+        needs a server that can open only so many."""
         self.database_url = database_url
         self.log_path = log_path
+        self.file_limit = file_limit
         self.environment = environment
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -40,7 +44,10 @@ class Server:
     def start(self) -> Server:
         env = {**os.environ, "STOKER_DATABASE_URL": self.database_url, **self.environment}
         self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen([STOKER, "serve", "--port", str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            [STOKER, "serve", "--port", str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT,
+            preexec_fn=self._limit_files if self.file_limit is not None else None,
+        )
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -51,6 +58,11 @@ class Server:
                 if time.monotonic() > deadline or self.process.poll() is not None:
                     raise AssertionError("stoker serve did not start: " + self.log_path.read_text())
                 time.sleep(0.1)
+
+    def _limit_files(self) -> None:
+        """In the child, before it runs stoker (only when a test asks for a limit)."""
+        assert self.file_limit is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.file_limit, self.file_limit))
 
     def stop(self, kill: bool = False) -> str:
         """Stop the server (``kill``: as a crash would, SIGKILL); returns its log."""

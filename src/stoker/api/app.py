@@ -4,7 +4,9 @@
 (jobs run in the background on the server's event loop), starts recovery of the
 stacks a dead engine left IN_PROGRESS, and at shutdown stops the running jobs (their
 stacks stay IN_PROGRESS, lock released, and the next start finishes them). ``serve``
-runs it under uvicorn (``stoker serve``).
+runs it under uvicorn (``stoker serve``), with the limits of ``api.connections`` on its
+connections (slow requests timed out, a cap on open connections, one log line for many
+dropped).
 
 The app authenticates as its settings say (``auth_mode``, ``api.auth``) and enforces
 Heat's policy (``api.policy``, with an operator's file over it): both are made here,
@@ -39,6 +41,14 @@ from stoker.api import (
 )
 from stoker.api.auth import KeystoneTokens, authenticator_for, check_listening
 from stoker.api.call import ACCESS_ATTRIBUTE, MAX_JSON_BODY_BYTES
+from stoker.api.connections import (
+    FILE_HEADROOM,
+    ConnectionGuard,
+    RepeatedWarnings,
+    connection_cap,
+    guarded_protocol,
+)
+from stoker.api.event_hub import EventStreams
 from stoker.service import Service
 from stoker.settings import Settings
 
@@ -90,6 +100,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
     # read (api.call), not starlette's body limit: that one answers a Content-Length
     # over the limit in plain text, and a chunked body by an exception the endpoint sees.
     app.state.max_body_bytes = max(MAX_JSON_BODY_BYTES, 3 * settings.max_template_bytes)
+    # The open event streams: one shared poll per stack, and each project's count.
+    app.state.event_streams = EventStreams(settings.max_event_streams_per_project)
     return app
 
 
@@ -132,4 +144,19 @@ def serve(host: str = "127.0.0.1", port: int = 8004, settings: Settings | None =
     else:
         LOG.warning("auth mode %r: every request needs a valid token (policy: %s)", settings.auth_mode, settings.policy_file or "Heat's defaults")
     logging.getLogger("uvicorn.access").addFilter(RedactSecrets())
-    uvicorn.run(app, host=host, port=port, log_level="info", lifespan="on")
+    # Slow and surplus connections are dropped before they reach the app, and what
+    # uvicorn or asyncio would log once per connection is logged once a minute.
+    cap = connection_cap(settings.http_max_connections, settings.http_backlog)
+    if cap < settings.http_max_connections:
+        LOG.warning(
+            "at most %d connections (not STOKER_HTTP_MAX_CONNECTIONS=%d): the process may open %d files, and keeps %d for"
+            " its own and for connections being accepted (STOKER_HTTP_BACKLOG); raise its limit (ulimit -n) for more",
+            cap, settings.http_max_connections, cap + FILE_HEADROOM + settings.http_backlog, FILE_HEADROOM + settings.http_backlog,
+        )
+    guard = ConnectionGuard(settings.http_header_timeout_s, settings.http_body_timeout_s, cap)
+    for name in ("uvicorn.error", "asyncio"):
+        logging.getLogger(name).addFilter(RepeatedWarnings())
+    uvicorn.run(
+        app, host=host, port=port, log_level="info", lifespan="on", http=guarded_protocol(guard),
+        backlog=settings.http_backlog, timeout_keep_alive=settings.http_keep_alive_s,
+    )

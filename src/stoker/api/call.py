@@ -32,7 +32,7 @@ from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import QueryParams
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from stoker.api import policy
@@ -311,6 +311,10 @@ def endpoint(handler: Callable[[Call], Any]) -> Callable[[Request], Awaitable[Re
             result = await run_in_threadpool(serve, request, raw, context, rule)
         except UnauthorizedError as error:
             return _unauthorized(request, error)
+        except ClientDisconnect:
+            # The client went (or was dropped: api/connections.py) before its body was
+            # in: nobody to answer, nothing to log.
+            return Response(status_code=400)
         except Exception as error:  # noqa: BLE001 - every error gets Heat's fault body
             return error_response(error)
         if isinstance(result, Response):

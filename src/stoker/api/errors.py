@@ -5,6 +5,7 @@
         BadRequestError         400: malformed body, bad query parameter, template_url
         NotFoundError           404: no such route, or a stack name that does not match its id
         RequestTooLargeError    413: a body over the size limit (Heat's max_json_body_size)
+        TooManyStreamsError     429: a project's open event streams at their limit
 
 Every error answers with Heat's fault body (``heat/api/middleware/fault.py``), which
 python-heatclient parses (``heatclient/exc.py`` reads ``error.message``)::
@@ -70,6 +71,11 @@ class RequestTooLargeError(ApiError):
     heat_type = "RequestLimitExceeded"
 
 
+class TooManyStreamsError(ApiError):
+    status = 429
+    heat_type = "HTTPTooManyRequests"
+
+
 def escaped(text: str) -> str:
     """``text`` with any lone surrogate written as ``\\udXXX``: safe to log and to encode."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
@@ -94,6 +100,7 @@ _TITLES = {
     405: ("Method Not Allowed", "The method specified is not allowed for this resource."),
     409: ("Conflict", "There was a conflict when trying to complete your request."),
     413: ("Request Entity Too Large", "The body of your request was too large for this server."),
+    429: ("Too Many Requests", "The client has sent too many requests in a given amount of time."),
     500: ("Internal Server Error", "The server has either erred or is incapable of performing the requested operation."),
     503: ("Service Unavailable", "The server is currently unavailable. Please try again at a later time."),
 }

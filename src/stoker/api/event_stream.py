@@ -1,9 +1,10 @@
 """``GET /v1/{tenant_id}/stacks/{stack_name}/{stack_id}/events/stream``: a stack's events
 as they are recorded, nested stacks' included, as server-sent events (text/event-stream).
 
-What it owns: the stream's query parameters, its messages and its polling loop. What it
-must not do: query the store itself (``Store.event_page``) or decide the order events
-come in (``store/event_feed.py``, whose cursor each message's ``id`` is).
+What it owns: the stream's query parameters, what it reads (``Store.event_page``, in
+the reads it hands its watch) and its messages. What it must not do: poll or wait
+itself (``api/event_hub.py`` does, once for every stream of a stack) or decide the
+order events come in (``store/event_feed.py``, whose cursor each message's ``id`` is).
 
 Messages:
 
@@ -28,20 +29,25 @@ the header winning) resumes after that message: nothing skipped, nothing repeate
 ``nested_depth`` limits how far down nested stacks are followed (default: all of them,
 deleted ones included, so a nested stack's delete shows too).
 
-Wake-up: the loop polls the store every ``POLL_INTERVAL_S`` seconds with one indexed
-query in a worker thread, which holds a pooled connection only while it runs; events
-written by any process show alike. PostgreSQL's LISTEN/NOTIFY, which would wake the
-stream at once, is not used: it would hold a connection per listening server.
-The client going away cancels the loop (sse-starlette watches for the disconnect). The
-server shutting down ends the stream without a ``stack`` message: a client reconnects
-(an EventSource does by itself) with ``Last-Event-ID`` and carries on.
+Wake-up: the streams of one stack (and depth) share one poll of the store, every
+``event_hub.POLL_INTERVAL_S`` seconds, in a worker thread that holds a pooled connection
+only while it reads; events written by any process show alike, and a stream is woken
+only when there is something for it (``api/event_hub.py``). PostgreSQL's LISTEN/NOTIFY,
+which would wake the streams at once, is not used: it would hold a connection per
+listening server and does nothing on SQLite. A project may have
+``Settings.max_event_streams_per_project`` streams open at once: one more is 429 in
+Heat's fault shape, saying the limit, its setting and what to do instead.
+The client going away cancels the stream (sse-starlette watches for the disconnect),
+and its watch stops with its last stream. The server shutting down ends the stream
+without a ``stack`` message: a client reconnects (an EventSource does by itself) with
+``Last-Event-ID`` and carries on.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -50,21 +56,18 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from stoker.api import projects, views
 from stoker.api.call import Call
 from stoker.api.errors import BadRequestError, escaped
+from stoker.api.event_hub import EventStreams, Reader, Slot, StreamFailedError
 from stoker.engine.states import Action, Status
 from stoker.store import StackRecord
-from stoker.store.event_feed import START, Cursor, Feed, FeedEvent
+from stoker.store.event_feed import START, Cursor, EventPage, Feed, FeedEvent, FeedPoll
 from stoker.store.repository import utcnow
 
 LOG = logging.getLogger(__name__)
 
-# Seconds between two reads of the store while nothing new is ready.
-POLL_INTERVAL_S = 0.25
 # Seconds a stream has, once the server is shutting down, to end on its own (it ends at
-# its next wait) before it is cancelled.
+# its watch's next poll) before it is cancelled.
 SHUTDOWN_GRACE_S = 5.0
 _PARAMETERS = {"nested_depth", "until", "from", "last_event_id"}
-# The feeds of the streams being served: empty again once every client has gone.
-ACTIVE: set[Feed] = set()
 
 
 def _terminal(stack: StackRecord) -> bool:
@@ -111,55 +114,82 @@ def event_stream(call: Call) -> EventSourceResponse:
     # An action has ended when the stack is out of IN_PROGRESS *and* no job holds its
     # lock: a create that failed is CREATE_FAILED for a moment before its rollback,
     # which the same job runs under the same lock. The lock is read before the page, so
-    # a free lock means the state the page then shows is the job's last.
-    busy = [False]
+    # a free lock means the state the page then shows is the job's last (Feed.take).
 
-    def read_page(cursor: Any) -> Any:
+    def read_head() -> Cursor:
+        return store.event_feed_head(stack.id, depth)[0]
+
+    def read_page(cursor: Cursor) -> EventPage:
         holder = store.lock_holder(stack.id)
-        busy[0] = holder is not None and holder.alive(utcnow())
-        return store.event_page(stack.id, cursor, depth)
+        busy = holder is not None and holder.alive(utcnow())
+        page = store.event_page(stack.id, cursor, depth)
+        page.busy = busy
+        return page
 
-    def ended(record: StackRecord) -> bool:
-        return _terminal(record) and not busy[0]
+    def read_upto(cursor: Cursor, upto: Cursor) -> EventPage:
+        return store.event_page(stack.id, cursor, depth, upto=upto)
 
-    feed = Feed(read_page, after, ended if until else _never, skip)
+    feed = Feed(read_page, after, _terminal if until else _never, skip)
     heartbeat = max(0.0, call.service.settings.event_stream_heartbeat_s)
-    # Set by sse-starlette when the server shuts down: the loop ends the stream itself
-    # (a complete response) rather than being cancelled in the middle of it.
+    streams: EventStreams = call.request.app.state.event_streams
+    # Counted from here to the end of the response (``_Stream``): past the project's
+    # limit, 429 (after the checks above, so a bad request is told so first).
+    slot = streams.admit(call.context.tenant_id)
+    # Set by sse-starlette when the server shuts down: the stream ends itself (a
+    # complete response) rather than being cancelled in the middle of it.
     shutdown = anyio.Event()
-    return EventSourceResponse(_messages(call, stack, feed, shutdown), ping=heartbeat, shutdown_event=shutdown, shutdown_grace_period=SHUTDOWN_GRACE_S)
+
+    def join() -> Reader:
+        return streams.join((stack.id, depth), read_head, read_page, read_upto, feed, shutdown)
+
+    return _Stream(
+        slot, _messages(call, stack, streams, join), ping=heartbeat, shutdown_event=shutdown, shutdown_grace_period=SHUTDOWN_GRACE_S
+    )
 
 
-async def _messages(call: Call, root: StackRecord, feed: Feed, shutdown: anyio.Event) -> AsyncIterator[ServerSentEvent]:
+class _Stream(EventSourceResponse):
+    """The stream's response; its project's count is released when it has ended."""
+
+    def __init__(self, slot: Slot, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.slot = slot
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.slot.release()
+
+
+async def _messages(call: Call, root: StackRecord, streams: EventStreams, join: Callable[[], Reader]) -> AsyncIterator[ServerSentEvent]:
     owners: dict[str, StackRecord] = {root.id: root}
-    ACTIVE.add(feed)
+    # Joined here, on the server's loop, where the watch runs.
+    reader = join()
     try:
-        while not shutdown.is_set():
-            try:
-                messages, ended, more = await anyio.to_thread.run_sync(_next, call, root, feed, owners)
-            except Exception:  # noqa: BLE001 - the client reconnects and resumes; say why here
-                LOG.exception("event stream of stack %s failed", root.id)
-                yield ServerSentEvent(event="error", data=json.dumps({"error": "the event stream failed; reconnect to resume"}))
+        async for polled in reader.polls():
+            if polled.events or polled.ended:
+                messages = await anyio.to_thread.run_sync(_messages_of, call, root, polled, owners)
+                for message in messages:
+                    yield message
+            if polled.ended:
                 return
-            for message in messages:
-                yield message
-            if ended:
-                return
-            if not more:
-                with anyio.move_on_after(POLL_INTERVAL_S):
-                    await shutdown.wait()
+    except StreamFailedError:
+        # Logged once where the read failed, not once per stream of the stack.
+        yield ServerSentEvent(event="error", data=json.dumps({"error": "the event stream failed; reconnect to resume"}))
+    except Exception:  # noqa: BLE001 - the client reconnects and resumes; the log says why
+        LOG.exception("event stream of stack %s failed", root.id)
+        yield ServerSentEvent(event="error", data=json.dumps({"error": "the event stream failed; reconnect to resume"}))
     finally:
-        ACTIVE.discard(feed)
+        streams.leave(reader)
 
 
-def _next(call: Call, root: StackRecord, feed: Feed, owners: dict[str, StackRecord]) -> tuple[list[ServerSentEvent], bool, bool]:
-    """One poll, made into messages (in a worker thread: it reads the store)."""
-    polled = feed.poll()
+def _messages_of(call: Call, root: StackRecord, polled: FeedPoll, owners: dict[str, StackRecord]) -> list[ServerSentEvent]:
+    """One poll made into messages (in a worker thread: it may read a nested stack)."""
     messages = [ServerSentEvent(data=json.dumps(_event(call, root, item, owners)), event="event", id=str(item.cursor)) for item in polled.events]
     if polled.ended:
         final = views.stack_summary(call, polled.final) if polled.final is not None else None
         messages.append(ServerSentEvent(data=json.dumps({"stack": final}), event="stack"))
-    return messages, polled.ended, polled.more
+    return messages
 
 
 def _event(call: Call, root: StackRecord, item: FeedEvent, owners: dict[str, StackRecord]) -> dict[str, Any]:

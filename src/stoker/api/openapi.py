@@ -174,7 +174,9 @@ def _paths() -> dict[str, dict[str, Schema]]:
             "and a last `event: stack` message ({\"stack\": the stack as listed}) when the stream ends: when the stack is deleted, "
             "or with until=terminal once it is no longer IN_PROGRESS. `: ping` comments keep an idle stream open."
         ), "content": {"text/event-stream": {"schema": ref("StreamMessage")}}}},
-        rule="events:index", tag="events",
+        rule="events:index", tag="events", faults=(429,),
+        description="429 when the project already has as many streams open as the server allows (STOKER_MAX_EVENT_STREAMS_PER_PROJECT): "
+        "close streams no longer read, or poll the event list instead.",
         parameters=[
             query("nested_depth", COUNT, "follow nested stacks this many levels down (default: all)"),
             query("until", {"enum": ["terminal"]}, "end the stream once the stack is no longer IN_PROGRESS (default: when the client goes)"),

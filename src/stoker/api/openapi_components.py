@@ -388,6 +388,7 @@ FAULTS = {
     404: "No such route, stack, resource or item in the caller's project.",
     409: "The stack is busy with another action, or exists already.",
     413: "The body is over the size limit.",
+    429: "The project has as many event streams open as the server allows.",
     503: "Keystone does not answer (keystone auth mode).",
 }
 

@@ -36,6 +36,7 @@ from stoker.cli.transport import (
     RemoteError,
     Response,
     StreamBrokenError,
+    StreamRefusedError,
     error_of,
     server_sent,
 )
@@ -165,7 +166,8 @@ class RemoteBackend(Backend):
         ``from=now`` stream does not send); an event in both is given once.
 
         Raises StreamBrokenError at once when the server has no stream (an older one, or
-        another Heat): the caller polls instead."""
+        another Heat), and StreamRefusedError when it refuses one (429: the project has
+        as many open as the server allows): the caller polls instead."""
         seen: set[str] = set()
         last: str | None = None
         failures = 0
@@ -173,6 +175,8 @@ class RemoteBackend(Backend):
             headers = {"Last-Event-ID": last} if last else {}
             try:
                 with self.transport.stream(f"{self.endpoint}/{path}/events/stream", params, headers) as (status, lines):
+                    if status == 429:
+                        raise StreamRefusedError(_refusal(status, lines))
                     if status != 200:
                         raise StreamBrokenError(f"HTTP {status}")
                     if catch_up is not None:
@@ -193,6 +197,8 @@ class RemoteBackend(Backend):
                             return
                         elif kind == "error":
                             break
+            except StreamRefusedError:
+                raise  # asking again would be refused again: poll
             except StreamBrokenError:
                 if last is None and catch_up is not None:
                     raise  # never opened: no stream here
@@ -219,7 +225,8 @@ class RemoteBackend(Backend):
                     return True, marker
                 on_event(item)
                 marker = item["id"]
-        except StreamBrokenError:
+        except StreamBrokenError as error:
+            _note_polling(error)
             return False, marker
         return True, marker
 
@@ -397,7 +404,8 @@ class RemoteBackend(Backend):
                 if item["id"] not in seen and (resource_name is None or item["resource_name"] == resource_name):
                     seen.add(item["id"])
                     yield item
-        except StreamBrokenError:
+        except StreamBrokenError as error:
+            _note_polling(error)
             yield from super().follow_events(name, resource_name, nested_depth, seen)
 
     def get_event(self, name: str, resource_name: str, event_id: str) -> dict[str, Any] | None:
@@ -546,3 +554,22 @@ def _resources_of(request: StackRequest) -> dict[str, str]:
         for name, body in resources.items()
         if isinstance(body, Mapping)
     }
+
+
+def _refusal(status: int, lines: Iterator[str]) -> str:
+    """The server's message of a refused stream (Heat's fault body)."""
+    text = "\n".join(lines)
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    return str(error_of(status, body, text))
+
+
+def _note_polling(error: StreamBrokenError) -> None:
+    """Say why the events are polled, when the server refused its stream (a server
+    without one, or a stream that broke for good, is polled without a word)."""
+    if isinstance(error, StreamRefusedError):
+        import click
+
+        click.echo(f"NOTE: the server refused an event stream: {error}; polling the events API instead", err=True)

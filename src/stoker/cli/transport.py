@@ -5,6 +5,7 @@ error as one exception, and the lines of an event stream as messages.
       RemoteError              the server refused a request (Heat's fault body)
       ConnectionFailedError    the server could not be reached
     StreamBrokenError          an event stream failed or went silent (resume, or poll)
+      StreamRefusedError       the server refused to open one (429: its limit; poll)
 
 httpx carries requests without Keystone (no authentication, or a static token sent as
 ``X-Auth-Token``): it has separate connect and read timeouts and streams a response
@@ -45,6 +46,11 @@ class ConnectionFailedError(StokerError):
 
 class StreamBrokenError(Exception):
     """An event stream's connection failed or went quiet too long: reconnect (or poll)."""
+
+
+class StreamRefusedError(StreamBrokenError):
+    """The server would not open an event stream now (429: the project's open streams
+    are at the server's limit): the message is the server's. Poll instead."""
 
 
 # Seconds an event stream may stay silent before it is taken as broken and resumed

@@ -36,6 +36,11 @@ once every event committed before that read has been returned. The root row is r
 first, then the events, in one snapshot; on PostgreSQL the poll also notes the
 snapshot's ``xmax`` (every transaction committed before the read has a lower id), and
 the feed ends at the first later poll whose ``xmin`` has passed it.
+
+Pages shared by many readers (``api/event_hub.py``): one poll's page serves every reader
+whose position it continues (``Feed.take``); a reader behind it reads the events up to
+a cursor every event up to which is final (``upto``: no snapshot bounds needed there)
+and takes no ending from such a page (``Feed.take_events``).
 """
 
 from __future__ import annotations
@@ -96,7 +101,9 @@ class TreeStack:
 @dataclass(slots=True)
 class EventPage:
     """What one snapshot holds (``Store.event_page``). ``xmin``/``xmax``: the snapshot's
-    bounds on PostgreSQL (None on SQLite, where every visible row is final)."""
+    bounds on PostgreSQL (None on SQLite, where every visible row is final). ``busy``:
+    whether a job held the root's lock, read just before the snapshot (by the page's
+    reader: a feed does not end on a state such a job may still change)."""
 
     root: StackRecord | None
     tree: list[TreeStack]
@@ -104,6 +111,7 @@ class EventPage:
     full: bool
     xmin: int | None = None
     xmax: int | None = None
+    busy: bool = False
 
 
 def snapshot_bounds(connection: Connection) -> tuple[int, int]:
@@ -144,19 +152,28 @@ def read_tree(connection: Connection, root_id: str, max_depth: int) -> list[Tree
 
 
 def read_events(
-    connection: Connection, stack_ids: Sequence[str], after: Cursor, below_txid: int | None, limit: int, fields: Sequence[str]
+    connection: Connection,
+    stack_ids: Sequence[str],
+    after: Cursor,
+    below_txid: int | None,
+    limit: int,
+    fields: Sequence[str],
+    upto: Cursor | None = None,
 ) -> list[tuple[Cursor, EventRecord]]:
     """The tree's events after ``after`` in cursor order, those of transactions below
-    ``below_txid`` only (when given)."""
+    ``below_txid`` only (when given), and none after ``upto`` (when given)."""
     if not stack_ids:
         return []
     events = tables.events
+    position = sa.tuple_(events.c.txid, events.c.id)
     query = sa.select(events).where(
         events.c.stack_id.in_(list(stack_ids)),
-        sa.tuple_(events.c.txid, events.c.id) > sa.tuple_(sa.literal(after.txid, sa.BigInteger), sa.literal(after.id, sa.BigInteger)),
+        position > sa.tuple_(sa.literal(after.txid, sa.BigInteger), sa.literal(after.id, sa.BigInteger)),
     )
     if below_txid is not None:
         query = query.where(events.c.txid < below_txid)
+    if upto is not None:
+        query = query.where(position <= sa.tuple_(sa.literal(upto.txid, sa.BigInteger), sa.literal(upto.id, sa.BigInteger)))
     query = query.order_by(events.c.txid, events.c.id).limit(limit)
     return [
         (Cursor(row.txid, row.id), EventRecord(**{name: getattr(row, name) for name in fields}))
@@ -219,12 +236,34 @@ class Feed:
     _ending: tuple[StackRecord | None, int | None] | None = field(default=None, init=False)
 
     def poll(self) -> FeedPoll:
-        page = self.read_page(self.after)
+        return self.take(self.read_page(self.after))
+
+    @property
+    def ending(self) -> bool:
+        """Whether the feed has seen the state it ends at (and waits for the events
+        committed before it)."""
+        return self._ending is not None
+
+    def take_events(self, page: EventPage, upto: Cursor | None = None) -> list[FeedEvent]:
+        """The events of ``page`` after this reader's position, which moves past them
+        (and to ``upto`` when the page holds every event up to it: read with ``upto``
+        and not full). Nothing about the feed's end: for pages that end early."""
         paths = _paths(page.tree)
-        if page.events:
-            self.after = page.events[-1][0]
-        found = [FeedEvent(cursor, event, paths.get(event.stack_id, ())) for cursor, event in page.events if cursor.id not in self.skip]
-        if self._ending is None and (page.root is None or page.root.deleted_at is not None or self.stop_when(page.root)):
+        fresh = [(cursor, event) for cursor, event in page.events if cursor > self.after]
+        if fresh:
+            self.after = fresh[-1][0]
+        if upto is not None and not page.full and upto > self.after:
+            self.after = upto
+        return [FeedEvent(cursor, event, paths.get(event.stack_id, ())) for cursor, event in fresh if cursor.id not in self.skip]
+
+    def take(self, page: EventPage) -> FeedPoll:
+        """One poll's page: read after this reader's position (``read_page``'s), or
+        after an earlier one by a reader sharing its pages, whose events this reader
+        has up to where the page starts."""
+        found = self.take_events(page)
+        if self._ending is None and (
+            page.root is None or page.root.deleted_at is not None or (not page.busy and self.stop_when(page.root))
+        ):
             self._ending = (page.root, page.xmax)
         if self._ending is not None and not page.full:
             root, xmax = self._ending

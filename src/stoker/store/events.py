@@ -50,11 +50,14 @@ class EventRepository:
     async def add_event_async(self, event: EventRecord) -> None:
         await self.writes.submit_async(lambda connection: self._insert_event(connection, event))
 
-    def event_page(self, root_id: str, after: event_feed.Cursor, max_depth: int, limit: int = event_feed.PAGE_SIZE) -> event_feed.EventPage:
+    def event_page(
+        self, root_id: str, after: event_feed.Cursor, max_depth: int, limit: int = event_feed.PAGE_SIZE, upto: event_feed.Cursor | None = None
+    ) -> event_feed.EventPage:
         """One snapshot of a stack tree for the event feed (event_feed.py says why and
         how): the root's row, the tree ``max_depth`` levels down (deleted nested stacks
         too), and up to ``limit`` events after ``after`` that no later commit can
-        precede. The root is read before the events, in the same snapshot."""
+        precede (none after ``upto``, when given). The root is read before the events,
+        in the same snapshot."""
         with self._read() as connection:
             xmin = xmax = None
             if not self.is_sqlite:
@@ -62,7 +65,9 @@ class EventRepository:
                 xmin, xmax = event_feed.snapshot_bounds(connection)
             row = connection.execute(sa.select(tables.stacks).where(tables.stacks.c.id == root_id)).first()
             tree = event_feed.read_tree(connection, root_id, max_depth)
-            events = event_feed.read_events(connection, [stack.id for stack in tree], after, xmin, limit, _EVENT_FIELDS)
+            # Every event up to ``upto`` is final (its reader knows): no snapshot bound.
+            below = xmin if upto is None else None
+            events = event_feed.read_events(connection, [stack.id for stack in tree], after, below, limit, _EVENT_FIELDS, upto)
         return event_feed.EventPage(self._stack(row) if row else None, tree, events, len(events) >= limit, xmin, xmax)
 
     def event_feed_head(self, root_id: str, max_depth: int) -> tuple[event_feed.Cursor, frozenset[int]]:
