@@ -121,6 +121,11 @@ class StackResource(Resource):
     def child_timeout_mins(self) -> int | None:
         return None
 
+    def member_count_property(self) -> str | None:
+        """The property that says how many members the child has (a group's ``count``),
+        named when the stack tree would be over the resource limit; None: no such one."""
+        return None
+
     def child_source(self) -> tuple[str, str] | None:
         """The child template's text and a name for it, when it was written as text
         (so errors in it point at its own lines); None for a generated template."""
