@@ -16,9 +16,16 @@ moments a tree can grow past it:
 * recovery (``engine.recovery``): a tree the store already holds over the limit (made
   before this check existed, or the limit lowered since) is failed, not resumed.
 
+The run-time count reads the store: nested stacks checked at the same moment, or made
+but whose jobs have not yet written their rows, do not see each other. What a tree can
+grow past the limit that way is bounded by what those few checks each let in (each one
+alone fits), never a multiplication like the one validation refuses.
+
 It also owns the tree's share of the engine's handler threads (``TreeShares``): one
-tree may have at most ``max_tree_handler_calls`` plugin calls running at once, so the
-rest of the pool always serves other stacks.
+tree may have at most ``max_tree_handler_calls`` plugin calls running at once (in each
+engine process), so the rest of the pool always serves other stacks. A tree's nested
+stacks are asked for by its handler calls, so the share also paces how fast a tree
+makes them.
 
 What it must not do: write anything (its callers record what it decides) or run
 handlers itself.
