@@ -19,12 +19,8 @@ from stoker.engine.errors import ActionInProgressError, StackExistsError
 from stoker.engine.events import Listener, stack_event
 from stoker.engine.snapshot import exported_resources
 from stoker.engine.states import Action, Status
-from stoker.engine.validation import (
-    ValidationResult,
-    check_resource_limit,
-    check_resource_limits,
-    validate,
-)
+from stoker.engine.trees import check_tree
+from stoker.engine.validation import ValidationResult, check_resource_limit, validate
 from stoker.environment import environment as environment_module
 from stoker.environment import merge as environment_merge
 from stoker.environment.directory import load_environment_dir
@@ -171,6 +167,7 @@ class Service(ResourceActions, Serving, StackReads):
             EngineSettings(
                 handler_threads=self.settings.handler_threads,
                 max_in_flight=self.settings.max_in_flight,
+                max_tree_handler_calls=self.settings.tree_handler_calls(),
                 max_events_per_stack=self.settings.max_events_per_stack,
                 max_nested_depth=self.settings.max_nested_depth,
                 max_resources_per_stack=self.settings.max_resources_per_stack,
@@ -259,7 +256,6 @@ class Service(ResourceActions, Serving, StackReads):
         environment = self.parse_environments(environments)
         self._check_limits(parsed)
         result = self._validate(parsed, environment, parameters or {}, strict=False)
-        check_resource_limits(result, self.settings.max_resources_per_stack)
         hidden = HiddenValues.of(parsed.parameters, parameters, result.params, environment.parameters, environment.parameter_defaults)
         # Heat's user values: the environment's parameters with the request's on top.
         given = {**environment.parameters, **(parameters or {})}
@@ -664,7 +660,10 @@ class Service(ResourceActions, Serving, StackReads):
     def _validate(
         self, template: Template, environment: Environment, user: Mapping[str, Any], stack: StackRecord | None = None, strict: bool = True, hand_over: bool = True
     ) -> ValidationResult:
-        return validate(template, environment, user, self.registry, stack, max_depth=self.settings.max_nested_depth, strict=strict, hand_over=hand_over)
+        result = validate(template, environment, user, self.registry, stack, max_depth=self.settings.max_nested_depth, strict=strict, hand_over=hand_over)
+        # The whole tree under this root, with every count validation knows (engine.trees).
+        check_tree(result, self.settings.max_resources_per_stack)
+        return result
 
     def _check_top_level(self, stack: StackRecord) -> None:
         """A nested stack changes only through its parent's resource (which would

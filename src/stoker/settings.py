@@ -26,9 +26,14 @@ class Settings:
     handler_threads: int = 8
     # Resources in flight at once in one stack action.
     max_in_flight: int = 1000
+    # Plugin handler calls of one stack tree (a root stack and all its nested stacks)
+    # running at once, so one tree never holds every handler thread
+    # (STOKER_MAX_TREE_HANDLER_CALLS; 0: half of handler_threads, at least 1; -1: no limit).
+    max_tree_handler_calls: int = 0
     # Heat's max_template_size.
     max_template_bytes: int = 512 * 1024
-    # Heat's max_resources_per_stack (-1: no limit).
+    # Heat's max_resources_per_stack (-1: no limit): the resources of a root stack and
+    # of all its nested stacks together, as Heat counts them (engine/trees.py).
     max_resources_per_stack: int = 1000
     # Heat's max_events_per_stack: older events are pruned after each action (-1: keep all).
     max_events_per_stack: int = 1000
@@ -136,6 +141,12 @@ class Settings:
     # (STOKER_POLICY_FILE; Heat's [oslo_policy] policy_file).
     policy_file: str | None = None
 
+    def tree_handler_calls(self) -> int:
+        """``max_tree_handler_calls`` with its default worked out (-1: no limit)."""
+        if self.max_tree_handler_calls == 0:
+            return max(1, self.handler_threads // 2)
+        return self.max_tree_handler_calls
+
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
         env = os.environ
@@ -174,6 +185,7 @@ class Settings:
         for name, variable in (
             ("handler_threads", "STOKER_HANDLER_THREADS"),
             ("max_in_flight", "STOKER_MAX_IN_FLIGHT"),
+            ("max_tree_handler_calls", "STOKER_MAX_TREE_HANDLER_CALLS"),
             ("max_template_bytes", "STOKER_MAX_TEMPLATE_BYTES"),
             ("max_resources_per_stack", "STOKER_MAX_RESOURCES_PER_STACK"),
             ("max_events_per_stack", "STOKER_MAX_EVENTS_PER_STACK"),

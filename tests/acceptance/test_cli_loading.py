@@ -13,6 +13,7 @@ import pytest
 
 from tests.acceptance.conftest import environment_of
 from tests.support import measured
+from tests.support.stacks import GROUP_OF_GROUPS
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
 PEAK_RSS_LIMIT_BYTES = 300 * 1024 * 1024
@@ -125,10 +126,11 @@ def test_cli_template_validate_refuses_a_template_over_the_resource_limit(cli_ba
         "ERROR: resources: The template has 3 resources; a stack may have at most 2 "
         "(raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack)"
     )
-    # A nested stack over the limit would fail the create half-way: validate says so first.
-    status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "parent.yaml"), environment=limit)
+    # The limit counts the whole tree under the root, as Heat's does (the nested stack's
+    # resource too): 1 + 3 resources here. A create would fail half-way; validate says so.
+    status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "parent.yaml"), environment={"STOKER_MAX_RESOURCES_PER_STACK": "3"})
     assert status == 1, stderr
-    assert stderr.startswith("ERROR: resources.child.resources: The template has 3 resources"), stderr
+    assert stderr.startswith("ERROR: ") and "parent.yaml:3:10: resources.child.resources: The stack would have 4 resources with its nested stacks (3 resources here)" in stderr, stderr
     status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "three.yaml"), environment={"STOKER_MAX_RESOURCES_PER_STACK": "3"})
     assert status == 0, stderr
     # A group validates one member, but its nested stack will have ``count``.
@@ -136,11 +138,23 @@ def test_cli_template_validate_refuses_a_template_over_the_resource_limit(cli_ba
         "heat_template_version: 2021-04-16\nresources:\n  group:\n    type: OS::Heat::ResourceGroup\n"
         "    properties: {count: 3, resource_def: {type: OS::Heat::None}}\n"
     )
-    status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "group.yaml"), environment=limit)
-    assert status == 1, stderr
-    assert stderr.startswith("ERROR: resources.group.resources: The nested stack would have 3 resources"), stderr
     status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "group.yaml"), environment={"STOKER_MAX_RESOURCES_PER_STACK": "3"})
+    assert status == 1, stderr
+    assert stderr.startswith("ERROR: ") and (
+        "group.yaml:5:25: resources.group.properties.count: The stack would have 4 resources with its nested stacks (3 members of 1 resource each)" in stderr
+    ), stderr
+    status, stderr, _ = run_bounded(cli_backend, tmp_path, "template", "validate", "-t", str(tmp_path / "group.yaml"), environment={"STOKER_MAX_RESOURCES_PER_STACK": "4"})
     assert status == 0, stderr
+
+
+@pytest.mark.parametrize("command", [("template", "validate"), ("stack", "create", "groups")])
+def test_cli_loading_a_group_of_groups_over_the_tree_limit_is_refused(cli_backend, tmp_path, command):
+    """The limit counts the whole tree under the root (1 + 1000 x 1001 resources), as
+    Heat's does: refused at validation, in one line naming the count and the setting."""
+    (tmp_path / "groups.yaml").write_text(GROUP_OF_GROUPS)
+    result = run_bounded(cli_backend, tmp_path, *command, "-t", str(tmp_path / "groups.yaml"))
+    assert_refused(result, "resources.outer.properties.count: The stack would have 1001001 resources with its nested stacks (1000 members of 1001 resources each)")
+    assert "at most 1000 together" in result[1] and "STOKER_MAX_RESOURCES_PER_STACK" in result[1]
 
 
 def test_cli_loading_adopt_data_nested_too_deeply_is_refused(cli_backend, tmp_path):

@@ -386,6 +386,33 @@ def test_list_resources_orders_by_id_and_filters_by_stack(store: Store) -> None:
     assert store.list_resources(new_id()) == []
 
 
+def test_list_resources_filters_by_status(store: Store) -> None:
+    stack = make_stack(store)
+    store.insert_resources([make_resource(stack.id, "done", status="COMPLETE"), make_resource(stack.id, "busy", status="IN_PROGRESS")])
+    assert [r.name for r in store.list_resources(stack.id, status="IN_PROGRESS")] == ["busy"]
+
+
+def test_count_tree_resources_counts_a_stack_and_every_live_nested_stack(store: Store) -> None:
+    """What max_resources_per_stack limits (Heat's total_resources): the current rows of
+    the root and of its nested stacks at every depth; not a deleted nested stack's, not
+    a replaced row, not another tree's."""
+    root = make_stack(store, "root")
+    child = make_stack(store, "child", owner_id=root.id, owner_resource="group", nested_depth=1)
+    grandchild = make_stack(store, "grandchild", owner_id=child.id, owner_resource="0", nested_depth=2)
+    gone = make_stack(store, "gone", owner_id=root.id, owner_resource="old", nested_depth=1)
+    other = make_stack(store, "other")
+    store.insert_resources([make_resource(root.id, "group"), make_resource(root.id, "old"), make_resource(root.id, "replaced", current=False)])
+    store.insert_resources([make_resource(child.id, name) for name in ("0", "1")])
+    store.insert_resources([make_resource(grandchild.id, name) for name in ("a", "b", "c")])
+    store.insert_resources([make_resource(gone.id, "x"), make_resource(other.id, "y")])
+    store.update_stack(gone.id, deleted_at=datetime(2026, 1, 1))
+
+    assert store.count_tree_resources(root.id) == 2 + 2 + 3
+    assert store.count_tree_resources(child.id) == 2 + 3
+    assert store.count_tree_resources(other.id) == 1
+    assert store.count_tree_resources(new_id()) == 0
+
+
 def test_delete_resources_removes_only_the_given_rows(store: Store) -> None:
     stack = make_stack(store)
     records = [make_resource(stack.id, name) for name in ("a", "b", "c", "d")]

@@ -607,3 +607,86 @@ def test_hooks_nest_by_resource_name(service):
     service.clear_hook(child_id, "0", "pre-create")
     thread.join(timeout=30)
     assert result["stack"].state == "CREATE_COMPLETE", result["stack"].status_reason
+
+
+# -- the resource limit counts the whole tree (issue 26) --------------------------------
+
+# A group of groups whose outer count is known only once ``size`` exists: validation
+# counts one member (a lower bound), the outer group's create or update multiplies it.
+COUNT_AT_RUN_TIME = """
+heat_template_version: 2021-04-16
+parameters:
+  members: {type: number, default: 1000}
+resources:
+  size:
+    type: OS::Heat::Value
+    properties: {type: number, value: {get_param: members}}
+  outer:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: {get_attr: [size, value]}
+      resource_def:
+        type: OS::Heat::ResourceGroup
+        properties:
+          count: 2
+          resource_def: {type: OS::Heat::None}
+"""
+
+
+def test_tree_limit_fails_a_group_whose_count_is_known_only_at_run_time(service):
+    """Validation cannot multiply a count that comes from get_attr; the group's create
+    counts the tree before it writes its members out, and fails cleanly, naming the
+    resource and the setting; no nested stack is made."""
+    stack = service.create_stack("runtime", template(COUNT_AT_RUN_TIME))
+    assert stack.state == "CREATE_FAILED", stack.status_reason
+    outer = next(r for r in service.list_resources("runtime") if r.name == "outer")
+    assert outer.status == "FAILED"
+    assert "resources.outer: The nested stack would bring the stack tree of runtime to 3002 resources" in outer.status_reason
+    assert "at most 1000 together" in outer.status_reason
+    assert "STOKER_MAX_RESOURCES_PER_STACK" in outer.status_reason
+    assert outer.physical_resource_id is None
+    assert service.list_stacks(nested=True) == [service.get_stack("runtime")]
+    assert service.store.count_tree_resources(stack.id) == 2
+
+
+def test_tree_limit_fails_an_update_whose_count_grows_at_run_time(service):
+    """A legal tree, then an update whose new parameter reaches the outer count only
+    through get_attr: the outer group's update counts the tree (less the nested stacks
+    it replaces) and fails cleanly before its nested stack changes."""
+    stack = service.create_stack("grows", template(COUNT_AT_RUN_TIME), parameters={"members": 3})
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    stack = service.update_stack("grows", template(COUNT_AT_RUN_TIME), parameters={"members": 1000})
+    assert stack.state == "UPDATE_FAILED", stack.status_reason
+    assert "resources.outer: The nested stack would bring the stack tree of grows to 3002 resources (2 in the rest of the tree, 3000 in this nested stack" in stack.status_reason
+    assert "STOKER_MAX_RESOURCES_PER_STACK" in stack.status_reason
+    assert service.store.count_tree_resources(stack.id) == 2 + 3 + 3 * 2
+
+
+def test_tree_limit_counts_through_template_resources_and_parameters(make_service):
+    """Validation multiplies a group's count given by a parameter, inside a template
+    resource, by its member template's own resources: 1 + 1 + 40 x (1 + 3) = 162, what
+    the store then holds; one over the limit is refused at the count's place."""
+    leaf = "heat_template_version: 2021-04-16\nresources:\n" + "".join(f"  r{i}: {{type: OS::Heat::None}}\n" for i in range(3))
+    inner = textwrap.dedent(
+        """
+        heat_template_version: 2021-04-16
+        parameters:
+          n: {type: number}
+        resources:
+          group:
+            type: OS::Heat::ResourceGroup
+            properties:
+              count: {get_param: n}
+              resource_def: {type: leaf.yaml}
+        """
+    )
+    top = "heat_template_version: 2021-04-16\nresources:\n  child:\n    type: inner.yaml\n    properties: {n: 40}\n"
+    files = {"inner.yaml": inner, "leaf.yaml": leaf}
+    with pytest.raises(ValidationError) as refused:
+        make_service(max_resources_per_stack=161).create_stack("over", template(top), files=files)
+    assert refused.value.path == "resources.child.resources.group.properties.count"
+    assert refused.value.message.startswith("The stack would have 162 resources with its nested stacks (40 members of 4 resources each)")
+    service = make_service(max_resources_per_stack=162)
+    stack = service.create_stack("fits", template(top), files=files)
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    assert service.store.count_tree_resources(stack.id) == 162

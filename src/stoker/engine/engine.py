@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stoker.engine import actions, admission, collector, maintenance
+from stoker.engine import actions, admission, collector, maintenance, trees
 from stoker.engine import adopt as adopt_action
 from stoker.engine import create as create_action
 from stoker.engine import delete as delete_action
@@ -68,6 +68,8 @@ class EngineSettings:
     handler_threads: int = 8
     # Resources in flight at once per stack action (the walk's only limit).
     max_in_flight: int = 1000
+    # Handler calls of one stack tree running at once (engine/trees.TreeShares; -1: any).
+    max_tree_handler_calls: int = -1
     poll_initial_s: float = 0.01
     poll_max_s: float = 2.0
     # Seconds a stack lock stays held without a heartbeat.
@@ -126,7 +128,7 @@ class Engine(NestedJobs):
     def runner(self) -> HandlerRunner:
         if self._runner is None:
             s = self.settings
-            self._runner = HandlerRunner(self.clock, s.handler_threads, s.poll_initial_s, s.poll_max_s)
+            self._runner = HandlerRunner(self.clock, s.handler_threads, s.poll_initial_s, s.poll_max_s, s.max_tree_handler_calls)
         return self._runner
 
     def close(self) -> None:
@@ -214,6 +216,8 @@ class Engine(NestedJobs):
             setattr(stack, key, value)
         lease = self.settings.lock_lease_s
         previous_fence = current_fence.set(fence)
+        # Every handler call of the job is charged to its tree's share (trees.TreeShares).
+        previous_tree = trees.current_tree.set(trees.root_of(self.store, stack).id)
         heartbeat = asyncio.create_task(self._heartbeat(fence, lease, lost))
         if self._loop is None or self._loop.is_closed() or not self._children:
             self._loop = asyncio.get_running_loop()
@@ -235,6 +239,7 @@ class Engine(NestedJobs):
                 await heartbeat
             self.store.release_lock(fence)
             current_fence.reset(previous_fence)
+            trees.current_tree.reset(previous_tree)
         if lost.done():
             LOG.warning("stack %s: the %s job lost the stack's lock and stopped; its later writes were refused", stack.id, job.action)
         elif self.settings.max_events_per_stack >= 0:

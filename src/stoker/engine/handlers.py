@@ -19,6 +19,7 @@ from typing import Any
 
 from stoker.engine.clock import Clock
 from stoker.engine.states import Action
+from stoker.engine.trees import TreeShares, current_tree
 from stoker.sdk.resource import Resource
 from stoker.store.locks import current_fence
 
@@ -166,15 +167,19 @@ class _Threads:
 class HandlerRunner:
     """Runs blocking plugin code in a bounded thread pool and polls for completion.
 
-    ``threads`` bounds how many handler calls run at once (the only limit on plugin
-    code); waiting between polls takes no thread. Polls back off from
+    ``threads`` bounds how many handler calls run at once, and ``tree_calls`` how many
+    of them one stack tree may run (``trees.TreeShares``); waiting between polls takes
+    no thread. Polls back off from
     ``poll_initial_s`` growing by half each time up to ``poll_max_s`` (both in
     seconds): quick resources finish quickly, slow ones cost few polls.
     """
 
-    def __init__(self, clock: Clock, threads: int = 8, poll_initial_s: float = 0.01, poll_max_s: float = 2.0):
+    def __init__(self, clock: Clock, threads: int = 8, poll_initial_s: float = 0.01, poll_max_s: float = 2.0, tree_calls: int = -1):
         self.clock = clock
         self.threads = _Threads(threads, "stoker-handler")
+        # At most ``tree_calls`` calls of one stack tree at once (the job's tree, from
+        # ``trees.current_tree``); the rest of the threads serve other trees.
+        self.shares = TreeShares(tree_calls)
         self.poll_initial_s = poll_initial_s
         self.poll_max_s = poll_max_s
 
@@ -186,8 +191,9 @@ class HandlerRunner:
         future = loop.create_future()
         self.clock.work_started()
         try:
-            self.threads.submit(loop, future, functools.partial(function, *args) if args else function)
-            return await future
+            async with self.shares.held(current_tree.get()):
+                self.threads.submit(loop, future, functools.partial(function, *args) if args else function)
+                return await future
         finally:
             self.clock.work_finished()
 

@@ -5,7 +5,8 @@ whose actions are jobs like any other; its parent resource's handler asks for th
 and polls the child's state. This module owns that hand-over, from handler threads:
 
 * validating a would-be child (its template, parameters and the depth limit) with the
-  same whole-stack validation a top-level stack gets;
+  same whole-stack validation a top-level stack gets, and counting the tree it would
+  join against max_resources_per_stack (``engine.trees.check_child``) before it is made;
 * moving the child to ``<ACTION>_IN_PROGRESS`` in the store before the request returns,
   then queueing the child's job (``Engine.submit``). The parent's handler token is saved
   only after this returns, so after a crash either the parent resource is FAILED
@@ -30,6 +31,7 @@ import textwrap
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from stoker.engine import trees
 from stoker.engine.events import stack_event
 from stoker.engine.states import Action, Status
 from stoker.environment.environment import Environment
@@ -186,7 +188,14 @@ class ChildStacks:
         template: Mapping[str, Any] | str,
         params: Mapping[str, Any],
         stack: StackRecord,
+        replaced: str | None = None,
+        resource_count: int | None = None,
+        hand_over: bool = True,
     ) -> tuple[Template, Environment]:
+        """Validate a would-be child as a stack of its own, and count the tree it would
+        join (engine.trees): ``replaced``, the child it updates; ``resource_count``, how
+        many members ``template`` stands for; ``hand_over``: the child's action follows
+        (its cloud lookups are kept for it). Raises before anything is made."""
         from stoker.engine.validation import check_resource_limit, validate
 
         limit = self.engine.settings.max_nested_depth
@@ -198,9 +207,10 @@ class ChildStacks:
             resource.name,
             self.runtime.registry.user_template_path(resource.type, self.runtime.aliases, resource.name),
         )
+        most = self.engine.settings.max_resources_per_stack
         try:
-            check_resource_limit(parsed, self.engine.settings.max_resources_per_stack)
-            validate(
+            check_resource_limit(parsed, most)
+            result = validate(
                 parsed,
                 environment,
                 params,
@@ -208,9 +218,12 @@ class ChildStacks:
                 stack,
                 depth=stack.nested_depth,
                 max_depth=limit,
+                hand_over=hand_over,
             )
         except TemplateErrors as problems:
             raise NestedStackErrors(errors_text(problems), problems.errors, path=f"resources.{resource.name}")
+        result.resource_count = resource_count
+        trees.check_child(self.engine.store, self.runtime.stack, resource.name, trees.tree_size(result), replaced, most)
         return parsed, environment
 
     def _record(
@@ -241,14 +254,11 @@ class ChildStacks:
         params: Mapping[str, Any],
         resource_count: int | None = None,
     ) -> None:
-        limit = self.engine.settings.max_resources_per_stack
-        if resource_count is not None and 0 <= limit < resource_count:
-            raise ValidationError(
-                f"The nested stack would have {resource_count} resources; a stack may have at most {limit}",
-                path=f"resources.{resource.name}",
-                hint="raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack",
-            )
-        self._checked(resource, template, params, self._record(resource, "None", params, None))
+        existing = self._child(resource)
+        self._checked(
+            resource, template, params, self._record(resource, "None", params, None),
+            replaced=existing.id if existing is not None else None, resource_count=resource_count, hand_over=False,
+        )
 
     # -- actions -----------------------------------------------------------------------
 
@@ -294,7 +304,7 @@ class ChildStacks:
                 f"The nested stack of {resource.name} does not exist",
                 path=f"resources.{resource.name}",
             )
-        parsed, environment = self._checked(resource, template, params, child)
+        parsed, environment = self._checked(resource, template, params, child, replaced=child.id)
         store = self.engine.store
         template_id = store.store_template(parsed.data, dict(parsed.files), environment.to_dict())
         reason = f"Stack {Action.UPDATE} started"

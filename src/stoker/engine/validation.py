@@ -182,6 +182,8 @@ class _NestedValidation:
         except TemplateErrors as problems:
             raise NestedStackErrors(errors_text(problems), problems.errors, path=where)
         result.resource_count = resource_count
+        if isinstance(resource, StackResource):
+            result.count_property = resource.member_count_property()
         self.results[resource.name] = result
 
 
@@ -223,6 +225,9 @@ class ValidationResult:
     # How many resources the stack will have, when ``template`` stands for more (a
     # group's nested stack is validated with one member of ``count``).
     resource_count: int | None = None
+    # The property of the parent resource that gives ``resource_count`` (a group's
+    # ``count``), to name it when the tree is over the resource limit (engine.trees).
+    count_property: str | None = None
     # Not strict: what create would need that validate does not (parameter values).
     notes: list[str] = field(default_factory=list)
     # The values given for parameters (environment's and request's, or for a nested
@@ -579,28 +584,11 @@ class _Placeholder:
 
 
 def check_resource_limit(template: Template, limit: int) -> None:
-    """max_resources_per_stack, for a stack and for each nested stack (-1: no limit)."""
+    """max_resources_per_stack for one template's own resources (-1: no limit): the
+    quick refusal before validation; the whole tree is counted after it (engine.trees)."""
     if limit >= 0 and len(template.resources) > limit:
         raise ValidationError(
             f"The template has {len(template.resources)} resources; a stack may have at most {limit}",
             path="resources",
             hint="raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack",
         )
-
-
-def check_resource_limits(result: ValidationResult, limit: int, path: str = "") -> None:
-    """``check_resource_limit`` for a validated template and, level by level, every nested
-    template it would create: template validate refuses what a create would refuse."""
-    try:
-        check_resource_limit(result.template, limit)
-        if result.resource_count is not None and 0 <= limit < result.resource_count:
-            raise ValidationError(
-                f"The nested stack would have {result.resource_count} resources; a stack may have at most {limit}",
-                hint="raise max_resources_per_stack (STOKER_MAX_RESOURCES_PER_STACK), or split the stack",
-            )
-    except ValidationError as error:
-        if not path:
-            raise
-        raise ValidationError(error.message, path=f"{path}.resources", hint=error.hint)
-    for name, child in result.nested.items():
-        check_resource_limits(child, limit, f"{path}.resources.{name}" if path else f"resources.{name}")

@@ -94,9 +94,10 @@ class NestedStacks(Protocol):
         params: Mapping[str, Any],
         resource_count: int | None = None,
     ) -> None:
-        """Validate a would-be child (raises ValidationError naming every problem).
-        ``resource_count``: how many resources the child will have when ``template``
-        stands for more (a group validates one member of many)."""
+        """Validate a would-be child (raises ValidationError naming every problem),
+        and count the stack tree it would join against the resource limit, which holds
+        for the whole tree under one root stack. ``resource_count``: how many members
+        ``template`` stands for (a group validates one member of many)."""
         ...
 
 
@@ -119,6 +120,11 @@ class StackResource(Resource):
         return {}
 
     def child_timeout_mins(self) -> int | None:
+        return None
+
+    def member_count_property(self) -> str | None:
+        """The property that says how many members the child has (a group's ``count``),
+        named when the stack tree would be over the resource limit; None: no such one."""
         return None
 
     def child_source(self) -> tuple[str, str] | None:

@@ -330,6 +330,19 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         with self._read() as connection:
             return [self._stack(row) for row in connection.execute(query)]
 
+    def count_tree_resources(self, root_id: str) -> int:
+        """The current resources of a live stack and of every live nested stack under it
+        (Heat's total_resources, which max_resources_per_stack limits: engine/trees.py)."""
+        stacks, resources = tables.stacks, tables.resources
+        tree = sa.select(stacks.c.id).where(stacks.c.id == root_id, stacks.c.deleted_at.is_(None)).cte("tree", recursive=True)
+        child = stacks.alias("child")
+        tree = tree.union_all(sa.select(child.c.id).where(child.c.owner_id == tree.c.id, child.c.deleted_at.is_(None)))
+        query = sa.select(sa.func.count()).select_from(resources).where(
+            resources.c.stack_id.in_(sa.select(tree.c.id)), resources.c.current.is_(True)
+        )
+        with self._read() as connection:
+            return int(connection.execute(query).scalar_one())
+
     def update_stack(self, stack_id: str, event: EventRecord | None = None, **fields: Any) -> None:
         self.update_stack_nowait(stack_id, event, **fields).result()
 
@@ -452,10 +465,14 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         fields["updated_at"] = utcnow()
         return self._statements_for(tables.resources, record.id, fields, event, record.stack_id)
 
-    def list_resources(self, stack_id: str) -> list[ResourceRecord]:
+    def list_resources(self, stack_id: str, status: str | None = None) -> list[ResourceRecord]:
+        """A stack's resource rows, oldest first; ``status``: only those in it."""
         table = tables.resources
+        query = sa.select(table).where(table.c.stack_id == stack_id)
+        if status is not None:
+            query = query.where(table.c.status == status)
         with self._read() as connection:
-            rows = connection.execute(sa.select(table).where(table.c.stack_id == stack_id).order_by(table.c.id))
+            rows = connection.execute(query.order_by(table.c.id))
             return [ResourceRecord(**{name: getattr(row, name) for name in _RESOURCE_FIELDS}) for row in rows]
 
     def delete_resources(self, stack_id: str, resource_ids: Iterable[int]) -> None:

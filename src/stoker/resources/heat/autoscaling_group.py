@@ -237,6 +237,9 @@ class AutoScalingGroup(MemberAttributes, StackResource):
                 path=f"resources.{self.name}.properties.{self.DESIRED_CAPACITY}",
             )
 
+    def member_count_property(self) -> str | None:
+        return self.DESIRED_CAPACITY if self._optional(self.DESIRED_CAPACITY) else self.MIN_SIZE
+
     def validate_nested(self) -> None:
         size = self._initial_size()
         if size:
@@ -246,6 +249,7 @@ class AutoScalingGroup(MemberAttributes, StackResource):
     # -- create and update --------------------------------------------------------------
 
     def handle_create(self) -> Any:
+        self.validate_nested()  # the tree counted with one member before the layout is written
         self._layout(self._initial_size(), self._initial_size())
         return super().handle_create()
 

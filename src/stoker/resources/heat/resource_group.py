@@ -296,6 +296,9 @@ class ResourceGroup(MemberAttributes, StackResource):
             "resources": {name: self._member_definition(name) for name in self.member_names()},
         }
 
+    def member_count_property(self) -> str | None:
+        return self.COUNT
+
     def validate_nested(self) -> None:
         # A zero count may disable a feature whose type is not even available (as in Heat).
         count = self.properties[self.COUNT]
@@ -398,6 +401,9 @@ class ResourceGroup(MemberAttributes, StackResource):
         return False
 
     def handle_create(self) -> Any:
+        # The count may be known only now (get_attr, a parameter given by an update):
+        # the tree is counted with one member before the members are written out.
+        self.validate_nested()
         self._remember_blacklist()
         names = self.member_names()
         policy = self._policy(self.BATCH_CREATE)
@@ -413,6 +419,7 @@ class ResourceGroup(MemberAttributes, StackResource):
 
     def handle_update(self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]) -> Any:
         self.properties = json_snippet.properties(self.properties_schema, self.context)
+        self.validate_nested()  # as at create: counted before the members are written out
         self._remember_blacklist()
         policy = self._policy(self.ROLLING_UPDATE, json_snippet)
         view = self.nested_view() if self.resource_id is not None else None

@@ -594,6 +594,9 @@ class SoftwareDeploymentGroup(ResourceGroup):
         member[SoftwareDeployment.SERVER] = servers.get(name)
         return {"type": self.member_type, "properties": member}
 
+    def member_count_property(self) -> str | None:
+        return self.SERVERS
+
     def validate_nested(self) -> None:
         names = self.member_names()
         if names:
