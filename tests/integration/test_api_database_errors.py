@@ -1,7 +1,8 @@
 """What the API answers for an error the database itself raised, on real PostgreSQL:
 the last line behind the request checks (``api.errors``). A value the database refuses
 (a NUL character in text) is a 400, a lost connection a 503; neither shows the SQL, its
-parameters or the driver's details, and neither logs a traceback."""
+parameters or the driver's details, and neither logs a traceback. A resource's or a
+stack's failure reason made from such an error shows none of them either."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from stoker.api.errors import error_response
+from stoker.engine.lifecycle import failure_reason
 from stoker.store import tables
 
 pytestmark = pytest.mark.postgres
@@ -60,3 +62,10 @@ def test_api_database_error_a_lost_connection_is_503_without_sql(engine, caplog)
     assert status == 503, body
     assert_no_database_text(body)
     assert all(record.exc_info is None for record in caplog.records)
+
+
+def test_api_database_error_a_failure_reason_shows_no_sql(engine):
+    with pytest.raises(sa.exc.DataError) as refused, engine.connect() as connection:
+        connection.execute(sa.select(tables.stacks).where(tables.stacks.c.name == "secret-value\x00"))
+    reason = failure_reason("web", refused.value)
+    assert reason == "DataError: resources.web: DataError: PostgreSQL text fields cannot contain NUL (0x00) bytes", reason

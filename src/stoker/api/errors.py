@@ -53,6 +53,7 @@ from stoker.sdk.software_config import (
     SoftwareConfigNotFoundError,
     SoftwareDeploymentNotFoundError,
 )
+from stoker.store.connection_loss import database_text
 from stoker.template.errors import InvalidTemplateVersionError, TemplateErrors
 
 LOG = logging.getLogger(__name__)
@@ -177,17 +178,16 @@ def error_response(error: BaseException) -> JSONBody:
 def _database_error(error: DBAPIError) -> JSONBody:
     """A database error without its SQL: only the driver's first line is logged (the
     lines after it may quote the data), and nothing of it is answered but its kind."""
-    driver = type(error.orig).__name__ if error.orig is not None else type(error).__name__
-    first_line = str(error.orig).splitlines()[0] if error.orig is not None and str(error.orig) else driver
+    told = database_text(error)
     if isinstance(error, DataError):
-        LOG.warning("a request's value was refused by the database: %s: %s", driver, first_line)
-        nul = "NUL" in first_line or "\\u0000" in str(error.orig)
+        LOG.warning("a request's value was refused by the database: %s", told)
+        nul = "NUL" in (told or "") or "\\u0000" in str(error.orig)
         detail = ": it holds a NUL character (\\u0000); remove it, no text stoker keeps may hold one" if nul else ""
         return fault(400, "Invalid", f"The database cannot store a value of this request{detail}")
     if error.connection_invalidated or isinstance(error, OperationalError):
-        LOG.warning("the database could not answer a request: %s: %s", driver, first_line)
+        LOG.warning("the database could not answer a request: %s", told)
         return fault(503, "ServiceUnavailable", "The database could not answer; try again")
-    LOG.error("internal error: database error %s: %s", driver, first_line, exc_info=error)
+    LOG.error("internal error: database error %s", told, exc_info=error)
     return fault(500, type(error).__name__, f"internal error: a database error ({type(error).__name__})")
 
 

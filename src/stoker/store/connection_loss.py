@@ -20,6 +20,11 @@ a fresh one. What is repeated, and where the boundary is:
 * Nothing else: a failure that is not a lost connection (a constraint, a value the
   database refuses) would fail again, and goes to the caller at once.
 
+A database error is told (``database_text``) by the driver's class and first line only:
+never the statement, its parameters or the driver's DETAIL and CONTEXT lines, which may
+quote data (a hidden parameter's value). Every reason, answer and log line that shows
+one uses it.
+
 Must not: decide anything about what a write means; it only knows connections.
 """
 
@@ -62,11 +67,19 @@ def lost(error: BaseException) -> bool:
     return not state or state.startswith("08") or state.startswith("57P")
 
 
+def database_text(error: BaseException) -> str | None:
+    """``<driver's class>: <its first line>`` for a database error (SQLAlchemy's
+    ``DBAPIError``), None for any other error."""
+    if not isinstance(error, DBAPIError):
+        return None
+    orig = error.orig if error.orig is not None else error
+    first_line = (str(orig).splitlines() or [""])[0] if error.orig is not None else type(error).__name__
+    return f"{type(orig).__name__}: {first_line}"
+
+
 def note(error: BaseException, attempt: int) -> None:
     """One line in the log for a repeat (never the statement: it may quote data)."""
-    orig = getattr(error, "orig", None) or error
-    first_line = (str(orig).splitlines() or [""])[0]
-    LOG.warning("database connection lost (%s: %s); trying again (%d of %d)", type(orig).__name__, first_line, attempt, len(RETRY_DELAYS_S))
+    LOG.warning("database connection lost (%s); trying again (%d of %d)", database_text(error) or error, attempt, len(RETRY_DELAYS_S))
 
 
 def repeated(unit: Callable[[], T]) -> T:
