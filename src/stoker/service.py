@@ -67,6 +67,17 @@ class Source:
     name: str | None = None
 
 
+def _refuse_nul(data: Any, where: str | None) -> None:
+    """Refuse data a request gives already parsed (a template or environment object,
+    files, parameter values) when a string of it holds a NUL character, at its path:
+    as the loader refuses one in text (PostgreSQL cannot store it; no database gets it)."""
+    path = loader.nul_place(data) if data else None
+    if path is not None:
+        shown = loader.shown_path(path)
+        place = f"{where}.{shown}" if where and shown else (where or shown or None)
+        raise TemplateError("A NUL character (\\0) is not allowed in a template, environment, file or parameter value", path=place, hint=loader.NUL_HINT)
+
+
 def _new_stack(name: str, parameters: dict[str, Any], disable_rollback: bool, timeout_mins: int | None, tags: Sequence[str]) -> StackRecord:
     """A stack row before its first action (INIT_COMPLETE; the template id is set later)."""
     return StackRecord(
@@ -191,6 +202,7 @@ class Service(ResourceActions, Serving, StackReads):
 
     def parse_template(self, source: Source, files: Mapping[str, str] | None = None) -> Template:
         try:
+            _refuse_nul(files, "files")
             if isinstance(source.text, loader.Document):  # parsed by the CLI with self.limits()
                 return Template.parse(source.text, files, collect=True)
             if isinstance(source.text, Mapping):
@@ -204,6 +216,7 @@ class Service(ResourceActions, Serving, StackReads):
                         raise TemplateLimitError(f"The document is nested more than {max_depth} levels deep", path=place)
                     children = value.items() if isinstance(value, Mapping) else enumerate(value)
                     pending.extend((child, depth + 1, f"{place}.{key}") for key, child in children if isinstance(child, Mapping | list))
+                _refuse_nul(source.text, source.name)
                 size = len(json.dumps(source.text))
                 if size > self.settings.max_template_bytes:
                     raise TemplateLimitError(f"Template size ({size} bytes) exceeds maximum allowed size ({self.settings.max_template_bytes} bytes).", hint="STOKER_MAX_TEMPLATE_BYTES")
@@ -660,6 +673,10 @@ class Service(ResourceActions, Serving, StackReads):
     def _validate(
         self, template: Template, environment: Environment, user: Mapping[str, Any], stack: StackRecord | None = None, strict: bool = True, hand_over: bool = True
     ) -> ValidationResult:
+        try:
+            _refuse_nul(user, "parameters")
+        except TemplateError as error:
+            raise TemplateErrors([error])
         result = validate(template, environment, user, self.registry, stack, max_depth=self.settings.max_nested_depth, strict=strict, hand_over=hand_over)
         # The whole tree under this root, with every count validation knows (engine.trees).
         check_tree(result, self.settings.max_resources_per_stack)

@@ -162,3 +162,39 @@ def test_cli_loading_adopt_data_nested_too_deeply_is_refused(cli_backend, tmp_pa
     result = run_bounded(cli_backend, tmp_path, "stack", "adopt", "x", "--adopt-file", str(tmp_path / "adopt.json"), environment={"STOKER_ENABLE_STACK_ADOPT": "true"})
     assert_refused(result, "adopt.json:1:")
     assert "nested more than" in result[1]
+
+
+NUL_ESCAPED = 'heat_template_version: 2021-04-16\nresources:\n  r:\n    type: OS::Heat::Value\n    properties:\n      value: "a\\0b"\n'
+NUL_RAW = "heat_template_version: 2021-04-16\nresources:\n  r:\n    type: OS::Heat::Value\n    properties:\n      value: a\x00b\n"
+
+
+@pytest.mark.parametrize("command", [("template", "validate"), ("stack", "create", "nul")])
+@pytest.mark.parametrize(("text", "place"), [(NUL_ESCAPED, "nul.yaml:6:14: resources.r.properties.value"), (NUL_RAW, "nul.yaml:6:15")])
+def test_cli_loading_a_nul_character_is_refused_at_its_place(cli_backend, tmp_path, command, text, place):
+    # PostgreSQL cannot store a NUL character; it is refused on every database alike.
+    (tmp_path / "nul.yaml").write_bytes(text.encode())
+    result = run_bounded(cli_backend, tmp_path, *command, "-t", str(tmp_path / "nul.yaml"))
+    assert_refused(result, place)
+    assert "NUL character" in result[1]
+
+
+def test_cli_loading_a_nul_character_in_an_environment_or_file_is_refused(cli_backend, tmp_path):
+    (tmp_path / "env.yaml").write_text('parameter_defaults:\n  word: "\\x00"\n')
+    (tmp_path / "t.yaml").write_text("heat_template_version: 2021-04-16\nparameters:\n  word: {type: string, default: x}\nresources: {}\n")
+    result = run_bounded(cli_backend, tmp_path, "stack", "create", "nul", "-t", str(tmp_path / "t.yaml"), "-e", str(tmp_path / "env.yaml"))
+    assert_refused(result, "env.yaml:2:9: parameter_defaults.word")
+    (tmp_path / "blob.bin").write_bytes(b"a\x00b")
+    (tmp_path / "g.yaml").write_text("heat_template_version: 2021-04-16\nresources:\n  r:\n    type: OS::Heat::Value\n    properties: {value: {get_file: blob.bin}}\n")
+    result = run_bounded(cli_backend, tmp_path, "stack", "create", "nul", "-t", str(tmp_path / "g.yaml"))
+    assert_refused(result, "files.")
+    assert "NUL character" in result[1]
+    result = run_bounded(cli_backend, tmp_path, "stack", "create", "nul", "-t", str(tmp_path / "t.yaml"), "--parameter-file", f"word={tmp_path / 'blob.bin'}")
+    assert_refused(result, "parameters.word")
+    assert "NUL character" in result[1]
+
+
+def test_cli_loading_adopt_data_with_a_nul_character_is_refused(cli_backend, tmp_path):
+    (tmp_path / "adopt.json").write_text('{"template": {"heat_template_version": "2021-04-16", "resources": {}}, "resources": {"r": {"resource_data": {"k": "a\\u0000"}}}}')
+    result = run_bounded(cli_backend, tmp_path, "stack", "adopt", "x", "--adopt-file", str(tmp_path / "adopt.json"), environment={"STOKER_ENABLE_STACK_ADOPT": "true"})
+    assert_refused(result, "adopt.json:1:")
+    assert "resources.r.resource_data.k" in result[1] and "NUL character" in result[1]

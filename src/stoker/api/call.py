@@ -19,6 +19,11 @@ limit (413 past it, chunked or not), parsed as strict JSON (no NaN or Infinity),
 refused when it nests deeper than any document the engine accepts or holds a string
 that is not valid Unicode (a lone surrogate, which would be stored and then break
 every JSON response that shows it). Query integers are ASCII digits within bounds.
+
+No NUL character (U+0000) gets in, in a path segment, a query parameter's name or
+value, or any string of the body (key or value): PostgreSQL's text and JSONB cannot
+hold one, and SQLite's can, so stoker refuses it everywhere, on every database, with a
+400 naming the field, before any handler looks anything up.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from stoker.engine.validation import type_check
 from stoker.resources.openstack.trusts import User, acting_user
 from stoker.service import Service
 from stoker.store import StackRecord
-from stoker.template.loader import DEFAULT_MAX_DEPTH
+from stoker.template.loader import DEFAULT_MAX_DEPTH, NUL_HINT
 
 # Heat's max_json_body_size (bytes); app.py may raise it so that a template of
 # max_template_bytes, sent as JSON text inside the body, still fits.
@@ -167,7 +172,7 @@ def _spelled(place: _Place) -> str:
     while place is not None:
         place, key = place
         parts.append(key)
-    text = "".join(f"[{part}]" if isinstance(part, int) else f".{escaped(part)}" for part in reversed(parts)).lstrip(".")
+    text = "".join(f"[{part}]" if isinstance(part, int) else f".{escaped(part)}" for part in reversed(parts)).lstrip(".").replace("\x00", "\\0")
     return (text if len(text) <= 200 else text[:100] + "..." + text[-100:]) or "the top"
 
 
@@ -179,6 +184,8 @@ def check_document(value: Any, max_depth: int, what: str = "The request body") -
     while pending:
         current, depth, place = pending.pop()
         if isinstance(current, str):
+            if "\x00" in current:
+                raise _nul_error(f"{what} has a NUL character (\\u0000) at {_spelled(place)}")
             if not current.isascii():
                 _check_text(current, what, place)
         elif isinstance(current, dict | list):
@@ -189,11 +196,30 @@ def check_document(value: Any, max_depth: int, what: str = "The request body") -
                 )
             if isinstance(current, dict):
                 for key, item in current.items():
+                    if "\x00" in key:
+                        raise _nul_error(f"{what} has a NUL character (\\u0000) in a key at {_spelled((place, key))}")
                     if not key.isascii():
                         _check_text(key, what, place)
                     pending.append((item, depth + 1, (place, key)))
             else:
                 pending.extend((item, depth + 1, (place, index)) for index, item in enumerate(current))
+
+
+def _nul_error(message: str) -> BadRequestError:
+    return BadRequestError(message, hint=NUL_HINT)
+
+
+def check_request_text(request: Request) -> None:
+    """Refuse a NUL character in a path segment or a query parameter (its name or
+    value), naming it. The body's strings are ``check_document``'s."""
+    for name, value in request.path_params.items():
+        if isinstance(value, str) and "\x00" in value:
+            raise _nul_error(f"The path segment {{{name}}} has a NUL character (\\u0000): {escaped(value)[:80]!r}")
+    for name, value in request.query_params.multi_items():
+        if "\x00" in name:
+            raise _nul_error(f"The query parameter {escaped(name)[:80]!r} has a NUL character (\\u0000) in its name")
+        if "\x00" in value:
+            raise _nul_error(f"The query parameter {escaped(name)[:80]} has a NUL character (\\u0000) in its value")
 
 
 def _check_text(text: str, what: str, place: _Place) -> None:
@@ -307,6 +333,7 @@ def endpoint(handler: Callable[[Call], Any]) -> Callable[[Request], Awaitable[Re
         rule = access.get(method, policy.UNBOUND) if access else policy.UNBOUND
         try:
             context = await _context(request, rule)
+            check_request_text(request)
             raw = await _read(request, getattr(request.app.state, "max_body_bytes", MAX_JSON_BODY_BYTES))
             result = await run_in_threadpool(serve, request, raw, context, rule)
         except UnauthorizedError as error:

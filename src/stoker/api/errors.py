@@ -19,6 +19,13 @@ text, word for word (``StokerError.verbatim``), it goes alone, as Heat sends it,
 problems with their places go in ``error.details`` (stoker's key). There is never a
 traceback:
 an unexpected exception is logged here and answered 500 with its type and text.
+
+A database error never shows its SQL, its parameters or the driver's details (which may
+quote a hidden value), whatever reached the store: a value the database refuses
+(SQLAlchemy's ``DataError``, e.g. a NUL character PostgreSQL cannot store) is the
+request's fault, a 400 logged in one line; a lost or refused connection is a 503 (try
+again), logged in one line; any other is a 500 naming its class only, its traceback
+logged as for any unexpected error.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import json
 import logging
 from typing import Any
 
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -47,6 +55,7 @@ from stoker.sdk.software_config import (
     SoftwareConfigNotFoundError,
     SoftwareDeploymentNotFoundError,
 )
+from stoker.store.connection_loss import database_text
 from stoker.template.errors import InvalidTemplateVersionError, TemplateErrors
 
 LOG = logging.getLogger(__name__)
@@ -170,8 +179,26 @@ def error_response(error: BaseException) -> JSONBody:
         return fault(400, type(error).__name__.removesuffix("Error"), str(error))
     if isinstance(error, HTTPException):  # starlette's own refusals (e.g. a body too large)
         return fault(error.status_code, _HTTP_NAMES.get(error.status_code, "HTTPException"), str(error.detail))
+    if isinstance(error, DBAPIError):
+        return _database_error(error)
     LOG.error("internal error", exc_info=error)
     return fault(500, type(error).__name__, f"internal error: {type(error).__name__}: {error}")
+
+
+def _database_error(error: DBAPIError) -> JSONBody:
+    """A database error without its SQL: only the driver's first line is logged (the
+    lines after it may quote the data), and nothing of it is answered but its kind."""
+    told = database_text(error)
+    if isinstance(error, DataError):
+        LOG.warning("a request's value was refused by the database: %s", told)
+        nul = "NUL" in (told or "") or "\\u0000" in str(error.orig)
+        detail = ": it holds a NUL character (\\u0000); remove it, no text stoker keeps may hold one" if nul else ""
+        return fault(400, "Invalid", f"The database cannot store a value of this request{detail}")
+    if error.connection_invalidated or isinstance(error, OperationalError):
+        LOG.warning("the database could not answer a request: %s", told)
+        return fault(503, "ServiceUnavailable", "The database could not answer; try again")
+    LOG.error("internal error: database error %s", told, exc_info=error)
+    return fault(500, type(error).__name__, f"internal error: a database error ({type(error).__name__})")
 
 
 _HTTP_NAMES = {404: "HTTPNotFound", 405: "HTTPMethodNotAllowed", 413: "HTTPRequestEntityTooLarge"}

@@ -35,6 +35,7 @@ from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
 from stoker.masking import HiddenValues
 from stoker.store import StackRecord, Store
+from stoker.store.connection_loss import database_text
 from stoker.store.locks import Fence, LockLostError, current_fence
 from stoker.store.records import TemplateRecord
 from stoker.template.hot import Template
@@ -448,7 +449,7 @@ class Engine(NestedJobs):
         stack = self.store.get_stack(stack_id)
         if stack is None or stack.status != Status.IN_PROGRESS:
             return
-        reason = f"Engine error during {stack.action}: {type(error).__name__}: {error}"
+        reason = f"Engine error during {stack.action}: {type(error).__name__}: {database_text(error) or error}"
         with contextlib.suppress(Exception):  # the original error is what the caller must see
             await Recorder(self.store, stack).stack_state(Action(stack.action), Status.FAILED, reason)
 

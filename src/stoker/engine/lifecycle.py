@@ -24,6 +24,7 @@ from stoker.sdk.properties import Properties
 from stoker.sdk.resource import Resource
 from stoker.sdk.stack_resource import StackResource
 from stoker.store import ResourceRecord, Store
+from stoker.store.connection_loss import database_text
 from stoker.template import budget
 from stoker.template.definitions import ResourceDefinition
 
@@ -58,7 +59,8 @@ def failure_reason(name: str, error: BaseException) -> str:
         if not error.path:
             text = f"resources.{name}: {text}"
         return f"{type(error).__name__}: {text}"
-    return f"{type(error).__name__}: resources.{name}: {error}"
+    # A database error without its SQL and parameters (they may quote a hidden value).
+    return f"{type(error).__name__}: resources.{name}: {database_text(error) or error}"
 
 
 def jsonable(value: Any) -> Any:

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from stoker.store import event_feed, tables
+from stoker.store.connection_loss import reads
 from stoker.store.records import EventRecord, StackRecord, utcnow
 from stoker.store.writer import WriteQueue
 
@@ -50,6 +51,7 @@ class EventRepository:
     async def add_event_async(self, event: EventRecord) -> None:
         await self.writes.submit_async(lambda connection: self._insert_event(connection, event))
 
+    @reads
     def event_page(
         self, root_id: str, after: event_feed.Cursor, max_depth: int, limit: int = event_feed.PAGE_SIZE, upto: event_feed.Cursor | None = None
     ) -> event_feed.EventPage:
@@ -70,6 +72,7 @@ class EventRepository:
             events = event_feed.read_events(connection, [stack.id for stack in tree], after, below, limit, _EVENT_FIELDS, upto)
         return event_feed.EventPage(self._stack(row) if row else None, tree, events, len(events) >= limit, xmin, xmax)
 
+    @reads
     def event_feed_head(self, root_id: str, max_depth: int) -> tuple[event_feed.Cursor, frozenset[int]]:
         """Where a feed of only the events written from now on starts, and the events
         after it to pass over (event_feed.head)."""
@@ -92,6 +95,7 @@ class EventRepository:
 
         return self.writes.run(write)
 
+    @reads
     def list_events(
         self,
         stack_id: str,
@@ -110,11 +114,13 @@ class EventRepository:
         with self._read() as connection:
             return [EventRecord(**{name: getattr(row, name) for name in _EVENT_FIELDS}) for row in connection.execute(query)]
 
+    @reads
     def latest_event_id(self, stack_id: str) -> int:
         table = tables.events
         with self._read() as connection:
             return int(connection.execute(sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0)).where(table.c.stack_id == stack_id)).scalar_one())
 
+    @reads
     def stack_event_since(self, stack_id: str, after_id: int, action: str, resource_type: str) -> bool:
         """Whether the stack has an event of its own for ``action`` after event ``after_id``."""
         table = tables.events

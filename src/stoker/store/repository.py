@@ -5,7 +5,9 @@ returned from a state change knows it is durable. Writes go through the single w
 thread (``stoker.store.writer``), which batches concurrent writes into one commit;
 ``<op>_nowait`` variants return the Future instead of waiting, for the event loop.
 Methods are safe to call from any thread (plugins persist physical ids from handler
-threads). Reads use pooled connections of their own.
+threads). Reads use pooled connections of their own; each read method is repeated whole
+on a lost connection (``@reads``, ``connection_loss.py``), as the writer repeats a
+transaction lost before its COMMIT.
 
 This module holds the connections, the schema, stacks, templates, resources, snapshots
 and locks; the rest of ``Store`` comes from mixins beside it, one a seam: events
@@ -27,6 +29,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import event_feed, locks, tables
+from stoker.store.connection_loss import reads
 from stoker.store.events import EventRepository
 from stoker.store.locks import Fence, LockHolder
 from stoker.store.records import (
@@ -114,6 +117,9 @@ def make_engine(url: str) -> Engine:
         return engine
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    # pool_pre_ping: a pooled connection the server has ended since (a restart,
+    # pg_terminate_backend) is replaced before it is handed out; one lost while in use
+    # is connection_loss.py's.
     return sa.create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
 
 
@@ -220,6 +226,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
 
         return self.writes.run(write)
 
+    @reads
     def get_template(self, template_id: int) -> TemplateRecord:
         with self._read() as connection:
             row = connection.execute(sa.select(tables.raw_templates).where(tables.raw_templates.c.id == template_id)).one()
@@ -281,11 +288,13 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
     def _stack(self, row: Any) -> StackRecord:
         return StackRecord(**{name: getattr(row, name) for name in _STACK_FIELDS})
 
+    @reads
     def get_stack(self, stack_id: str) -> StackRecord | None:
         with self._read() as connection:
             row = connection.execute(sa.select(tables.stacks).where(tables.stacks.c.id == stack_id)).first()
         return self._stack(row) if row else None
 
+    @reads
     def find_stack(self, name_or_id: str, project_id: str | None = None) -> StackRecord | None:
         """A live (not deleted) stack by id or name; ``project_id``: only that
         project's (None: any project's)."""
@@ -303,6 +312,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
                 ).first()
         return self._stack(row) if row else None
 
+    @reads
     def list_stacks(
         self, include_deleted: bool = False, include_nested: bool = False, hidden_tags: Iterable[str] = (), project_id: str | None = None
     ) -> list[StackRecord]:
@@ -323,6 +333,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
             stacks = [self._stack(row) for row in connection.execute(query)]
         return [stack for stack in stacks if not hidden.intersection(stack.tags or ())] if hidden else stacks
 
+    @reads
     def child_stacks(self, owner_id: str) -> list[StackRecord]:
         """The live nested stacks a stack's resources own."""
         table = tables.stacks
@@ -465,6 +476,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         fields["updated_at"] = utcnow()
         return self._statements_for(tables.resources, record.id, fields, event, record.stack_id)
 
+    @reads
     def list_resources(self, stack_id: str, status: str | None = None) -> list[ResourceRecord]:
         """A stack's resource rows, oldest first; ``status``: only those in it."""
         table = tables.resources
@@ -504,6 +516,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
 
         self.writes.run(write)
 
+    @reads
     def list_snapshots(self, stack_id: str) -> list[SnapshotRecord]:
         table = tables.snapshots
         with self._read() as connection:
@@ -562,19 +575,23 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
     def request_cancel(self, stack_id: str, mode: str) -> bool:
         return self.writes.run(lambda connection: locks.request_cancel(connection, stack_id, mode), fence=None)
 
+    @reads
     def cancel_requested(self, fence: Fence) -> str | None:
         with self._read() as connection:
             return locks.cancel_requested(connection, fence)
 
+    @reads
     def resource_hook(self, record: ResourceRecord) -> str | None:
         table = tables.resources
         with self._read() as connection:
             return connection.execute(sa.select(table.c.hook).where(table.c.id == record.id, table.c.stack_id == record.stack_id)).scalar()
 
+    @reads
     def lock_holder(self, stack_id: str) -> LockHolder | None:
         with self._read() as connection:
             return locks.holder(connection, stack_id)
 
+    @reads
     def stacks_in_progress(self) -> list[StackRecord]:
         """Live stacks whose last action has not finished (candidates for recovery)."""
         table = tables.stacks

@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from stoker.store import tables
+from stoker.store.connection_loss import reads
 from stoker.store.writer import WriteQueue
 
 
@@ -45,6 +46,7 @@ class ServingRepository:
         table = tables.services
         self.writes.run(lambda connection: connection.execute(table.update().where(table.c.id.in_(ids)).values(deleted_at=now)), fence=None)
 
+    @reads
     def list_services(self) -> list[dict[str, Any]]:
         """The services not deleted, oldest first, as rows of Heat's service table."""
         table = tables.services
@@ -54,6 +56,7 @@ class ServingRepository:
 
     # -- stack credentials ---------------------------------------------------------
 
+    @reads
     def stack_credential(self, stack_id: str) -> tuple[str, dict[str, Any]] | None:
         """The (kind, credential) a top-level stack acts for its user with, if any."""
         table = tables.stack_credentials
@@ -67,6 +70,7 @@ class ServingRepository:
 
     # -- queued jobs -------------------------------------------------------------
 
+    @reads
     def queued_job_status(self, job_id: int) -> str | None:
         """The status of a job in procrastinate's table (workers.py), None if gone."""
         with self._read() as connection:

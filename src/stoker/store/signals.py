@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from stoker.store import tables
+from stoker.store.connection_loss import reads
 from stoker.store.records import SignalCredentialRecord, SignalRecord, utcnow
 from stoker.store.writer import WriteQueue
 
@@ -61,6 +62,7 @@ class SignalRepository:
 
         return self.writes.run(write)
 
+    @reads
     def list_signals(self, resource_uuid: str) -> list[SignalRecord]:
         """A resource's signals in the order they first arrived."""
         table = tables.signals
@@ -105,12 +107,14 @@ class SignalRepository:
 
         self.writes.run(write)
 
+    @reads
     def get_signal_credential(self, credential_id: str) -> SignalCredentialRecord | None:
         table = tables.signal_credentials
         with self._read() as connection:
             row = connection.execute(sa.select(table).where(table.c.id == credential_id)).first()
         return _signal_credential(row) if row is not None else None
 
+    @reads
     def signal_credentials(self, resource_uuid: str) -> list[SignalCredentialRecord]:
         """A resource's credentials that are not revoked, of every purpose (each record
         says its own: a caller checking a signal's secret must look)."""

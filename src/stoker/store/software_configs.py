@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from stoker.store import tables
+from stoker.store.connection_loss import reads
 from stoker.store.records import SoftwareConfigRecord, SoftwareDeploymentRecord, utcnow
 from stoker.store.writer import WriteQueue
 
@@ -49,12 +50,14 @@ class SoftwareConfigRepository:
         values = {name: getattr(record, name) for name in _SOFTWARE_CONFIG_FIELDS}
         self.writes.run(lambda connection: connection.execute(tables.software_config.insert(), values))
 
+    @reads
     def get_software_config(self, config_id: str) -> SoftwareConfigRecord | None:
         table = tables.software_config
         with self._read() as connection:
             row = connection.execute(sa.select(table).where(table.c.id == config_id)).first()
         return _software_config(row) if row is not None else None
 
+    @reads
     def list_software_configs(
         self, limit: int | None = None, marker: str | None = None, tenant: str | None = None, name: str | None = None
     ) -> list[SoftwareConfigRecord]:
@@ -107,12 +110,14 @@ class SoftwareConfigRepository:
 
         return bool(self.writes.run(write))
 
+    @reads
     def get_software_deployment(self, deployment_id: str) -> SoftwareDeploymentRecord | None:
         table = tables.software_deployments
         with self._read() as connection:
             row = connection.execute(sa.select(table).where(table.c.id == deployment_id)).first()
         return _software_deployment(row) if row is not None else None
 
+    @reads
     def list_software_deployments(self, server_id: str | None = None, project: str | None = None) -> list[SoftwareDeploymentRecord]:
         """Oldest first (created_at, then id), as Heat lists them; ``server_id``: only
         the deployments to that server (None: all); ``project``: only those it made or

@@ -18,6 +18,13 @@ no longer holds its lock is not run: its caller gets ``LockLostError`` and the f
 Writes that change whose lock is whose (taking, releasing: ``Alone``) are committed in a
 transaction of their own, so the tokens read at the start of a transaction hold for all
 of it.
+
+A lost connection (``connection_loss``): a transaction whose connection was lost before
+its COMMIT was sent is run again whole, on a fresh connection, a few times. One lost
+during its COMMIT may have committed: on PostgreSQL the writer asks the server by the
+transaction's id (``txid_status``), and it is done if committed, run again if aborted;
+when that cannot be known (SQLite, which never loses its connection; or an id the server
+no longer knows) it is not run again, and its writes fail.
 """
 
 from __future__ import annotations
@@ -28,17 +35,20 @@ import os
 import queue
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeVar
 
+from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
-from stoker.store import locks
+from stoker.store import connection_loss, locks
 from stoker.store.locks import Fence, LockLostError
 
 Write = Callable[[Connection], Any]
+T = TypeVar("T")
 _STOP = object()
 # A write's fence when the caller gives none: the submitting context's (see locks).
 _CONTEXT = object()
@@ -261,6 +271,8 @@ class WriteQueue:
         # cost as much as a small batch). Both are used by the writer thread only.
         self._direct: dict[int, Any] = {}
         self._connection: Connection | None = None
+        # On PostgreSQL, a transaction whose COMMIT got no answer is asked about by its id.
+        self._asks_outcomes = engine.dialect.name == "postgresql"
         # Writes submitted and not yet answered (a fake clock must not jump over them).
         self.pending = 0
         self._pending_lock = threading.Lock()
@@ -357,17 +369,30 @@ class WriteQueue:
         batch = [item for item in batch if isinstance(item[1], _LoopFuture) or item[1].set_running_or_notify_cancel()]
         if not batch:
             return
-        refused: list[tuple[Write, Any, Fence | None]] = []
+
+        def run(connection: Connection) -> tuple[list[Any], list[Any], list[Any]]:
+            admitted, refused = _fenced(connection, batch)
+            return admitted, refused, _run(connection, [write for write, _, _ in admitted], self._direct)
+
+        def attempt() -> tuple[list[Any], list[Any], list[Any]]:
+            try:
+                if self._connection is None:
+                    self._connection = self.engine.connect()
+                return self._transaction(self._connection, run)
+            except BaseException:
+                # The connection may be the problem (a server restart): the repeats, the
+                # retries and the next batch take fresh ones.
+                self._disconnect()
+                raise
+
         try:
-            if self._connection is None:
-                self._connection = self.engine.connect()
-            with self._connection.begin():
-                admitted, refused = _fenced(self._connection, batch)
-                results = _run(self._connection, [write for write, _, _ in admitted], self._direct)
-        except Exception:  # noqa: BLE001 - retried one by one below
-            # The connection may be the problem (a server restart): the retries and the
-            # next batch take fresh ones.
-            self._disconnect()
+            admitted, refused, results = self._repeated(attempt)
+        except Exception as error:  # noqa: BLE001 - failed, or retried one by one below
+            if connection_loss.lost(error):
+                # The database stays out of reach, or a COMMIT's outcome is unknown (a
+                # write run again could land twice): every write of the batch fails.
+                _fail(batch, error)
+                return
             for item in batch:
                 self._commit_one(*item)
             return
@@ -386,11 +411,17 @@ class WriteQueue:
         _resolve_on_loops(by_loop)
 
     def _commit_one(self, write: Write, future: Any, fence: Fence | None) -> None:
+        def run(connection: Connection) -> Any:
+            if _fenced(connection, [(write, future, fence)])[1]:
+                raise _lost(fence)
+            return _run(connection, [write], self._direct)[0]
+
+        def attempt() -> Any:
+            with self.engine.connect() as connection:
+                return self._transaction(connection, run)
+
         try:
-            with self.engine.begin() as connection:
-                if _fenced(connection, [(write, future, fence)])[1]:
-                    raise _lost(fence)
-                result = _run(connection, [write], self._direct)[0]
+            result = self._repeated(attempt)
         except BaseException as error:  # noqa: BLE001 - handed to the caller
             outcome: tuple[Any, BaseException | None] = (None, error)
         else:
@@ -403,6 +434,91 @@ class WriteQueue:
             future.set_exception(outcome[1])
         else:
             future.set_result(outcome[0])
+
+    # -- a lost connection (connection_loss.py) ------------------------------------------
+
+    def _transaction(self, connection: Connection, run: Callable[[Connection], T]) -> T:
+        """``run(connection)`` in a transaction, committed. Raises ``_Repeatable`` when
+        the connection was lost and the transaction certainly did not commit: lost
+        before its COMMIT was sent, or, on PostgreSQL, during it and the server says by
+        its transaction id that it was aborted. A COMMIT lost after the server committed
+        is a success; one whose outcome cannot be known raises the error itself."""
+        transaction_id = None
+        committing = False
+        try:
+            with connection.begin():
+                if self._asks_outcomes:
+                    # Straight to the driver: one round trip more per transaction, no more.
+                    with _cursor(connection, _TRANSACTION_ID, []) as cursor:
+                        cursor.execute(_TRANSACTION_ID)
+                        transaction_id = cursor.fetchone()[0]
+                result = run(connection)
+                committing = True  # the COMMIT is sent as the block ends
+        except DBAPIError as error:
+            if not connection_loss.lost(error):
+                raise
+            if not committing:
+                raise _Repeatable(error) from error
+            outcome = self._outcome(transaction_id)
+            if outcome == "committed":
+                return result
+            if outcome == "aborted":
+                raise _Repeatable(error) from error
+            raise
+        return result
+
+    def _outcome(self, transaction_id: int | None) -> str | None:
+        """What became of a transaction whose COMMIT got no answer: "committed",
+        "aborted", or None when the server cannot say (or cannot be asked)."""
+        if transaction_id is None:
+            return None
+
+        def ask() -> str | None:
+            with self.engine.connect() as connection:
+                return connection.execute(text("SELECT txid_status(:id)"), {"id": transaction_id}).scalar()
+
+        try:
+            return connection_loss.repeated(ask)
+        except DBAPIError:
+            return None
+
+    @staticmethod
+    def _repeated(attempt: Callable[[], T]) -> T:
+        """``attempt()``, run again after each ``_Repeatable`` failure, up to
+        len(RETRY_DELAYS_S) more times; then its lost connection is the error."""
+        for number, delay in enumerate(connection_loss.RETRY_DELAYS_S, 1):
+            try:
+                return attempt()
+            except _Repeatable as repeatable:
+                connection_loss.note(repeatable.error, number)
+            time.sleep(delay)
+        try:
+            return attempt()
+        except _Repeatable as repeatable:
+            raise repeatable.error from None
+
+
+_TRANSACTION_ID = "SELECT txid_current()"
+
+
+class _Repeatable(Exception):
+    """A transaction lost with its connection that certainly did not commit: safe to
+    run again from its start."""
+
+    def __init__(self, error: DBAPIError):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _fail(batch: list[tuple[Write, Any, Fence | None]], error: BaseException) -> None:
+    """Every write of ``batch`` gets ``error``."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
+    for _, future, _ in batch:
+        if isinstance(future, _LoopFuture):
+            by_loop.setdefault(future.loop, []).append((future.future, None, error))
+        else:
+            future.set_exception(error)
+    _resolve_on_loops(by_loop)
 
 
 def _fenced(connection: Connection, batch: list[tuple[Write, Any, Fence | None]]) -> tuple[list[Any], list[Any]]:

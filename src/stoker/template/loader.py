@@ -13,6 +13,11 @@ as YAML only (environment_format.py). YAML follows PyYAML's YAML 1.1 rules throu
 ``1e2`` (no dot) is the string "1e2", ``2013-05-23`` a string. A key written twice in one
 map is last-wins, as in both of Heat's readers; stoker says so in a ``TemplateWarning``
 (``Document.warnings``) instead of refusing the text.
+
+A NUL character (U+0000) is refused, in the text or made by an escape (YAML's ``"\0"``,
+``"\x00"``, ``"\u0000"``; JSON's ``"\u0000"``), at its line and column: PostgreSQL
+cannot store one, and stoker refuses it on every database alike (``nul_place``, which
+the service also applies to data a client sent already parsed).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,7 +142,67 @@ def _collector_paused() -> Iterator[None]:
 
 def _load(text: str | bytes, file: str | None, limits: Limits, json_fallback: bool, json_first: bool = False) -> Document:
     with _collector_paused():
-        return _read(text, file, limits, json_fallback, json_first)
+        document = _read(text, file, limits, json_fallback, json_first)
+    if (_NUL_ESCAPE if isinstance(text, str) else _NUL_ESCAPE_BYTES).search(text):
+        _refuse_nul(document)
+    return document
+
+
+# Why NUL is refused, and what to do about it.
+NUL_HINT = "remove the NUL character: no text stoker keeps may hold one, on any database"
+# An escape that may make a NUL character: YAML's \0, \x00, \u0000 and \U00000000 (in
+# double quotes), JSON's \u0000. Text without one cannot hold a NUL once loaded, and
+# needs no walk of its data.
+_NUL_ESCAPE = re.compile(r"\\(?:0|x00|u0000|U00000000)")
+_NUL_ESCAPE_BYTES = re.compile(_NUL_ESCAPE.pattern.encode())
+
+
+def nul_place(data: Any) -> tuple[Any, ...] | None:
+    """The path (keys and indexes) of the first string, key or value, of ``data`` that
+    holds a NUL character; None when none does. Iterative: deep data cannot exhaust
+    the stack."""
+    pending: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while pending:
+        value, path = pending.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return path
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str) and "\x00" in key:
+                    return (*path, key)
+                pending.append((item, (*path, key)))
+        elif isinstance(value, list):
+            pending.extend((item, (*path, index)) for index, item in enumerate(value))
+    return None
+
+
+def shown_path(path: tuple[Any, ...]) -> str:
+    """A path as errors show it, a NUL written as ``\\0``."""
+    return format_path(step.replace("\x00", "\\0") if isinstance(step, str) else step for step in path)
+
+
+def _refuse_nul(document: Document, text: str | None = None) -> None:
+    """Refuse a loaded document holding a NUL character, at its place: the node's, or
+    without positions (strict JSON), the first escape of ``text`` that may make one."""
+    path = nul_place(document.data)
+    if path is None:
+        return
+    location = document.locate(format_path(path))
+    escape = _NUL_ESCAPE.search(text) if location is None and text is not None else None
+    if escape is not None:
+        location = _located(text, escape.start(), document.file)
+    raise TemplateSyntaxError("A NUL character (\\0) is not allowed in a template or environment", path=shown_path(path) or None, location=location, hint=NUL_HINT)
+
+
+def _raw_nul(text: str, file: str | None) -> TemplateSyntaxError:
+    """The error for a NUL character written in the text itself, at its place."""
+    return TemplateSyntaxError("A NUL character (\\0) is not allowed in a template or environment", location=_located(text, text.index("\x00"), file), hint=NUL_HINT)
+
+
+def _located(text: str, offset: int, file: str | None) -> Location:
+    line = text.count("\n", 0, offset) + 1
+    return Location(file, line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
 
 
 def _read(text: str | bytes, file: str | None, limits: Limits, json_fallback: bool, json_first: bool = False) -> Document:
@@ -152,6 +218,8 @@ def _read(text: str | bytes, file: str | None, limits: Limits, json_fallback: bo
             text = text.decode("utf-8")
         except UnicodeDecodeError as error:
             raise TemplateSyntaxError(f"The template is not UTF-8 text: {error}", location=Location(file, 1, 1))
+    if "\x00" in text:  # YAML refuses it too, but by offset, not at its line and column
+        raise _raw_nul(text, file)
     if json_first and text.lstrip().startswith("{"):
         document = _json_first(text, file, limits)
         if document is not None:
@@ -333,7 +401,10 @@ def load_json(text: str, file: str | None = None, limits: Limits = DEFAULT_LIMIT
         raise TemplateSyntaxError(f"Invalid JSON: {error.msg}", location=Location(file, error.lineno, error.colno))
     except RecursionError:
         raise TemplateLimitError("The document is nested too deeply to parse", location=Location(file, 1, 1))
-    return Document(data, file, [_duplicate_warning(key, None, None, None) for key in duplicates.keys])
+    document = Document(data, file, [_duplicate_warning(key, None, None, None) for key in duplicates.keys])
+    if _NUL_ESCAPE.search(text):
+        _refuse_nul(document, text)
+    return document
 
 
 def parse(text: str | bytes, file: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Document:
