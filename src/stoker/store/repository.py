@@ -341,6 +341,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         with self._read() as connection:
             return [self._stack(row) for row in connection.execute(query)]
 
+    @reads
     def count_tree_resources(self, root_id: str) -> int:
         """The current resources of a live stack and of every live nested stack under it
         (Heat's total_resources, which max_resources_per_stack limits: engine/trees.py)."""

@@ -131,6 +131,7 @@ class SoftwareConfigRepository:
         with self._read() as connection:
             return [_software_deployment(row) for row in connection.execute(query)]
 
+    @reads
     def physical_id_owner(self, physical_id: str) -> str | None:
         """The project of the live stack (nested ones included) whose resource first had
         ``physical_id`` as its physical id (None: no live stack's): whose server a
