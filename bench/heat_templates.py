@@ -21,6 +21,7 @@ for the run. Nothing is asserted; it prints a line per template and a summary.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import secrets
 import sys
@@ -54,7 +55,7 @@ class Outcome:
 def _load(path: Path) -> Any:
     try:
         return yaml.safe_load(path.read_text())
-    except (yaml.YAMLError, UnicodeDecodeError):
+    except (yaml.YAMLError, UnicodeDecodeError, OSError):  # OSError: a template rendered from a .j2 one, not there
         return None
 
 
@@ -265,7 +266,7 @@ def _attach_cloud() -> tuple[Any, bool]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("hot", type=Path, help="the hot/ directory of a heat-templates checkout")
+    parser.add_argument("hot", type=Path, help="the hot/ directory of a heat-templates checkout (or any directory of HOT templates: tripleo-heat-templates, magnum/drivers)")
     parser.add_argument("--cloud", action="store_true", help="also create and delete each supported template on the test cloud")
     parser.add_argument("--only", nargs="*", default=[], help="templates (paths under hot/) to take, default all")
     parser.add_argument(
@@ -277,15 +278,34 @@ def main(argv: list[str] | None = None) -> int:
         help="read get_file targets anywhere under this directory (the CLI's --files-root; default: the checkout, the parent of HOT_DIR); "
         "the boot-config templates name files of a heat-agents checkout beside it",
     )
+    parser.add_argument(
+        "-e", "--environment", type=Path, action="append", default=[],
+        help="an environment file given with every template, as the CLI's -e (magnum's drivers map their Magnum::* types in them); "
+        "the types its resource_registry maps count as known",
+    )
+    parser.add_argument(
+        "--dump", type=Path, default=None,
+        help="write each template that names only types stoker has, with its files and environments, as JSON in this "
+        "directory: bench/heat_validate.py validates the same inputs with Heat",
+    )
+    parser.add_argument(
+        "--max-nested-depth", type=int, default=5,
+        help="max_nested_depth (default 5, Heat's); TripleO's overcloud needs 7, as its undercloud's heat.conf sets",
+    )
     arguments = parser.parse_args(argv)
 
     from stoker.cli.files import files_for
+    from stoker.sdk.exceptions import StokerError
     from stoker.service import Service, Source
     from stoker.settings import Settings
 
     work = Path(tempfile.mkdtemp(prefix="stoker-sweep-"))
-    service = Service(Settings(database_url=f"sqlite:///{work / 'sweep.sqlite'}"))
+    service = Service(Settings(database_url=f"sqlite:///{work / 'sweep.sqlite'}", max_nested_depth=arguments.max_nested_depth))
     known = set(service.registry.known_types())
+    environments = [Source(path.read_text(), str(path)) for path in arguments.environment]
+    for path in arguments.environment:
+        registry = (_load(path) or {}).get("resource_registry") or {}
+        known |= {name for name in registry if name != "resources"}
     outcomes: list[Outcome] = []
     unknown: Counter[str] = Counter()
     cloud = fixtures = None
@@ -312,18 +332,32 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 # As a user of the checkout would run it: --files-root at its top, since
                 # some templates share files across directories (get_file: ../..).
-                files = files_for(source, (), service.limits(), arguments.files_root or arguments.hot.resolve().parent)
+                files = files_for(source, environments, service.limits(), arguments.files_root or arguments.hot.resolve().parent)
+            except Exception as error:  # noqa: BLE001 - a file it names is not in the checkout (one rendered from a .j2)
+                outcome.validation = f"files missing: {_first_line(error)}"
+                print(f"{relative:70} validate: {outcome.validation}")
+                continue
+            if arguments.dump is not None:
+                arguments.dump.mkdir(parents=True, exist_ok=True)
+                dumped = {
+                    "template": relative, "text": source.text, "files": files,
+                    "environments": [{"name": e.name, "text": e.text} for e in environments],
+                }
+                (arguments.dump / f"{len(outcomes):04d}.json").write_text(json.dumps(dumped))
+            try:
                 parameters = fixtures.parameters(path) if fixtures is not None else {}
-                service.validate_template(source, files=files, parameters=parameters)
+                service.validate_template(source, environments, files=files, parameters=parameters)
                 outcome.validation = "ok"
-            except Exception as error:  # noqa: BLE001 - reported, the sweep goes on
+            except StokerError as error:  # a refusal, with stoker's reason
                 outcome.validation = _first_line(error)
+            except Exception as error:  # noqa: BLE001 - reported, the sweep goes on
+                outcome.validation = f"internal error: {type(error).__name__}: {_first_line(error)}"
             line = f"{relative:70} validate: {outcome.validation}"
             if fixtures is not None and outcome.validation == "ok":
                 name = f"sweep-{secrets.token_hex(3)}"
                 try:
                     began = time.monotonic()
-                    stack = service.create_stack(name, source, parameters=parameters, files=files, timeout_mins=arguments.timeout_mins)
+                    stack = service.create_stack(name, source, environments, parameters=parameters, files=files, timeout_mins=arguments.timeout_mins)
                     outcome.create_s = time.monotonic() - began
                     outcome.create = stack.state if stack.state == "CREATE_COMPLETE" else f"{stack.state}: {stack.status_reason}"
                     began = time.monotonic()
@@ -342,7 +376,13 @@ def main(argv: list[str] | None = None) -> int:
         service.close()
     supported = [o for o in outcomes if not o.missing]
     print()
-    print(f"{len(outcomes)} HOT templates; {len(supported)} name only types stoker has; {sum(o.validation == 'ok' for o in supported)} of those validate")
+    internal = sum(o.validation.startswith("internal error:") for o in supported)
+    unreadable = sum(o.validation.startswith("files missing:") for o in supported)
+    valid = sum(o.validation == "ok" for o in supported)
+    print(
+        f"{len(outcomes)} HOT templates; {len(supported)} name only types stoker has; {unreadable} of those name files not there; "
+        f"{valid} validate, {len(supported) - unreadable - valid - internal} are refused, {internal} meet an internal error"
+    )
     if arguments.cloud:
         print(f"created: {sum(o.create == 'CREATE_COMPLETE' for o in supported)}; deleted: {sum(o.delete == 'DELETE_COMPLETE' for o in supported)}")
     print("types missing, by templates naming them: " + ", ".join(f"{t} ({n})" for t, n in unknown.most_common()))

@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
 from typing import Any
 
@@ -163,8 +163,12 @@ class _NestedValidation:
             raise depth_error(self.depth + 1, self.max_depth, resource.name)
         where = f"resources.{resource.name}"
         chain = self.chain + ((source[1],) if source is not None else ())
-        if not self.strict:  # a value not known is no value given (its parameter is noted)
-            params = {key: value for key, value in params.items() if not contains_unresolved(value)}
+        # A value not known yet (an attribute of a resource not created) is no value
+        # given: the child is then validated as template-validate does, as deeply as it
+        # goes without it (types, property names, functions), its parameter noted.
+        given = params
+        params = {key: value for key, value in given.items() if not contains_unresolved(value)}
+        strict = self.strict and len(params) == len(given)
         try:
             parsed = child_template(resource, template, self.files, collect=True)
             result = validate(
@@ -177,7 +181,8 @@ class _NestedValidation:
                 depth=self.depth + 1,
                 max_depth=self.max_depth,
                 chain=chain,
-                strict=self.strict,
+                strict=strict,
+                unknown=frozenset(key for key in given if key not in params),
             )
         except TemplateErrors as problems:
             raise NestedStackErrors(errors_text(problems), problems.errors, path=where)
@@ -306,11 +311,13 @@ def validate(
     chain: tuple[str, ...] = (),
     strict: bool = True,
     hand_over: bool = True,
+    unknown: frozenset[str] = frozenset(),
 ) -> ValidationResult:
     """Validate a stack definition; raise TemplateErrors listing every problem
     (including those the template reader collected). Not ``strict`` (Heat's
     template-validate): see the module's docstring. ``hand_over``: the stack's action
-    follows, and reads what this validation looked up (not for a preview)."""
+    follows, and reads what this validation looked up (not for a preview). ``unknown``:
+    a nested stack's parameters whose values are not known yet (not strict)."""
     errors: list[TemplateError] = [_heat_text(error, template) for error in template.problems]
     stack_name = stack.name if stack else "stack"
     stack_id = stack.id if stack else "None"
@@ -322,13 +329,27 @@ def validate(
             errors.extend(problems.errors)
             params = {}
     else:
-        params = _lenient_parameter_values(template, environment, user_params, stack_name, stack_id, errors, notes)
-    if params and all(name in params for name in template.parameters):
-        # Validate what would run: inactive resources dropped, each `if` decided.
-        try:
+        params = _lenient_parameter_values(template, environment, user_params, stack_name, stack_id, errors, notes, unknown)
+    # Validate what would run: inactive resources dropped (their types never looked
+    # up), each `if` decided, deletion policies given by functions resolved. Without
+    # every parameter's value (template-validate), what needs a missing one stays
+    # undecided: such a resource is validated as if its condition held, with a note.
+    partial = not all(name in params for name in template.parameters)
+    try:
+        if partial:
+            active = template.active_definitions(params, partial=True)
+            template = replace(template, resources=active.resources, outputs=active.outputs)
+            notes.extend(
+                TemplateError(
+                    "Its condition needs parameter values not given: validated as if it held",
+                    path=f"resources.{name}.condition",
+                )
+                for name in active.undecided_resources
+            )
+        else:
             template = template.with_conditions(params)
-        except TemplateErrors as problems:
-            errors.extend(problems.errors)
+    except TemplateErrors as problems:
+        errors.extend(problems.errors)
     aliases = environment.type_aliases()
     classes: dict[str, type[Resource]] = {}
     check_type = type_check.get()
@@ -423,12 +444,17 @@ def validate(
                 instance.validate_nested()
             except TypeRefusedError:
                 raise
+            except NestedStackErrors as error:  # the nested template's own problems
+                errors.append(TemplateError.of(error, f"resources.{name}"))
             except StokerError as error:
                 if known:
                     errors.append(TemplateError.of(error, f"resources.{name}"))
-            except Exception:  # noqa: BLE001 - read as far as it goes without the values it lacks
+                else:
+                    notes.append(_not_validated(name, error))
+            except Exception as error:  # noqa: BLE001 - read as far as it goes without the values it lacks
                 if known:
                     raise
+                notes.append(_not_validated(name, error))
     implicit: dict[str, set[str]] = {}
     try:
         def plugin_class(type_name: str) -> type[Resource]:
@@ -446,15 +472,44 @@ def validate(
             error.message = hidden.text(error.message)
             error.args = (error.message,)
         raise TemplateErrors(errors)
+    # What Heat accepts silently that an author may not mean (the reader's warnings).
+    warnings.extend(hidden.text(str(warning)) for warning in template.warnings)
+    warnings.extend(hidden.text(str(problem)) for problem in _output_problems(template, resolver))
     warnings.extend(support_warnings(template, classes))
     for note in notes:
         template.place(note)
         note.message = hidden.text(note.message)
+    # What a nested stack's validation left for create (a parameter whose value is not
+    # known yet among them), under the resource that makes it.
+    nested_notes = [f"resources.{name}: nested stack: {note}" for name, child in nested.results.items() for note in child.notes]
     given = {key: value for key, value in {**environment.parameters, **user_params}.items() if not contains_unresolved(value)}
     return ValidationResult(
         template, params, classes, warnings, nested.results,
-        notes=[str(note) for note in notes], given=given, defaults=dict(environment.parameter_defaults), implicit=dict(implicit),
+        notes=[str(note) for note in notes] + nested_notes, given=given, defaults=dict(environment.parameter_defaults), implicit=dict(implicit),
     )
+
+
+def _not_validated(name: str, error: Exception) -> TemplateError:
+    """A note: a nested stack that could not be read without values not known yet."""
+    return TemplateError(
+        f"Its nested stack was not validated: it needs values known only once resources exist ({error})",
+        path=f"resources.{name}",
+    )
+
+
+def _output_problems(template: Template, resolver: Callable[[Any], Any]) -> list[TemplateError]:
+    """What an output's functions will fail with, as far as known before any resource
+    exists. Heat resolves an output only when it is shown, and its failure is that
+    output's error (the stack's action completes): a warning here, not an error."""
+    problems = []
+    for name, output in template.outputs.items():
+        try:
+            resolver(output.value)
+        except StokerError as error:
+            problem = TemplateError.of(error, f"outputs.{name}.value")
+            problem.message += ". The output will show this error instead of a value"
+            problems.append(template.place(problem))
+    return problems
 
 
 def _lenient_parameter_values(
@@ -465,6 +520,7 @@ def _lenient_parameter_values(
     stack_id: str,
     errors: list[TemplateError],
     notes: list[TemplateError],
+    unknown: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """Parameter values for template-validate (Heat's ``validate_value=False``): a value
     missing, or one create would refuse, is a note and the parameter stays unresolved; a
@@ -481,6 +537,12 @@ def _lenient_parameter_values(
             if f"{problem.path}.default" not in reported:  # the reader names a bad default already
                 errors.append(problem)
         else:
+            if name in unknown:  # given, by a value not known yet: no user's mistake
+                problem = TemplateError(
+                    f"The Parameter ({name}) is given a value known only once the parent's resources exist: "
+                    "what uses it was validated without it",
+                    path=problem.path,
+                )
             if problem.location is None:
                 problem.location = template.document.locate(problem.path)
             notes.append(problem)

@@ -248,11 +248,13 @@ def convert(schema: Schema, value: Any, path: str, context: Any = None) -> Any:
 
 
 def _to_integer(value: Any, path: str) -> int:
+    """Heat's Property._get_integer: ``int(value)``, so a boolean is 0 or 1 and a finite
+    number loses its fraction (2.5 is 2), as Heat runs them; text must be an integer."""
     if isinstance(value, bool):
-        raise _type_error(path, f"Value '{value}' is not an integer")
+        return int(value)
     if isinstance(value, int):
         return value
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and math.isfinite(value):
         return int(value)
     if isinstance(value, str):
         try:
@@ -263,9 +265,9 @@ def _to_integer(value: Any, path: str) -> int:
 
 
 def _to_number(value: Any, path: str) -> int | float:
-    if isinstance(value, bool):
-        raise _type_error(path, f"Value '{value}' is not a number")
-    if isinstance(value, (int, float)):
+    """Heat's Schema.str_to_num: a number (a boolean among them) as it is, text as an
+    integer or else a float. Not infinity or NaN, which no JSON store can keep."""
+    if isinstance(value, (int, float)) and (not isinstance(value, float) or math.isfinite(value)):
         return value
     if isinstance(value, str):
         try:
@@ -282,11 +284,11 @@ def _to_number(value: Any, path: str) -> int | float:
 
 
 def _to_string(value: Any, path: str) -> str:
+    """Heat's Property._get_string: text as it is, a boolean or an integer as Python's
+    ``str`` writes it ("True", "5"); anything else (a float, a list) is refused."""
     if isinstance(value, str):
         return value
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (int, float)):
+    if isinstance(value, (bool, int)):
         return str(value)
     raise _type_error(path, f"Value must be a string; got {json.dumps(value, default=str)}")
 
@@ -305,10 +307,13 @@ def _to_boolean(value: Any, path: str) -> bool:
 def _converted_to_map(value: Any, path: str) -> Any:
     """Heat's Property._get_map with ``allow_conversion`` (a template resource's json
     parameter): a string passes as it is and a list as its JSON text, for the nested
-    stack's json parameter to read."""
+    stack's json parameter to read. A list that holds a value not known yet (an attribute
+    of a resource not created) is not known as text either."""
     if isinstance(value, str):
         return value
     if isinstance(value, (list, tuple)):
+        if contains_unresolved(list(value)):
+            return UNRESOLVED
         return json.dumps(list(value))
     raise _type_error(path, f'"{value}" is not a map')
 

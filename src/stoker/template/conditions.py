@@ -47,15 +47,20 @@ class Conditions:
     answer; anything about resources is refused (the parser never lets it in).
     """
 
-    def __init__(self, definitions: Mapping[str, Any], parameters: Mapping[str, Any]):
+    def __init__(self, definitions: Mapping[str, Any], parameters: Mapping[str, Any], partial: bool = False):
         self.definitions = definitions
         self.parameters = parameters
+        # Template-validate without every parameter's value: a parameter not given is
+        # UNRESOLVED, and so is every condition that needs it.
+        self.partial = partial
         self.values: dict[str, Any] = {}
 
     def parameter(self, name: str) -> Any:
         try:
             return self.parameters[name]
         except KeyError:
+            if self.partial:
+                return UNRESOLVED
             raise TemplateError(f"The Parameter ({name}) was not provided.", path=f"parameters.{name}")
 
     def has_resource(self, name: str) -> bool:
@@ -121,7 +126,10 @@ def expand(data: Any, conditions: Conditions, in_function: bool = False) -> Any:
     and ``resolve`` drops it there.
     """
     if isinstance(data, If):
-        chosen = data.args[1] if _decide(data, conditions) else data.args[2]
+        decision = _decide(data, conditions)
+        if decision is UNRESOLVED:  # partial: kept, to be resolved as UNRESOLVED
+            return data.with_args(expand(data.args, conditions, in_function=True))
+        chosen = data.args[1] if decision else data.args[2]
         return expand(chosen, conditions, in_function)
     if isinstance(data, Function):
         return data.with_args(expand(data.args, conditions, in_function=True))
@@ -140,7 +148,7 @@ def expand(data: Any, conditions: Conditions, in_function: bool = False) -> Any:
 
 def _decide(call: If, conditions: Conditions) -> Any:
     value = call.decide(conditions)
-    if value is UNRESOLVED:
+    if value is UNRESOLVED and not conditions.partial:
         raise call.error("The condition of this if depends on parameter values that are not known")
     return value
 
@@ -156,6 +164,41 @@ def referenced_names(data: Any) -> Iterator[tuple[str, tuple]]:
     for function in walk(data):
         for name in literal_names(function):
             yield name, function.path + (function.fn_name,)
+
+
+def condition_uses(data: Any, in_branch: bool = False) -> Iterator[tuple[str, tuple, bool]]:
+    """(condition name, path, whether it sits in a branch of an ``if``) for each name
+    given literally in ``data``. Heat evaluates only the branch an ``if`` takes, so a
+    name in a branch is looked up only when that branch is taken."""
+    if isinstance(data, Function):
+        for name in literal_names(data):
+            yield name, data.path + (data.fn_name,), in_branch
+        if isinstance(data, If):
+            yield from condition_uses(data.args[0], in_branch)
+            for branch in data.args[1:]:
+                yield from condition_uses(branch, True)
+        else:
+            yield from condition_uses(data.args, in_branch)
+    elif isinstance(data, dict):
+        for value in data.values():
+            yield from condition_uses(value, in_branch)
+    elif isinstance(data, list):
+        for item in data:
+            yield from condition_uses(item, in_branch)
+
+
+def used_conditions(definitions: Mapping[str, Any], roots: Iterator[str]) -> set[str]:
+    """The named conditions that ``roots`` (names used by resources and outputs) need,
+    directly or through other conditions: the only ones Heat ever evaluates."""
+    used: set[str] = set()
+    pending = list(roots)
+    while pending:
+        name = pending.pop()
+        if name in used or name not in definitions:
+            continue
+        used.add(name)
+        pending.extend(target for target, _ in referenced_names(definitions[name]))
+    return used
 
 
 def find_cycle(definitions: Mapping[str, Any]) -> list[str] | None:
@@ -202,6 +245,8 @@ class ActiveDefinitions:
     inactive_outputs: tuple[str, ...] = ()
     # the named conditions that were evaluated (Heat evaluates only those needed)
     conditions: dict[str, bool] = field(default_factory=dict)
+    # partial: the resources kept because their condition needs a parameter not given
+    undecided_resources: tuple[str, ...] = ()
 
 
 def select_active(
@@ -209,12 +254,19 @@ def select_active(
     resources: Mapping[str, ResourceDefinition],
     outputs: Mapping[str, OutputDefinition],
     parameters: Mapping[str, Any],
+    deletion_policies: Mapping[str, str] | None = None,
+    partial: bool = False,
 ) -> ActiveDefinitions:
-    """Evaluate conditions and expand ``if`` calls; raise TemplateErrors listing every problem."""
-    conditions = Conditions(condition_definitions, parameters)
+    """Evaluate conditions and expand ``if`` calls; raise TemplateErrors listing every
+    problem. A deletion policy given by a function is resolved (``deletion_policies``:
+    the version's spellings). ``partial``: parameters missing from ``parameters`` are not
+    known; a resource whose condition needs one is kept (``undecided_resources``), and
+    an ``if`` whose condition needs one is kept unexpanded."""
+    conditions = Conditions(condition_definitions, parameters, partial)
     errors: list[TemplateError] = []
     active: dict[str, ResourceDefinition] = {}
     inactive: dict[str, Any] = {}
+    undecided: list[str] = []
     for name, definition in resources.items():
         base = ("resources", name)
         try:
@@ -226,10 +278,13 @@ def select_active(
                 metadata=_expand_top(definition.metadata, conditions),
                 update_policy=_expand_top(definition.update_policy, conditions),
                 external_id=_expand_top(definition.external_id, conditions),
+                deletion_policy=_deletion_policy(definition.deletion_policy, conditions, deletion_policies or {}, base),
             )
         except TemplateError as error:
             errors.append(error)
             continue
+        if enabled is UNRESOLVED:
+            undecided.append(name)
         if enabled:
             active[name] = expanded
         else:
@@ -255,11 +310,44 @@ def select_active(
     if errors:
         raise TemplateErrors(errors)
     evaluated = {key: value for key, value in conditions.values.items() if isinstance(value, bool)}
-    return ActiveDefinitions(active, selected, inactive, tuple(disabled), evaluated)
+    return ActiveDefinitions(active, selected, inactive, tuple(disabled), evaluated, tuple(undecided))
+
+
+def _deletion_policy(policy: Any, conditions: Conditions, spellings: Mapping[str, str], base: tuple) -> Any:
+    """A deletion policy given by a function, resolved as Heat resolves it when it reads
+    the resource (with the stack's parameters); UNRESOLVED (partial) keeps the function."""
+    if not isinstance(policy, Function):
+        return policy
+    path = format_path(base + ("deletion_policy",))
+    try:
+        value = resolve(expand(policy, conditions), conditions)
+    except TemplateError as error:
+        if error.message == "A condition cannot refer to a resource":
+            raise TemplateError("A deletion policy may refer to parameters only, not to resources", path=path)
+        raise
+    if value is UNRESOLVED:
+        return policy
+    normalized = spellings.get(value) if isinstance(value, str) else None
+    if normalized is None:
+        raise TemplateError(f'Invalid deletion policy "{value}"', path=path, hint="use Delete, Retain or Snapshot")
+    return normalized
+
+
+def _decided_functions(data: Any) -> Iterator[Function]:
+    """``walk``, less the branches of an ``if`` left undecided (partial)."""
+    if isinstance(data, Function):
+        yield data
+        yield from _decided_functions(data.args[0] if isinstance(data, If) else data.args)
+    elif isinstance(data, dict):
+        for value in data.values():
+            yield from _decided_functions(value)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _decided_functions(item)
 
 
 def _inactive_references(data: Any, owner: str, inactive: Mapping[str, Any]) -> Iterator[TemplateError]:
-    for function in walk(data):
+    for function in _decided_functions(data):
         if isinstance(function, (GetResource, Ref)):
             target = function.args
         elif isinstance(function, GetAttr):

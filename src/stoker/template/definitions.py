@@ -26,7 +26,9 @@ class ResourceDefinition:
     properties_data: Mapping[str, Any] = field(default_factory=dict)
     metadata: Any = None
     depends_on: tuple[str, ...] = ()
-    deletion_policy: str = "Delete"
+    # Delete, Retain or Snapshot; a function (``{get_param: policy}``) until
+    # ``Template.with_conditions`` resolves it with the stack's parameters.
+    deletion_policy: Any = "Delete"
     update_policy: Any = None
     description: str = ""
     external_id: Any = None
@@ -82,7 +84,7 @@ class ResourceDefinition:
         if self.depends_on:
             body["depends_on"] = list(self.depends_on)
         if self.deletion_policy != "Delete":
-            body["deletion_policy"] = self.deletion_policy
+            body["deletion_policy"] = to_template(self.deletion_policy)
         if self.update_policy is not None:
             body["update_policy"] = to_template(self.update_policy)
         if self.external_id is not None:

@@ -129,29 +129,34 @@ class Template:
         except TemplateError as error:
             raise self.place(error)
 
-    def active_definitions(self, parameter_values: Mapping[str, Any]) -> ActiveDefinitions:
+    def active_definitions(self, parameter_values: Mapping[str, Any], partial: bool = False) -> ActiveDefinitions:
         """The resources whose condition holds and every output (an output whose
         condition is false has the value None), with each ``if`` replaced by its chosen
-        value and depends_on on inactive resources dropped, as Heat does. Raises
-        TemplateErrors listing every problem, among them an active resource or output
-        that refers to an inactive resource outside an ``if``."""
+        value, depends_on on inactive resources dropped and deletion policies given by
+        functions resolved, as Heat does. Raises TemplateErrors listing every problem,
+        among them an active resource or output that refers to an inactive resource
+        outside an ``if``. ``partial``: ``parameter_values`` lacks some parameters (a
+        template-validate without them): what needs them stays undecided."""
         try:
-            return conditions_module.select_active(self.conditions, self.resources, self.outputs, parameter_values)
+            return conditions_module.select_active(
+                self.conditions, self.resources, self.outputs, parameter_values, self.version.deletion_policies, partial
+            )
         except TemplateErrors as problems:
             raise TemplateErrors([self.place(error) for error in problems.errors])
 
-    def with_conditions(self, parameter_values: Mapping[str, Any]) -> Template:
+    def with_conditions(self, parameter_values: Mapping[str, Any], partial: bool = False) -> Template:
         """A copy of this template whose ``resources`` and ``outputs`` are the
         ``active_definitions``: the engine builds everything from it as from any template.
-        A template without conditions or ``if`` is returned as it is (nothing to decide)."""
+        A template without conditions, ``if`` or deletion policies given by functions is
+        returned as it is (nothing to decide)."""
         if (
             not self.conditions
             and not self._uses_if()
-            and all(d.condition is None for d in self.resources.values())
+            and all(d.condition is None and not isinstance(d.deletion_policy, Function) for d in self.resources.values())
             and all(o.condition is None for o in self.outputs.values())
         ):
             return self
-        active = self.active_definitions(parameter_values)
+        active = self.active_definitions(parameter_values, partial)
         return replace(self, resources=active.resources, outputs=active.outputs)
 
     def _uses_if(self) -> bool:
@@ -192,6 +197,10 @@ class Template:
         return f"{spelled[section]}.{rest}" if rest else spelled[section]
 
 
+def _unused_note(name: str) -> str:
+    return f'Condition "{name}" is used by no resource, output or used condition, so it is never evaluated'
+
+
 class _Reader:
     def __init__(self, document: loader.Document, errors: list[TemplateError], warnings: list[TemplateWarning]):
         self.document = document
@@ -200,6 +209,10 @@ class _Reader:
 
     def fail(self, message: str, path: tuple, hint: str | None = None) -> None:
         self.errors.append(TemplateError(message, path=format_path(path) or None, location=self.document.locate(format_path(path)), hint=hint))
+
+    def warn(self, message: str, path: tuple, hint: str | None = None) -> None:
+        where = format_path(path)
+        self.warnings.append(TemplateWarning(message, path=where or None, location=self.document.locate(where), hint=hint))
 
     def read(self, files: Mapping[str, str]) -> Template | None:
         data = self.document.data
@@ -243,6 +256,7 @@ class _Reader:
         template.resources = self._resources(data.get(words.resources), version)
         template.outputs = self._outputs(data.get(words.outputs), version)
         template.functions_used = frozenset(self.parser.seen)
+        self.used_conditions = self._used_conditions(template) if version.has_conditions else set()
         self._check_duplicate_names(template)
         self._check_references(template)
         if version.has_conditions:
@@ -436,7 +450,13 @@ class _Reader:
             )
         return result
 
-    def _deletion_policy(self, policy: Any, path: tuple, version: versions.TemplateVersion) -> str:
+    def _deletion_policy(self, policy: Any, path: tuple, version: versions.TemplateVersion) -> Any:
+        """The policy's normal spelling, or a function (Heat's ``{get_param: policy}``)
+        that ``Template.with_conditions`` resolves with the stack's parameters."""
+        if isinstance(policy, dict):
+            parsed = self._functions(policy, path)
+            if isinstance(parsed, Function):
+                return parsed
         normalized = version.deletion_policies.get(policy) if isinstance(policy, str) else None
         if normalized is None:
             hint = "use Delete, Retain or Snapshot"
@@ -457,8 +477,10 @@ class _Reader:
                 continue
             for key in body:
                 if key not in version.output_keys:
-                    self.fail(
-                        f'"{key}" is not a valid keyword inside an output definition',
+                    # Heat reads an output's value, description and condition and
+                    # ignores any other key; an author may have meant one of them.
+                    self.warn(
+                        f'"{key}" is not a keyword of an output definition: it is ignored',
                         path + (key,),
                         version.key_hints.get(key) or _hint(key, version.output_keys),
                     )
@@ -499,10 +521,28 @@ class _Reader:
             self._check_functions(definition.external_id, names, params)
             self._check_functions(definition.condition, names, params)
         for output in template.outputs.values():
-            self._check_functions(output.value, names, params, lazy=True)
-            self._check_functions(output.condition, names, params, lazy=True)
-        for condition in template.conditions.values():
-            self._check_functions(condition, names, params)
+            self._check_functions(output.value, names, params, lazy="The output will show this error instead of a value")
+            self._check_functions(output.condition, names, params, lazy="The output will show this error instead of a value")
+        for name, condition in template.conditions.items():
+            # As Heat, a condition nothing uses is never evaluated (TripleO's rendered
+            # templates keep such conditions, naming parameters they do not declare).
+            unused = None if name in self.used_conditions else _unused_note(name)
+            self._check_functions(condition, names, params, lazy=unused)
+
+    def _used_conditions(self, template: Template) -> set[str]:
+        """The conditions a resource or output uses, directly or through others."""
+        roots: list[str] = []
+        for definition in template.resources.values():
+            if isinstance(definition.condition, str):
+                roots.append(definition.condition)
+            for data in (definition.condition, definition.properties_data, definition.metadata, definition.update_policy, definition.external_id, definition.deletion_policy):
+                roots.extend(name for name, _ in conditions_module.referenced_names(data))
+        for output in template.outputs.values():
+            if isinstance(output.condition, str):
+                roots.append(output.condition)
+            for data in (output.condition, output.value):
+                roots.extend(name for name, _ in conditions_module.referenced_names(data))
+        return conditions_module.used_conditions(template.conditions, iter(roots))
 
     def _check_duplicate_names(self, template: Template) -> None:
         """No resource may share a name with a parameter, pseudo parameters included
@@ -529,25 +569,32 @@ class _Reader:
         declared = template.conditions
         section = template.data.get(words.conditions)
         known = {str(name) for name in section} if isinstance(section, dict) else set()
-        uses: list[tuple[str, tuple]] = []
-        for condition in declared.values():
-            uses.extend(conditions_module.referenced_names(condition))
+        # (name, path, why Heat may never look it up: None when it always does)
+        uses: list[tuple[str, tuple, str | None]] = []
+        for condition_name, condition in declared.items():
+            unused = None if condition_name in self.used_conditions else _unused_note(condition_name)
+            uses.extend((target, path, unused) for target, path in conditions_module.referenced_names(condition))
+        in_branch = "It is in a branch of an if: an error only when that branch is taken"
         for name, definition in template.resources.items():
             path = (words.resources, name, words.condition)
             if isinstance(definition.condition, str):
-                uses.append((definition.condition, path))
-            for data in (definition.condition, definition.properties_data, definition.metadata, definition.update_policy, definition.external_id):
-                uses.extend(conditions_module.referenced_names(data))
+                uses.append((definition.condition, path, None))
+            for data in (definition.condition, definition.properties_data, definition.metadata, definition.update_policy, definition.external_id, definition.deletion_policy):
+                uses.extend((target, spot, in_branch if branch else None) for target, spot, branch in conditions_module.condition_uses(data))
         for name, output in template.outputs.items():
             if isinstance(output.condition, str):
-                uses.append((output.condition, (words.outputs, name, words.condition)))
+                uses.append((output.condition, (words.outputs, name, words.condition), None))
             for data in (output.condition, output.value):
-                uses.extend(conditions_module.referenced_names(data))
-        for target, path in uses:
+                uses.extend((target, spot, in_branch if branch else None) for target, spot, branch in conditions_module.condition_uses(data))
+        for target, path, lenient in uses:
             if target not in known:
-                self.fail(f'Invalid condition "{target}"', path, _hint(target, known) or (
+                hint = _hint(target, known) or (
                     "declared conditions: " + ", ".join(sorted(known)) if known else "the template declares no conditions"
-                ))
+                )
+                if lenient:
+                    self.warn(f'Invalid condition "{target}". {lenient}', path, hint)
+                else:
+                    self.fail(f'Invalid condition "{target}"', path, hint)
         cycle = conditions_module.find_cycle(declared)
         if cycle:
             self.fail(
@@ -556,11 +603,12 @@ class _Reader:
                 hint=" -> ".join(cycle),
             )
 
-    def _check_functions(self, data: Any, names: Mapping[str, Any], params: set[str], owner: str | None = None, lazy: bool = False) -> None:
+    def _check_functions(self, data: Any, names: Mapping[str, Any], params: set[str], owner: str | None = None, lazy: str | None = None) -> None:
         """``owner``: the resource whose properties or metadata hold ``data``; it may not
         refer to itself (Heat reports that as a circular dependency). ``lazy``: an
         output's, where (as in Heat, whose get_param checks nothing until it resolves) a
-        parameter the template lacks is the output's ``output_error``, with a warning."""
+        parameter the template lacks is the output's ``output_error``, or an unused
+        condition's, never evaluated: a warning, ending with ``lazy``'s sentence."""
         if isinstance(data, Function):
             if isinstance(data, GetParam):
                 target = data.parameter_name()
@@ -569,7 +617,7 @@ class _Reader:
                     if lazy:
                         path = format_path(data.path)
                         self.warnings.append(
-                            TemplateWarning(f"{message} The output will show this error instead of a value", path=path or None, location=self.document.locate(path), hint=_hint(target, params))
+                            TemplateWarning(f"{message} {lazy}", path=path or None, location=self.document.locate(path), hint=_hint(target, params))
                         )
                     else:
                         self.fail(message, data.path, _hint(target, params))

@@ -80,3 +80,32 @@ def test_map_property_with_allow_conversion_passes_text_and_lists_as_heat():
     assert read(schema, ["a", {"b": 1}]) == json.dumps(["a", {"b": 1}])
     assert read(schema, {"a": 1}) == {"a": 1}
     assert refusal(schema, 5).message == '"5" is not a map'
+
+
+# -- INTEGER, NUMBER, STRING: _get_integer's int(), str_to_num, _get_string ----------------
+
+
+@pytest.mark.parametrize(("value", "expected"), [(5, 5), ("12", 12), (" 7 ", 7), (True, 1), (2.5, 2), (-2.9, -2)])
+def test_integer_property_converts_as_heats_int(value, expected):
+    assert read(Schema(Schema.INTEGER), value) == expected
+
+
+@pytest.mark.parametrize("value", ["2.5", "x", [1]])
+def test_integer_property_refuses_what_int_refuses(value):
+    assert refusal(Schema(Schema.INTEGER), value).message == f"Value '{value}' is not an integer"
+
+
+@pytest.mark.parametrize(("value", "expected"), [(True, True), ("2.5", 2.5), ("3", 3), (1.5, 1.5)])
+def test_number_property_keeps_numbers_and_reads_text_as_heat(value, expected):
+    assert read(Schema(Schema.NUMBER), value) == expected
+    assert type(read(Schema(Schema.NUMBER), value)) is type(expected)
+
+
+@pytest.mark.parametrize(("value", "expected"), [("x", "x"), (True, "True"), (False, "False"), (5, "5")])
+def test_string_property_writes_booleans_and_integers_as_pythons_str(value, expected):
+    assert read(Schema(Schema.STRING), value) == expected
+
+
+@pytest.mark.parametrize("value", [1.5, ["a"], {"a": 1}])
+def test_string_property_refuses_floats_and_collections_as_heat(value):
+    assert refusal(Schema(Schema.STRING), value).message.startswith("Value must be a string; got ")

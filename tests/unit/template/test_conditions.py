@@ -139,9 +139,28 @@ def test_condition_with_a_resource_function_is_refused():
 
 
 def test_condition_get_param_must_name_a_parameter():
-    errors = load_errors("heat_template_version: 2016-10-14\nconditions:\n  c: {equals: [{get_param: nope}, 1]}\n")
+    errors = load_errors(
+        "heat_template_version: 2016-10-14\nconditions:\n  c: {equals: [{get_param: nope}, 1]}\n"
+        "resources:\n  r: {type: OS::Heat::None, condition: c}\n"
+    )
 
     assert [e.message for e in errors] == ["The Parameter (nope) was not defined in template."]
+
+
+def test_condition_nothing_uses_is_never_evaluated_and_only_warned_about():
+    # As Heat (TripleO's rendered templates keep such conditions).
+    text = (
+        "heat_template_version: 2016-10-14\nconditions:\n  c: {equals: [{get_param: nope}, 1]}\n"
+        "  d: {not: no_such_condition}\nresources:\n  r: {type: OS::Heat::None}\n"
+    )
+    parsed = Template.load(text)
+
+    assert parsed.problems == []
+    assert [(w.path, w.message.split(". ")[0]) for w in parsed.warnings] == [
+        ("conditions.c.equals[0]", "The Parameter (nope) was not defined in template"),
+        ("conditions.d.not", 'Invalid condition "no_such_condition"'),
+    ]
+    assert parsed.with_conditions({}).resources.keys() == {"r"}
 
 
 @pytest.mark.parametrize("condition", ["[prod]", "5", "{a: b, c: d}"])

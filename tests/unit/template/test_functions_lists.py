@@ -222,7 +222,8 @@ def test_repeat_none_values_give_an_empty_list():
 
 @pytest.mark.parametrize("version", ["2015-04-30", "2015-10-15", "2016-04-08"])
 def test_repeat_over_a_map_needs_2016_10_14(version):
-    error = parse_error(repeat("%k%", {"%k%": {"a": 1}}), version)
+    # As Heat, judged when resolved (an output's error, not the template's).
+    error = evaluate_error(repeat("%k%", {"%k%": {"a": 1}}), version=version)
 
     assert error.message == 'The values of the "for_each" argument to "repeat" must be lists'
 
@@ -246,7 +247,7 @@ def test_repeat_without_permutations_needs_lists_of_one_length():
 
 
 def test_repeat_without_permutations_refuses_maps():
-    error = parse_error(repeat("%a%", {"%a%": {"k": "v"}}, permutations=False))
+    error = evaluate_error(repeat("%a%", {"%a%": {"k": "v"}}, permutations=False))
 
     assert error.message == 'The values of the "for_each" argument to "repeat" must be lists'
 
@@ -270,11 +271,16 @@ def test_repeat_permutations_flag_is_ignored_before_2017_09_01():
         ("x", 'Arguments to "repeat" must be a map'),
         ({"template": "x"}, '"repeat" syntax should be'),
         ({"template": "x", "for_each": ["a"]}, 'The "for_each" argument to "repeat" must contain a map'),
-        ({"template": "x", "for_each": {"x": "abc"}}, 'The values of the "for_each" argument to "repeat" must be lists or maps'),
     ],
 )
 def test_repeat_argument_errors(args, message):
     assert parse_error({"repeat": args}).message.startswith(message)
+
+
+def test_repeat_values_that_are_no_lists_are_refused_when_resolved():
+    data = {"repeat": {"template": "x", "for_each": {"x": "abc"}}}
+
+    assert evaluate_error(data).message == 'The values of the "for_each" argument to "repeat" must be lists or maps'
 
 
 def test_repeat_number_replacing_text_is_refused():

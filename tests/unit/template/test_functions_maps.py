@@ -136,7 +136,8 @@ def test_map_replace_key_renamed_to_itself_is_fine():
     ],
 )
 def test_map_replace_argument_shape(args):
-    error = parse_error({"map_replace": args})
+    # As Heat, judged when resolved (an output's error, not the template's).
+    error = evaluate_error({"map_replace": args})
 
     assert error.message.startswith('Incorrect arguments to "map_replace" should be: "map_replace" : [ { "key1": "val1" }')
 

@@ -101,9 +101,11 @@ def test_template_resource_keys_from_2016_10_14(key):
 
 
 def test_template_output_condition_needs_2016_10_14():
-    error = load_error("heat_template_version: 2015-10-15\noutputs:\n  o:\n    value: 1\n    condition: c\n")
+    # Heat ignores keys of an output it does not read: a warning, with the reason.
+    (warning,) = Template.load("heat_template_version: 2015-10-15\noutputs:\n  o:\n    value: 1\n    condition: c\n").warnings
 
-    assert error.path == "outputs.o.condition"
+    assert warning.path == "outputs.o.condition"
+    assert warning.hint == "'condition' needs heat_template_version 2016-10-14 or later"
 
 
 def test_template_resource_without_type_is_an_error():
@@ -266,10 +268,11 @@ def test_template_output_without_value_is_an_error():
     assert error.location == Location("t.yaml", 4, 5)
 
 
-def test_template_unknown_output_key_has_a_hint():
-    error = load_error("heat_template_version: 2021-04-16\noutputs:\n  url:\n    value: 1\n    descripion: x\n")
+def test_template_unknown_output_key_is_ignored_with_a_warning_and_a_hint():
+    (warning,) = Template.load("heat_template_version: 2021-04-16\noutputs:\n  url:\n    value: 1\n    descripion: x\n").warnings
 
-    assert error.hint == "did you mean 'description'?"
+    assert warning.message == '"descripion" is not a keyword of an output definition: it is ignored'
+    assert warning.hint == "did you mean 'description'?"
 
 
 def test_template_function_argument_errors_carry_path_and_location():

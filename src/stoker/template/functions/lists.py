@@ -145,7 +145,9 @@ class Repeat(Function):
     As in Heat, T is resolved once before the copies are made, and the variables are
     replaced one after the other. A ``for_each`` value that is None counts as empty. Every
     placeholder and value must be a string once T holds any string (Heat's
-    ``str.replace``); a template with no string takes any values.
+    ``str.replace``); a template with no string takes any values. As in Heat, the values
+    of ``for_each`` are judged only when the call is resolved (in an output, a mistake
+    is that output's error).
     """
 
     __slots__ = ()
@@ -165,9 +167,6 @@ class Repeat(Function):
         for_each = args["for_each"]
         if not isinstance(for_each, (dict, Function)):
             raise self.error(f'The "for_each" argument to "{self.fn_name}" must contain a map')
-        if isinstance(for_each, dict):
-            for value in for_each.values():
-                self._check_values(value, self.permutations)
         if self.permutations_allowed and not isinstance(args.get("permutations", True), bool):
             raise self.error(f'"permutations" should be boolean type for {self.fn_name} function.')
 

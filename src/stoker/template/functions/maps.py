@@ -42,7 +42,9 @@ class MapMerge(ListArgumentsFunction):
 class MapReplace(Function):
     """``{map_replace: [map, {keys: {old: new}, values: {old: new}}]}`` (from 2016-10-14):
     the map with keys and values renamed. A key renamed onto another key of the map is an
-    error; values that are lists or maps are never replaced."""
+    error; values that are lists or maps are never replaced. As in Heat, the arguments
+    are judged only when the call is resolved: in an output, a mistake is that output's
+    error, not the stack's."""
 
     __slots__ = ()
     description = "A function for performing substitutions on maps."
@@ -52,16 +54,6 @@ class MapReplace(Function):
 
     def _usage(self) -> str:
         return f'Incorrect arguments to "{self.fn_name}" should be: {self._example()}'
-
-    def check(self) -> None:
-        args = self.args
-        if isinstance(args, Function):
-            return
-        if not isinstance(args, list) or len(args) != 2:
-            raise self.error(self._usage())
-        replacements = args[1]
-        if isinstance(replacements, dict) and set(replacements) - {"keys", "values"}:
-            raise self.error(self._usage(), hint="the second map may only have the keys 'keys' and 'values'")
 
     def _map(self, value: Any) -> dict[Any, Any]:
         if value is None:

@@ -144,3 +144,16 @@ def test_graph_orders_port_after_subnet_it_never_references():
     # Teardown is the reverse: the port goes before the subnets (Neutron refuses to
     # delete a subnet with ports on it).
     assert graph.reversed().requires("private_a") == {"port"}
+
+
+def test_router_gateway_follows_its_router_interfaces_and_its_network_subnets():
+    found = edges(
+        {
+            **NETWORKS,
+            "router": {"type": "OS::Neutron::Router"},
+            "interface": {"type": "OS::Neutron::RouterInterface", "properties": {"router": {"get_resource": "router"}, "subnet": {"get_resource": "private_a"}}},
+            "gateway": {"type": "OS::Neutron::RouterGateway", "properties": {"router_id": {"get_resource": "router"}, "network": {"get_resource": "other"}}},
+        }
+    )
+
+    assert found["gateway"] == {"interface", "other_subnet"}

@@ -10,6 +10,8 @@ reference). The rules, as Heat has them:
 - a server follows every subnet of the networks it is on, and every subnet whose
   network it cannot tell (an entry with only a port, a subnet of unknown network);
 - a router follows the subnets of its external gateway's network;
+- a router gateway (Heat's HIDDEN ``OS::Neutron::RouterGateway``) follows the router
+  interfaces of its router and the subnets of its network;
 - a floating IP follows the routers (and router gateways) on its floating network and
   the router interfaces of the subnets its port is on; a floating IP association, the
   router interfaces of its port's subnets.
@@ -29,6 +31,7 @@ __all__ = [
     "network_of",
     "port_dependencies",
     "router_dependencies",
+    "router_gateway_dependencies",
     "router_interfaces_of_ports",
     "server_dependencies",
 ]
@@ -63,6 +66,21 @@ def port_dependencies(me: ResourceView, stack: StackView) -> list[str]:
 def router_dependencies(me: ResourceView, stack: StackView) -> list[str]:
     network = _first(me.get("external_gateway_info", "network"), me.get("external_gateway_info", "network_id"))
     return _subnets_on(stack, network) if known(network) else []
+
+
+def router_gateway_dependencies(me: ResourceView, stack: StackView) -> list[str]:
+    router = _first(me.get("router_id"), me.get("router"))
+    network = _first(me.get("network"), me.get("network_id"))
+    needs = []
+    if known(router):
+        needs += [
+            interface.name
+            for interface in stack.of_type(ROUTER_INTERFACE)
+            if _first(interface.get("router"), interface.get("router_id")) == router
+        ]
+    if known(network):
+        needs += _subnets_on(stack, network)
+    return needs
 
 
 def server_dependencies(me: ResourceView, stack: StackView) -> list[str]:

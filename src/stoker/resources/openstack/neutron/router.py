@@ -1,4 +1,5 @@
-"""OS::Neutron::Router and OS::Neutron::RouterInterface."""
+"""OS::Neutron::Router, OS::Neutron::RouterInterface and OS::Neutron::RouterGateway
+(HIDDEN in Heat since 5.0.0, and still working there: old templates use it)."""
 
 from __future__ import annotations
 
@@ -394,5 +395,71 @@ class RouterInterface(NeutronResource):
             raise EntityNotFound("Router interface", self.resource_id)
 
 
+class RouterGateway(NeutronResource):
+    """A resource that sets a router's external gateway (use the router's
+    ``external_gateway_info`` property instead)."""
+
+    support_status = support.SupportStatus(
+        status=support.HIDDEN,
+        message="Use the `external_gateway_info` property in the router resource to set up the gateway.",
+        version="5.0.0",
+        previous_status=support.SupportStatus(status=support.DEPRECATED, version="2014.1"),
+    )
+
+    PROPERTIES = (ROUTER_ID, NETWORK_ID, NETWORK) = ("router_id", "network_id", "network")
+
+    properties_schema = {
+        ROUTER_ID: properties.Schema(
+            properties.Schema.STRING,
+            "ID of the router.",
+            required=True,
+            constraints=[constraints.CustomConstraint("neutron.router")],
+        ),
+        NETWORK_ID: properties.Schema(
+            properties.Schema.STRING,
+            "ID of the external network for the gateway.",
+            support_status=support.SupportStatus(
+                status=support.HIDDEN,
+                message="Use property network.",
+                version="9.0.0",
+                previous_status=support.SupportStatus(status=support.DEPRECATED, version="2014.2"),
+            ),
+            constraints=[constraints.CustomConstraint("neutron.network")],
+        ),
+        NETWORK: properties.Schema(
+            properties.Schema.STRING,
+            "external network for the gateway.",
+            constraints=[constraints.CustomConstraint("neutron.network")],
+        ),
+    }
+
+    @classmethod
+    def implicit_dependencies(cls, me: ResourceView, stack: StackView) -> list[str]:
+        return dependencies.router_gateway_dependencies(me, stack)
+
+    def translation_rules(self, props: properties.Properties) -> list[translation.TranslationRule]:
+        return [
+            translation.TranslationRule(props, translation.TranslationRule.REPLACE, [self.NETWORK], value_path=[self.NETWORK_ID]),
+            translation.TranslationRule(
+                props, translation.TranslationRule.RESOLVE, [self.NETWORK],
+                client_plugin="neutron", finder="find_resourceid_by_name_or_id", entity="network",
+            ),
+        ]
+
+    def handle_create(self) -> None:
+        router_id = self.properties[self.ROUTER_ID]
+        network_id = self.given(self.NETWORK)
+        # Heat's add_gateway_router: the router's external_gateway_info.
+        self.client().update_router(router_id, external_gateway_info={"network_id": network_id})
+        self.resource_id_set(f"{router_id}:{network_id}")
+
+    def handle_delete(self) -> None:
+        if not self.resource_id:
+            return
+        router_id = self.resource_id.split(":", 1)[0]
+        with self.client_plugin().ignore_not_found:
+            self.client().update_router(router_id, external_gateway_info={})
+
+
 def resource_mapping() -> dict[str, type[NeutronResource]]:
-    return {"OS::Neutron::Router": Router, "OS::Neutron::RouterInterface": RouterInterface}
+    return {"OS::Neutron::Router": Router, "OS::Neutron::RouterInterface": RouterInterface, "OS::Neutron::RouterGateway": RouterGateway}
