@@ -203,10 +203,26 @@ class StackReads:
         return self.hidden_values(stack).data(values)
 
     def resource_metadata(self, stack: StackRecord, resource_name: str) -> dict[str, Any]:
-        """A current resource's metadata: the template's, or for a server that software
-        deployments target, what its agent reads (``live_metadata``: the deployments
-        and where to poll)."""
-        return self._metadata(stack, self._current_resource(stack, resource_name))
+        """A current resource's metadata as users see it: the template's, or for a
+        server that software deployments target, what its agent reads (``live_metadata``:
+        the deployments and where to poll), with what hidden parameters produced masked
+        (the agent's own URL, ``metadata_by_capability``, gives the values)."""
+        metadata = self._metadata(stack, self._current_resource(stack, resource_name))
+        return self.hidden_values(stack).data(self._masked_deployments(metadata))
+
+    def _masked_deployments(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        """``metadata`` with each deployment's config as users see it (a deployment of
+        another stack may target the server: each config keeps its own masked copy)."""
+        from stoker.engine.software_configs import present
+
+        deployments = metadata.get("deployments")
+        if not isinstance(deployments, list):
+            return metadata
+        shown = []
+        for config in deployments:
+            record = self.store.get_software_config(config["id"]) if isinstance(config, Mapping) and config.get("id") else None
+            shown.append(present(record, masked=True) if record is not None and record.shown is not None else config)
+        return {**metadata, "deployments": shown}
 
     def _metadata(self, stack: StackRecord, record: ResourceRecord) -> dict[str, Any]:
         runtime = self.engine.load_runtime(stack)
@@ -257,6 +273,14 @@ class StackReads:
         """The stack's environment as stored, hidden parameters' values masked."""
         stack = self.get_stack(name_or_id)
         return self.hidden_values(stack).environment(self.store.get_template(stack.raw_template_id).environment)
+
+    def files_of(self, stack: StackRecord) -> dict[str, str]:
+        """The files the stack's request sent, as users see them: an environment file's
+        values for hidden parameters masked (masking.HiddenValues.files)."""
+        from stoker.template import loader
+
+        files = self.store.get_template(stack.raw_template_id).files
+        return self.hidden_values(stack).files(files, lambda text: loader.parse_environment(text).data)
 
     def snapshot_shown(self, stack: StackRecord, data: Any) -> Any:
         """A snapshot's data as shown (restore reads the stored data, unmasked)."""

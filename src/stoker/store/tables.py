@@ -21,7 +21,9 @@ raw_templates = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("template", JSON, nullable=False),
-    sa.Column("files", JSON, nullable=False),
+    # The files a request sent: environment files among them (what ``-e`` and heatclient
+    # send as ``environment_files``) hold parameters' values, hidden ones included.
+    sa.Column("files", SealedJSON("stack files"), nullable=False),
     # The environment holds the values of parameters, hidden ones included.
     sa.Column("environment", SealedJSON("stack environment"), nullable=False),
     sa.Column("created_at", sa.DateTime, nullable=False),
@@ -150,14 +152,18 @@ snapshots = sa.Table(
 # Heat's software configs (``heat/db/models.py`` SoftwareConfig): immutable once made.
 # ``config`` holds what Heat keeps in its one JSON column: {"config", "inputs",
 # "outputs", "options"}. ``tenant`` is the project that made it (the API's tenant, or
-# the stack's project for a config a resource made).
+# the stack's project for a config a resource made). A config a stack's resource made
+# may carry what a hidden parameter produced (a derived config's input values, a script
+# made with str_replace): ``config`` is sealed, and ``shown`` is the body as users see
+# it, those values masked (NULL: shown as stored, it has none).
 software_config = sa.Table(
     "software_config",
     metadata,
     sa.Column("id", sa.String(36), primary_key=True),
     sa.Column("name", sa.String(255), nullable=True),
     sa.Column("group", sa.String(255), nullable=True),
-    sa.Column("config", JSON, nullable=True),
+    sa.Column("config", SealedJSON("software config"), nullable=True),
+    sa.Column("shown", SealedJSON("software config"), nullable=True),
     sa.Column("tenant", sa.String(64), nullable=False, index=True),
     sa.Column("created_at", sa.DateTime, nullable=False, index=True),
 )
@@ -203,6 +209,8 @@ signal_credentials = sa.Table(
 # applied to one server. ``config_id`` has no foreign key: a deployment outlives its
 # config (the metadata of its server leaves a missing config out). ``tenant`` is the
 # project that made it; ``stack_user_project_id`` the project of the stack's users.
+# ``shown_input_values``: the input values as users see them, what a hidden parameter
+# produced masked (NULL: shown as stored, they have none).
 software_deployments = sa.Table(
     "software_deployments",
     metadata,
@@ -210,6 +218,7 @@ software_deployments = sa.Table(
     sa.Column("config_id", sa.String(36), nullable=False, index=True),
     sa.Column("server_id", sa.String(255), nullable=False, index=True),
     sa.Column("input_values", SealedJSON("software deployment inputs"), nullable=True),
+    sa.Column("shown_input_values", SealedJSON("software deployment inputs"), nullable=True),
     sa.Column("output_values", SealedJSON("software deployment outputs"), nullable=True),
     sa.Column("action", sa.String(255), nullable=True),
     sa.Column("status", sa.String(255), nullable=True),
