@@ -86,6 +86,13 @@ class HiddenValues:
     def __bool__(self) -> bool:
         return bool(self.names)
 
+    def with_values_of(self, other: HiddenValues) -> HiddenValues:
+        """These names, masking ``other``'s values as well (a nested stack masks the
+        values its owners' hidden parameters gave it, under whatever name it has them)."""
+        if not other.texts:
+            return self
+        return HiddenValues(self.names, tuple(sorted(set(self.texts) | set(other.texts), key=len, reverse=True)))
+
     def text(self, message: str) -> str:
         """``message`` with every hidden value in it masked."""
         if not self.texts or not isinstance(message, str):

@@ -24,7 +24,7 @@ from stoker.engine.engine import Engine
 from stoker.engine.errors import InvalidValueError, NotSupportedError, StackNotFoundError
 from stoker.engine.outputs import resolve_outputs
 from stoker.environment.registry import ResourceRegistry
-from stoker.masking import ENVIRONMENT_VALUE_SECTIONS, HiddenValues
+from stoker.masking import HiddenValues
 from stoker.sdk import support
 from stoker.sdk.exceptions import ResourceNotFoundError
 from stoker.settings import Settings
@@ -128,16 +128,9 @@ class StackReads:
         return stack
 
     def hidden_values(self, stack: StackRecord) -> HiddenValues:
-        """The stack's hidden parameters and their values (given and resolved), for
-        masking what is shown of the stack."""
-        runtime = self.engine.load_runtime(stack)
-        environment = self.store.get_template(stack.raw_template_id).environment or {}
-        return HiddenValues.of(
-            runtime.template.parameters,
-            stack.parameters,
-            runtime.params,
-            *(environment.get(section) for section in ENVIRONMENT_VALUE_SECTIONS),
-        )
+        """The stack's hidden parameters and their values (given and resolved; a nested
+        stack's owners' too), for masking what is shown of the stack."""
+        return self.engine.load_runtime(stack).hidden_values()
 
     def stack_parameters(self, stack: StackRecord) -> dict[str, Any]:
         """Every parameter's value as ``stack show`` gives it: hidden ones as '******'."""
@@ -287,12 +280,15 @@ class StackReads:
         return self.hidden_values(stack).stack_data(data) if data is not None else None
 
     def template_of(self, name_or_id: str) -> dict[str, Any]:
+        """The stack's template as shown: a hidden value in it masked (a nested stack
+        that a group made holds its members' resolved properties; a default)."""
         stack = self.get_stack(name_or_id)
-        return self.store.get_template(stack.raw_template_id).template
+        return self.hidden_values(stack).data(self.store.get_template(stack.raw_template_id).template)
 
     def description_of(self, name_or_id: str) -> str:
         """The stack template's description (HOT ``description``, CFN ``Description``)."""
-        data = self.template_of(name_or_id)
+        stack = self.get_stack(name_or_id)
+        data = self.store.get_template(stack.raw_template_id).template
         return str(data.get("description") or data.get("Description") or "")
 
 

@@ -57,6 +57,17 @@ resources:
       input_values:
         db_password: {get_param: db_password}
         greeting: {get_param: greeting}
+  # A group's member is a nested stack whose template holds the resolved properties.
+  group:
+    type: OS::Heat::SoftwareDeploymentGroup
+    properties:
+      config: {get_resource: config}
+      servers: {member: {get_resource: server}}
+      signal_transport: NO_SIGNAL
+      name: the-group
+      input_values:
+        db_password: {get_param: db_password}
+        greeting: {get_param: greeting}
 """
 
 ENVIRONMENT = f"""
@@ -128,7 +139,7 @@ def test_hidden_deployment_values_are_masked_everywhere_but_the_agents_url(serve
     responses["files"] = get(served, path + "/files")
     responses["environment"] = get(served, path + "/environment")
     responses["server metadata"] = get(served, path + "/resources/server/metadata")
-    for name in ("server", "config", "deployment"):
+    for name in ("server", "config", "deployment", "group"):
         responses[f"resource {name}"] = get(served, path + f"/resources/{name}")
     responses["resources"] = get(served, path + "/resources?with_detail=true")
     deployment_id = responses["resource deployment"]["resource"]["physical_resource_id"]
@@ -136,6 +147,10 @@ def test_hidden_deployment_values_are_masked_everywhere_but_the_agents_url(serve
     server_id = responses["resource server"]["resource"]["physical_resource_id"]
     responses["deployment"] = get(served, f"/software_deployments/{deployment_id}")
     responses["deployments"] = get(served, f"/software_deployments?server_id={server_id}")
+    group_stack = responses["resource group"]["resource"]["physical_resource_id"]
+    group_stack_name = next(link["href"] for link in responses["resource group"]["resource"]["links"] if link["rel"] == "nested").split("/stacks/")[1]
+    responses["group template"] = get(served, f"/stacks/{group_stack_name}/template")
+    responses["group resources"] = get(served, f"/stacks/{group_stack_name}/resources?with_detail=true")
     responses["deployment metadata"] = get(served, f"/software_deployments/metadata/{server_id}")
     derived_id = responses["deployment"]["software_deployment"]["config_id"]
     responses["derived config"] = get(served, f"/software_configs/{derived_id}")
@@ -148,14 +163,15 @@ def test_hidden_deployment_values_are_masked_everywhere_but_the_agents_url(serve
     assert environment_file == {"parameters": {"db_password": MASK}, "parameter_defaults": {"greeting": "hi"}}
     assert responses["environment"]["parameters"] == {"db_password": MASK}
     assert responses["deployment"]["software_deployment"]["input_values"] == {"db_password": MASK, "greeting": "hi"}
-    assert responses["deployments"]["software_deployments"][0]["input_values"]["db_password"] == MASK
+    assert [item["input_values"]["db_password"] for item in responses["deployments"]["software_deployments"]] == [MASK, MASK]
+    assert group_stack in group_stack_name
     derived = responses["derived config"]["software_config"]
     assert inputs(derived)["db_password"] == MASK and inputs(derived)["greeting"] == "hi"
     assert derived["config"] == f"#!/bin/sh\nmysqladmin password {MASK}\n"
     assert responses["config"]["software_config"]["config"] == derived["config"]
     shown_deployments = responses["server metadata"]["metadata"]["deployments"]
-    assert [inputs(config)["db_password"] for config in shown_deployments] == [MASK]
-    assert [inputs(config)["db_password"] for config in responses["deployment metadata"]["metadata"]] == [MASK]
+    assert [inputs(config)["db_password"] for config in shown_deployments] == [MASK, MASK]
+    assert [inputs(config)["db_password"] for config in responses["deployment metadata"]["metadata"]] == [MASK, MASK]
 
     # What the CLI prints (through the same server).
     printed = {
@@ -168,7 +184,7 @@ def test_hidden_deployment_values_are_masked_everywhere_but_the_agents_url(serve
     assert {name for name, result in printed.items() if SECRET in result.stdout + result.stderr} == set()
     assert yaml.safe_load(json.loads(printed["stack file list"].stdout)["env.yaml"])["parameters"] == {"db_password": MASK}
     metadata = json.loads(printed["stack resource metadata"].stdout)
-    assert [inputs(config)["db_password"] for config in metadata["deployments"]] == [MASK]
+    assert [inputs(config)["db_password"] for config in metadata["deployments"]] == [MASK, MASK]
 
     # A copy of the database reveals nothing: every column of every row, as stored.
     assert tables_revealing_the_secret(database_url) == set()
@@ -177,9 +193,8 @@ def test_hidden_deployment_values_are_masked_everywhere_but_the_agents_url(serve
     url = responses["server metadata"]["metadata"]["os-collect-config"]["request"]["metadata_url"]
     with urllib.request.urlopen(url, timeout=30) as answer:
         agent = json.loads(answer.read())
-    (deployed,) = agent["deployments"]
-    assert inputs(deployed)["db_password"] == SECRET
-    assert deployed["config"] == f"#!/bin/sh\nmysqladmin password {SECRET}\n"
+    assert [inputs(deployed)["db_password"] for deployed in agent["deployments"]] == [SECRET, SECRET]
+    assert [deployed["config"] for deployed in agent["deployments"]] == [f"#!/bin/sh\nmysqladmin password {SECRET}\n"] * 2
 
 
 def test_hidden_deployment_values_are_masked_by_the_embedded_cli(database_url: str, tmp_path: Path) -> None:
@@ -197,7 +212,7 @@ def test_hidden_deployment_values_are_masked_by_the_embedded_cli(database_url: s
     }
     assert {name for name, result in printed.items() if SECRET in result.stdout + result.stderr} == set()
     assert json.loads(printed["stack environment show"].stdout)["parameters"] == {"db_password": MASK}
-    (deployed,) = json.loads(printed["stack resource metadata"].stdout)["deployments"]
-    assert inputs(deployed)["db_password"] == MASK
-    assert deployed["config"] == f"#!/bin/sh\nmysqladmin password {MASK}\n"
+    deployed = json.loads(printed["stack resource metadata"].stdout)["deployments"]
+    assert [inputs(config)["db_password"] for config in deployed] == [MASK, MASK]
+    assert [config["config"] for config in deployed] == [f"#!/bin/sh\nmysqladmin password {MASK}\n"] * 2
     assert tables_revealing_the_secret(database_url) == set()

@@ -60,7 +60,7 @@ class StoredSoftwareDeployments:
         self._tenant = tenant
         self._stack_id = stack_id
         self._admin = admin
-        self._hidden = hidden or HiddenValues()
+        self._hidden = hidden if hidden is not None else HiddenValues()
         self._masked = masked
 
     def _project(self) -> str:

@@ -270,13 +270,18 @@ class StackRuntime:
 
     def hidden_values(self) -> HiddenValues:
         """The stack's hidden parameters and their values (given, resolved and from the
-        environment): what events mask, and what software configs and deployments its
-        resources make keep masked for users (their ``shown`` copies)."""
+        environment), and for a nested stack the values of its owners' (a group's
+        members get them as literal properties): what is shown of the stack and its
+        events masks them, and software configs and deployments its resources make keep
+        a copy for users with them masked."""
         if self._hidden is None:
             environment = self.environment
-            self._hidden = HiddenValues.of(
+            hidden = HiddenValues.of(
                 self.template.parameters, self.stack.parameters, self.params, environment.parameters, environment.parameter_defaults
             )
+            if self.stack.owner_id and self.nested is not None:
+                hidden = hidden.with_values_of(self.nested.owner_hidden_values())
+            self._hidden = hidden
         return self._hidden
 
     # -- plugin instances ------------------------------------------------------

@@ -20,7 +20,8 @@ raw_templates = sa.Table(
     "raw_templates",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("template", JSON, nullable=False),
+    # A nested stack's template may hold resolved values (a group's members' properties).
+    sa.Column("template", SealedJSON("stack template"), nullable=False),
     # The files a request sent: environment files among them (what ``-e`` and heatclient
     # send as ``environment_files``) hold parameters' values, hidden ones included.
     sa.Column("files", SealedJSON("stack files"), nullable=False),
@@ -84,7 +85,8 @@ resources = sa.Table(
     # A plugin's data: its redacted values are sealed one by one (sealing.py) whatever
     # the setting, and the whole with the values made from parameters.
     sa.Column("data", SealedJSON("resource data"), nullable=True),
-    sa.Column("definition", JSON, nullable=True),
+    # The definition as rendered: a group member's holds its resolved properties.
+    sa.Column("definition", SealedJSON("resource definition"), nullable=True),
     sa.Column("handler_token", JSON, nullable=True),
     # The breakpoint (hook) the resource waits at, e.g. "pre-create"; cleared by a signal.
     sa.Column("hook", sa.String(16), nullable=True),

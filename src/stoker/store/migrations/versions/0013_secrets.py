@@ -2,8 +2,9 @@
 value: ``software_config.shown`` and ``software_deployments.shown_input_values``, the
 values masked (NULL: shown as stored).
 
-The columns that now hold secrets sealed (``raw_templates.files``,
-``software_config.config``) keep their type: a sealed value is JSON too. Rows written
+The columns that now hold secrets sealed (``raw_templates.template`` and ``files``,
+``resources.definition``, ``software_config.config``) keep their type: a sealed value is
+JSON too. Rows written
 before are read as they are and sealed when written again (store/sealing.py).
 
 Revision ID: 0013_secrets
