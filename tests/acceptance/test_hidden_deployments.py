@@ -216,3 +216,28 @@ def test_hidden_deployment_values_are_masked_by_the_embedded_cli(database_url: s
     assert [inputs(config)["db_password"] for config in deployed] == [MASK, MASK]
     assert [config["config"] for config in deployed] == [f"#!/bin/sh\nmysqladmin password {MASK}\n"] * 2
     assert tables_revealing_the_secret(database_url) == set()
+
+
+def test_hidden_deployment_values_are_masked_for_heatclient(served: Server, database_url: str) -> None:
+    from heatclient import client as heat_client
+
+    heat = heat_client.Client("1", endpoint=served.endpoint, token="any-token")
+    # What heatclient sends for ``openstack stack create -e env.yaml``.
+    created = heat.stacks.create(stack_name="app", template=TEMPLATE, files={"env.yaml": ENVIRONMENT}, environment_files=["env.yaml"])
+    stack_id = created["stack"]["id"]
+    served.wait_for(stack_id)
+    assert heat.stacks.get(stack_id).stack_status == "CREATE_COMPLETE"
+    deployment = heat.software_deployments.get(heat.resources.get(stack_id, "deployment").physical_resource_id)
+    shown = {
+        "files": heat.stacks.files(stack_id),
+        "environment": heat.stacks.environment(stack_id),
+        "metadata": heat.resources.metadata(stack_id, "server"),
+        "deployment": deployment.to_dict(),
+        "derived config": heat.software_configs.get(deployment.config_id).to_dict(),
+        "metadata of the server": heat.software_deployments.metadata(deployment.server_id),
+    }
+    assert {name for name, body in shown.items() if SECRET in json.dumps(body)} == set()
+    assert yaml.safe_load(shown["files"]["env.yaml"])["parameters"] == {"db_password": MASK}
+    assert deployment.input_values["db_password"] == MASK
+    assert inputs(shown["derived config"])["db_password"] == MASK
+    assert tables_revealing_the_secret(database_url) == set()
