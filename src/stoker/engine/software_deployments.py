@@ -13,6 +13,13 @@ made or whose stack users it holds (Heat's tenant and stack_user_project_id), an
 deploys only its own configs; another project's deployment is not found, as a missing
 one is not; an admin finds every project's. What it must not do: push metadata to
 servers or record events (its callers do).
+
+Input values a stack's deployment resource gives may carry what the stack's hidden
+parameters produced, and the outputs the server signals may echo them (a script's
+stdout). The row keeps, beside them (sealed at rest), the values as users see them
+(``shown_input_values``, ``shown_output_values``); the API answers with those
+(``masked``), and with the derived configs as users see them, while the engine and the
+server's agent (its metadata URL) get the values themselves.
 """
 
 from __future__ import annotations
@@ -77,9 +84,20 @@ class StoredSoftwareDeployments:
 
     def _view(self, record: SoftwareDeploymentRecord) -> dict[str, Any]:
         view = deployment_view(record)
-        if self._masked and record.shown_input_values is not None:
-            view["input_values"] = record.shown_input_values
+        if self._masked:
+            for field in ("input_values", "output_values"):
+                shown = getattr(record, f"shown_{field}")
+                if shown is not None:
+                    view[field] = shown
         return view
+
+    def _with_shown(self, changes: dict[str, Any]) -> dict[str, Any]:
+        """``changes`` with what users see of the values they set made again (an
+        update through the API, which knows no stack, shows them as given)."""
+        for field in ("input_values", "output_values"):
+            if field in changes:
+                changes[f"shown_{field}"] = self._hidden.shown(changes[field])
+        return changes
 
     def _deployable(self, config_id: str) -> bool:
         """Whether the project may deploy the config: it exists and is its own."""
@@ -146,11 +164,7 @@ class StoredSoftwareDeployments:
         self._record(deployment_id)  # a missing deployment is a 404 before a bad config is a 400
         if "config_id" in changes and not self._deployable(changes["config_id"]):
             raise DeploymentConfigNotFoundError(changes["config_id"])
-        if "input_values" in changes:
-            # New values: what users see of them is made again (an update through the
-            # API, which knows no stack, shows them as given).
-            changes["shown_input_values"] = self._hidden.shown(changes["input_values"])
-        record = self.store.update_software_deployment(deployment_id, **changes)
+        record = self.store.update_software_deployment(deployment_id, **self._with_shown(changes))
         if record is None:
             raise SoftwareDeploymentNotFoundError(deployment_id)
         return self._view(record)
@@ -167,7 +181,7 @@ class StoredSoftwareDeployments:
             return None
         changes = deployment_changes(output_values=outcome.output_values, status=outcome.status, status_reason=outcome.status_reason, updated_at=updated_at)
         # Only while still IN_PROGRESS: of two signals racing, the second finds it done.
-        if self.store.update_software_deployment(deployment_id, when_status=IN_PROGRESS, **changes) is None:
+        if self.store.update_software_deployment(deployment_id, when_status=IN_PROGRESS, **self._with_shown(changes)) is None:
             return None
         return outcome.event_reason
 

@@ -134,9 +134,10 @@ class SoftwareDeploymentRecord:
     stack_user_project_id: str | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
-    # The input values as users see them when a hidden parameter's value is in them
-    # (masked), else None.
+    # The input and output values as users see them when a hidden parameter's value is
+    # in them (masked), else None.
     shown_input_values: Any = None
+    shown_output_values: Any = None
 
 
 @dataclass(slots=True)

@@ -211,8 +211,9 @@ signal_credentials = sa.Table(
 # applied to one server. ``config_id`` has no foreign key: a deployment outlives its
 # config (the metadata of its server leaves a missing config out). ``tenant`` is the
 # project that made it; ``stack_user_project_id`` the project of the stack's users.
-# ``shown_input_values``: the input values as users see them, what a hidden parameter
-# produced masked (NULL: shown as stored, they have none).
+# ``shown_input_values``, ``shown_output_values``: the values as users see them, what a
+# hidden parameter produced masked (NULL: shown as stored, they have none; an output
+# that echoes an input, a script's stdout).
 software_deployments = sa.Table(
     "software_deployments",
     metadata,
@@ -222,6 +223,7 @@ software_deployments = sa.Table(
     sa.Column("input_values", SealedJSON("software deployment inputs"), nullable=True),
     sa.Column("shown_input_values", SealedJSON("software deployment inputs"), nullable=True),
     sa.Column("output_values", SealedJSON("software deployment outputs"), nullable=True),
+    sa.Column("shown_output_values", SealedJSON("software deployment outputs"), nullable=True),
     sa.Column("action", sa.String(255), nullable=True),
     sa.Column("status", sa.String(255), nullable=True),
     sa.Column("status_reason", sa.Text, nullable=True),
