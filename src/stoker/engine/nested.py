@@ -174,7 +174,12 @@ class ChildStacks:
         owners up to the root (``StackRuntime.hidden_values``)."""
         owner_id = self.runtime.stack.owner_id
         owner = self.engine.store.get_stack(owner_id) if owner_id else None
-        return self.engine.load_runtime(owner).hidden_values() if owner is not None else HiddenValues()
+        if owner is None:
+            return HiddenValues()
+        try:
+            return self.engine.load_runtime(owner).hidden_values()
+        except Exception:  # noqa: BLE001 - an owner that no longer loads (its template pruned) stops no action of its child
+            return HiddenValues()
 
     # -- validation ------------------------------------------------------------------
 
