@@ -2,10 +2,12 @@
 server or the CLI in a response, a message or a log line, become ``******``.
 
 A hidden parameter's value is masked by name where the name is known (a stack's
-parameters, an environment's ``parameters`` and ``parameter_defaults``), and by value
-everywhere else: a string equal to one of the values, or containing one of at least
-``MIN_MASKED_LENGTH`` characters, has it replaced (an attribute that echoes a property,
-a property error that quotes its value, a snapshot's resolved properties).
+parameters, an environment's ``parameters`` and ``parameter_defaults``, an environment
+file among a stack's files), and by value everywhere else: a string equal to one of the
+values, or containing one of at least ``MIN_MASKED_LENGTH`` characters, has it replaced
+(an attribute that echoes a property, a property error that quotes its value, a
+snapshot's resolved properties, a software config or deployment a stack's resource made
+with it: ``shown`` gives the copy such a record keeps for users).
 
 Must not: change what is stored or what an engine works with; only copies are masked.
 Export and abandon data keep the values on purpose (adopt needs them): see
@@ -19,12 +21,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+
 MASK = "******"
 # Shorter values are masked only where a string is the value itself: replacing every
 # "1" or "no" inside messages would garble them without hiding anything worth hiding.
 MIN_MASKED_LENGTH = 4
 # The environment sections that hold parameter values by name.
 ENVIRONMENT_VALUE_SECTIONS = ("parameters", "parameter_defaults")
+# A file with one of these keys is a template: its ``parameters`` are schemas, not values.
+TEMPLATE_VERSION_KEYS = ("heat_template_version", "HeatTemplateFormatVersion", "AWSTemplateFormatVersion")
 
 
 def _texts(value: Any, items: bool = False) -> Iterable[str]:
@@ -80,6 +86,13 @@ class HiddenValues:
     def __bool__(self) -> bool:
         return bool(self.names)
 
+    def with_values_of(self, other: HiddenValues) -> HiddenValues:
+        """These names, masking ``other``'s values as well (a nested stack masks the
+        values its owners' hidden parameters gave it, under whatever name it has them)."""
+        if not other.texts:
+            return self
+        return HiddenValues(self.names, tuple(sorted(set(self.texts) | set(other.texts), key=len, reverse=True)))
+
     def text(self, message: str) -> str:
         """``message`` with every hidden value in it masked."""
         if not self.texts or not isinstance(message, str):
@@ -128,3 +141,37 @@ class HiddenValues:
         if isinstance(shown.get("environment"), Mapping):
             shown["environment"] = self.environment(shown["environment"])
         return self.data(shown)
+
+    def shown(self, value: Any) -> Any:
+        """What a record keeps to show users of ``value`` (a software config's body, a
+        deployment's input values): its copy with the hidden values masked, or None
+        when no hidden value is in it (it is shown as it is)."""
+        masked = self.data(value)
+        return None if masked == value else masked
+
+    def files(self, files: Mapping[str, str] | None, parse: Any) -> dict[str, str]:
+        """A stack's files as shown: an environment file (what ``-e`` and heatclient send
+        among the files) that gives a hidden parameter a value is shown rewritten with
+        that value masked by name (as YAML, or JSON for a file that was JSON; comments
+        are not kept); every file has the values masked where they appear in its text.
+        ``parse``: text -> data (the environment reader), raising on text it refuses."""
+        shown: dict[str, str] = {}
+        for name, text in (files or {}).items():
+            if self.names and isinstance(text, str):
+                text = self._environment_file(text, parse)
+            shown[name] = self.text(text)
+        return shown
+
+    def _environment_file(self, text: str, parse: Any) -> str:
+        try:
+            data = parse(text)
+        except Exception:  # noqa: BLE001 - not an environment (a script, a broken file): by value
+            return text
+        if not isinstance(data, Mapping) or any(key in data for key in TEMPLATE_VERSION_KEYS):
+            return text
+        if not any(isinstance(data.get(section), Mapping) and self.names & set(data[section]) for section in ENVIRONMENT_VALUE_SECTIONS):
+            return text
+        masked = self.environment(data)
+        if text.lstrip().startswith("{"):
+            return json.dumps(masked, indent=2) + "\n"
+        return yaml.safe_dump(masked, sort_keys=False, default_flow_style=False, allow_unicode=True)

@@ -129,16 +129,9 @@ class StackReads:
         return stack
 
     def hidden_values(self, stack: StackRecord) -> HiddenValues:
-        """The stack's hidden parameters and their values (given and resolved), for
-        masking what is shown of the stack."""
-        runtime = self.engine.load_runtime(stack)
-        environment = self.store.get_template(stack.raw_template_id).environment or {}
-        return HiddenValues.of(
-            runtime.template.parameters,
-            stack.parameters,
-            runtime.params,
-            *(environment.get(section) for section in ENVIRONMENT_VALUE_SECTIONS),
-        )
+        """The stack's hidden parameters and their values (given and resolved; a nested
+        stack's owners' too), for masking what is shown of the stack."""
+        return self.engine.load_runtime(stack).hidden_values()
 
     def stack_parameters(self, stack: StackRecord) -> dict[str, Any]:
         """Every parameter's value as ``stack show`` gives it: hidden ones as '******'."""
@@ -204,10 +197,26 @@ class StackReads:
         return self.hidden_values(stack).data(values)
 
     def resource_metadata(self, stack: StackRecord, resource_name: str) -> dict[str, Any]:
-        """A current resource's metadata: the template's, or for a server that software
-        deployments target, what its agent reads (``live_metadata``: the deployments
-        and where to poll)."""
-        return self._metadata(stack, self._current_resource(stack, resource_name))
+        """A current resource's metadata as users see it: the template's, or for a
+        server that software deployments target, what its agent reads (``live_metadata``:
+        the deployments and where to poll), with what hidden parameters produced masked
+        (the agent's own URL, ``metadata_by_capability``, gives the values)."""
+        metadata = self._metadata(stack, self._current_resource(stack, resource_name))
+        return self.hidden_values(stack).data(self._masked_deployments(metadata))
+
+    def _masked_deployments(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        """``metadata`` with each deployment's config as users see it (a deployment of
+        another stack may target the server: each config keeps its own masked copy)."""
+        from stoker.engine.software_configs import present
+
+        deployments = metadata.get("deployments")
+        if not isinstance(deployments, list):
+            return metadata
+        shown = []
+        for config in deployments:
+            record = self.store.get_software_config(config["id"]) if isinstance(config, Mapping) and config.get("id") else None
+            shown.append(present(record, masked=True) if record is not None and record.shown is not None else config)
+        return {**metadata, "deployments": shown}
 
     def _metadata(self, stack: StackRecord, record: ResourceRecord) -> dict[str, Any]:
         runtime = self.engine.load_runtime(stack)
@@ -263,17 +272,28 @@ class StackReads:
             environment["parameters"] = {**(environment.get("parameters") or {}), **stack.parameters}
         return self.hidden_values(stack).environment(environment)
 
+    def files_of(self, stack: StackRecord) -> dict[str, str]:
+        """The files the stack's request sent, as users see them: an environment file's
+        values for hidden parameters masked (masking.HiddenValues.files)."""
+        from stoker.template import loader
+
+        files = self.store.get_template(stack.raw_template_id).files
+        return self.hidden_values(stack).files(files, lambda text: loader.parse_environment(text).data)
+
     def snapshot_shown(self, stack: StackRecord, data: Any) -> Any:
         """A snapshot's data as shown (restore reads the stored data, unmasked)."""
         return self.hidden_values(stack).stack_data(data) if data is not None else None
 
     def template_of(self, name_or_id: str) -> dict[str, Any]:
+        """The stack's template as shown: a hidden value in it masked (a nested stack
+        that a group made holds its members' resolved properties; a default)."""
         stack = self.get_stack(name_or_id)
-        return self.store.get_template(stack.raw_template_id).template
+        return self.hidden_values(stack).data(self.store.get_template(stack.raw_template_id).template)
 
     def description_of(self, name_or_id: str) -> str:
         """The stack template's description (HOT ``description``, CFN ``Description``)."""
-        data = self.template_of(name_or_id)
+        stack = self.get_stack(name_or_id)
+        data = self.store.get_template(stack.raw_template_id).template
         return str(data.get("description") or data.get("Description") or "")
 
 

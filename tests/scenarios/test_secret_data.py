@@ -224,3 +224,66 @@ def test_processes_making_the_key_file_at_once_agree_on_one_key(tmp_path: Path):
     reader = Sealer(key_file=key_file)
     assert all(reader.open({"v": {SEALED: token}}) == ({"v": "secret"}, {"v"}) for token in tokens)
     assert [p.name for p in key_file.parent.iterdir()] == ["encryption.key"]
+
+
+DEPLOYED = """
+heat_template_version: 2021-04-16
+parameters:
+  db_password: {type: string, hidden: true}
+resources:
+  server:
+    type: OS::Heat::DeployedServer
+    properties: {software_config_transport: POLL_TEMP_URL}
+  config:
+    type: OS::Heat::SoftwareConfig
+    properties: {group: script, inputs: [{name: db_password}], config: "#!/bin/sh\\n"}
+  deployment:
+    type: OS::Heat::SoftwareDeployment
+    properties:
+      config: {get_resource: config}
+      server: {get_resource: server}
+      signal_transport: NO_SIGNAL
+      input_values: {db_password: {get_param: db_password}}
+"""
+
+
+def test_software_configs_and_deployments_written_in_clear_are_read_and_sealed_at_the_next_action(make_service, database_url):
+    # Rows of a database older than sealing them (and than their masked copies, which
+    # migration 0013 adds empty): read as they are, and replaced sealed and masked by
+    # the deployment's next action.
+    key = Fernet.generate_key().decode()  # secret resource data is sealed whatever the setting
+    plain = make_service(database_url, encrypt_parameters_and_properties=False, encryption_keys=[key])
+    assert plain.create_stack("s", template(DEPLOYED), parameters={"db_password": PASSWORD}).state == "CREATE_COMPLETE"
+    plain.close()
+    engine = sa.create_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(sa.text("UPDATE software_config SET shown = NULL"))
+            connection.execute(sa.text("UPDATE software_deployments SET shown_input_values = NULL"))
+    finally:
+        engine.dispose()
+    assert PASSWORD in every_stored_text(database_url)
+
+    sealing = make_service(database_url, encryption_keys=[key])
+    stack = sealing.get_stack("s")
+    (old,) = sealing.resource_metadata(stack, "server")["deployments"]
+    # Without its masked copy, the server's stack masks the value it knows.
+    assert {item["name"]: item["value"] for item in old["inputs"]}["db_password"] == "******"
+    assert {item["name"]: item["value"] for item in sealing.store.get_software_config(old["id"]).config["inputs"]}["db_password"] == PASSWORD
+
+    updated = sealing.update_stack("s", template(DEPLOYED), parameters={"db_password": "another-secret-value"}, existing=True)
+    assert updated.state == "UPDATE_COMPLETE", updated.status_reason
+    (new,) = sealing.resource_metadata(sealing.get_stack("s"), "server")["deployments"]
+    assert {item["name"]: item["value"] for item in new["inputs"]}["db_password"] == "******"
+    # The new derived config and the deployment are sealed; the engine reads the value.
+    engine = sa.create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            stored = connection.execute(sa.text("SELECT config FROM software_config WHERE id = :id"), {"id": new["id"]}).scalar_one()
+    finally:
+        engine.dispose()
+    assert set(stored if isinstance(stored, dict) else json.loads(stored)) == {SEALED}
+    assert all(set(value) == {SEALED} for value in stored_columns(database_url, tables.software_deployments.c.input_values))
+    derived = sealing.store.get_software_config(new["id"])
+    assert {item["name"]: item["value"] for item in derived.config["inputs"]}["db_password"] == "another-secret-value"
+    assert "another-secret-value" not in every_stored_text(database_url)

@@ -442,3 +442,27 @@ def test_a_server_of_the_stack_must_take_software_config_user_data(service):
     harness.signals = MemorySignals(sources={"srv-1": SignalSource("vm", object, MemorySignals(), {"user_data_format": "SOFTWARE_CONFIG"})})
     harness.create()
     assert len(harness.software_deployments.list()) == 1
+
+
+def test_outputs_that_echo_a_hidden_value_are_shown_masked_and_the_engine_reads_them(make_service, database_url):
+    from stoker.engine.software_deployments import StoredSoftwareDeployments
+
+    service = make_service(database_url)
+    hidden = DEPLOYED.replace("foo: {type: string, default: fooooo}", "foo: {type: string, hidden: true}")
+    secret = "Zebra-S3cret-77"
+    thread, result = in_background(lambda: service.create_stack("h", template(hidden), parameters={"foo": secret}))
+    agent = Agent(service, "h")
+    [deployed] = agent.wait_for_deployments()
+    assert inputs(deployed)["foo"] == secret  # the agent's own URL
+    assert inputs(agent.shown()["deployments"][0])["foo"] == "******"
+    agent.signal(deployed, {"deploy_stdout": f"set {secret}\n", "deploy_status_code": 0, "result": secret})
+    assert finished(thread, result).state == "CREATE_COMPLETE"
+
+    # The template's outputs are the author's to show (as in Heat); the engine read the value.
+    assert outputs(service, "h")["result"] == secret
+    # The API's view of the deployment masks it where it echoes.
+    (shown,) = StoredSoftwareDeployments(service.store, admin=True, masked=True).list()
+    assert shown["output_values"]["deploy_stdout"] == "set ******\n" and shown["output_values"]["result"] == "******"
+    assert shown["input_values"]["foo"] == "******"
+    attributes = service.resource_attributes(service.get_stack("h"), "deployment")
+    assert attributes["deploy_stdout"] == "set ******\n"

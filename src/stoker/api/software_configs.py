@@ -26,7 +26,8 @@ from stoker.engine.software_configs import MAX_NAME_LENGTH, StoredSoftwareConfig
 
 def _configs(call: Call, every_project: bool = False) -> StoredSoftwareConfigs:
     caller = projects.project(call)  # only the caller's project's are found
-    return StoredSoftwareConfigs(call.service.store, tenant=caller.id, admin=caller.admin or every_project)
+    # masked: what a stack's hidden parameters produced is shown as ******.
+    return StoredSoftwareConfigs(call.service.store, tenant=caller.id, admin=caller.admin or every_project, masked=True)
 
 
 def _text_field(body: Mapping[str, Any], key: str) -> str | None:

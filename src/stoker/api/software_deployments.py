@@ -48,7 +48,8 @@ _MAPS = frozenset({"input_values", "output_values"})
 
 def _deployments(call: Call) -> StoredSoftwareDeployments:
     caller = projects.project(call)  # only the caller's project's are found
-    return StoredSoftwareDeployments(call.service.store, tenant=caller.id, admin=caller.admin)
+    # masked: what a stack's hidden parameters produced is shown as ******.
+    return StoredSoftwareDeployments(call.service.store, tenant=caller.id, admin=caller.admin, masked=True)
 
 
 def _fields(call: Call, names: tuple[str, ...]) -> dict[str, Any]:

@@ -211,7 +211,7 @@ def environment(call: Call) -> Any:
 
 def files(call: Call) -> Any:
     stack = projects.stack(call)
-    return call.service.store.get_template(stack.raw_template_id).files
+    return call.service.files_of(stack)  # hidden parameters' values masked
 
 
 def _update(call: Call, patch: bool) -> Reply:

@@ -211,8 +211,7 @@ class EmbeddedBackend(Backend):
         return self.service.environment_of(name)
 
     def files_of(self, name: str) -> dict[str, str]:
-        stack = self.service.get_stack(name)
-        return dict(self.service.store.get_template(stack.raw_template_id).files or {})
+        return self.service.files_of(self.service.get_stack(name))
 
     # -- resources -------------------------------------------------------------------
 

@@ -33,7 +33,6 @@ from stoker.engine.stack import StackRuntime, parameter_values
 from stoker.engine.states import Action, Status
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
-from stoker.masking import HiddenValues
 from stoker.store import StackRecord, Store
 from stoker.store.connection_loss import database_text
 from stoker.store.locks import Fence, LockLostError, current_fence
@@ -559,9 +558,7 @@ class Engine(NestedJobs):
         return utcnow()
 
     def _context(self, runtime: StackRuntime, stop: Stop) -> ActionContext:
-        environment = runtime.environment
-        hidden = HiddenValues.of(runtime.template.parameters, runtime.stack.parameters, runtime.params, environment.parameters, environment.parameter_defaults)
-        recorder = Recorder(self.store, runtime.stack, list(self.listeners), hidden)
+        recorder = Recorder(self.store, runtime.stack, list(self.listeners), runtime.hidden_values())
         return ActionContext(runtime, recorder, self.runner, self.store, stop)
 
 

@@ -60,7 +60,7 @@ class Recorder:
         self.store = store
         self.stack = stack
         self.listeners = listeners or []
-        self.hidden = hidden or HiddenValues()
+        self.hidden = hidden if hidden is not None else HiddenValues()
 
     def _announce(self, event: EventRecord) -> None:
         for listener in self.listeners:

@@ -36,6 +36,7 @@ from stoker.engine.events import stack_event
 from stoker.engine.states import Action, Status
 from stoker.environment.environment import Environment
 from stoker.identifiers import new_id
+from stoker.masking import HiddenValues
 from stoker.sdk.exceptions import StokerError, ValidationError
 from stoker.sdk.properties import contains_unresolved
 from stoker.sdk.resource import Resource
@@ -169,6 +170,18 @@ class ChildStacks:
 
     def __call__(self, resource: Resource) -> ChildStacks:
         return self
+
+    def owner_hidden_values(self) -> HiddenValues:
+        """The hidden values of the stack that owns this runtime's stack, and of its
+        owners up to the root (``StackRuntime.hidden_values``)."""
+        owner_id = self.runtime.stack.owner_id
+        owner = self.engine.store.get_stack(owner_id) if owner_id else None
+        if owner is None:
+            return HiddenValues()
+        try:
+            return self.engine.load_runtime(owner).hidden_values()
+        except Exception:  # noqa: BLE001 - an owner that no longer loads (its template pruned) stops no action of its child
+            return HiddenValues()
 
     # -- validation ------------------------------------------------------------------
 

@@ -8,6 +8,11 @@ whichever made it. A config is immutable: there is create, show, list and delete
 Each row records the project that made it, and a project reads only its own configs
 (Heat's software_config_get and _get_all): another project's config is not found, for
 the API's caller as for a stack's resources; an admin reads every project's.
+
+A config a stack's resource makes may carry what the stack's hidden parameters produced
+(a deployment's derived config holds its input values). The row keeps, beside the body
+(sealed at rest), the body as users see it, those values masked (``shown``); the API
+answers with it (``masked``), while the engine and the server's agent get the body.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from stoker.identifiers import new_id
+from stoker.masking import HiddenValues
 from stoker.sdk.software_config import SoftwareConfigNotFoundError, config_body, format_config
 from stoker.store import Store
 from stoker.store.records import SoftwareConfigRecord
@@ -26,13 +32,25 @@ MAX_NAME_LENGTH = 255
 class StoredSoftwareConfigs:
     """Software configs in ``store`` of project ``tenant``, or of the project of stack
     ``stack_id`` (looked up when first needed): new ones are recorded as made by it, and
-    only its own are found (``admin``: every project's)."""
+    only its own are found (``admin``: every project's). ``hidden``: the stack's hidden
+    values, masked in what new configs show users; ``masked``: answers are for users
+    (the API), with those values masked."""
 
-    def __init__(self, store: Store, tenant: str | None = None, stack_id: str | None = None, admin: bool = False):
+    def __init__(
+        self,
+        store: Store,
+        tenant: str | None = None,
+        stack_id: str | None = None,
+        admin: bool = False,
+        hidden: HiddenValues | None = None,
+        masked: bool = False,
+    ):
         self.store = store
         self._tenant = tenant
         self._stack_id = stack_id
         self._admin = admin
+        self._hidden = hidden if hidden is not None else HiddenValues()
+        self._masked = masked
 
     def _project(self) -> str:
         if self._tenant is None:
@@ -51,9 +69,11 @@ class StoredSoftwareConfigs:
         options: Any = None,
     ) -> dict[str, Any]:
         body = config_body(config, inputs, outputs, options)
-        record = SoftwareConfigRecord(id=new_id(), name=_bounded(name), group=_bounded(group), config=body, tenant=self._project())
+        record = SoftwareConfigRecord(
+            id=new_id(), name=_bounded(name), group=_bounded(group), config=body, tenant=self._project(), shown=self._hidden.shown(body)
+        )
         self.store.create_software_config(record)
-        return present(record)
+        return present(record, masked=self._masked)
 
     def _record(self, config_id: str) -> SoftwareConfigRecord:
         record = self.store.get_software_config(config_id)
@@ -62,7 +82,7 @@ class StoredSoftwareConfigs:
         return record
 
     def show(self, config_id: str) -> dict[str, Any]:
-        return present(self._record(config_id))
+        return present(self._record(config_id), masked=self._masked)
 
     def list(self, limit: int | None = None, marker: str | None = None) -> list[dict[str, Any]]:
         """Summaries (id, name, group, creation_time), newest first."""
@@ -79,8 +99,11 @@ class StoredSoftwareConfigs:
             raise SoftwareConfigNotFoundError(config_id)
 
 
-def present(record: SoftwareConfigRecord, detail: bool = True) -> dict[str, Any]:
-    return format_config(record.id, record.name, record.group, record.config, record.created_at, detail)
+def present(record: SoftwareConfigRecord, detail: bool = True, masked: bool = False) -> dict[str, Any]:
+    """A config in Heat's shape; ``masked``: as users see it (what a hidden parameter
+    produced masked), else as stored (for the engine and the server's agent)."""
+    body = record.shown if masked and record.shown is not None else record.config
+    return format_config(record.id, record.name, record.group, body, record.created_at, detail)
 
 
 def _bounded(text: str | None) -> str | None:

@@ -18,6 +18,13 @@ server's agent) and names no stack user project but its own (issue 26): a deploy
 any project would write into that project's lists and servers' metadata. A cloud admin
 keeps Heat's powers: any server, any stack user project. What it must not do: push
 metadata to servers or record events (its callers do).
+
+Input values a stack's deployment resource gives may carry what the stack's hidden
+parameters produced, and the outputs the server signals may echo them (a script's
+stdout). The row keeps, beside them (sealed at rest), the values as users see them
+(``shown_input_values``, ``shown_output_values``); the API answers with those
+(``masked``), and with the derived configs as users see them, while the engine and the
+server's agent (its metadata URL) get the values themselves.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from datetime import datetime
 from typing import Any
 
 from stoker.engine.software_configs import present as present_config
+from stoker.masking import HiddenValues
 from stoker.sdk.exceptions import EntityNotFound, StokerError, ValidationError
 from stoker.sdk.software_config import (
     IN_PROGRESS,
@@ -67,13 +75,25 @@ class StackUserProjectError(StokerError):
 class StoredSoftwareDeployments:
     """Software deployments in ``store`` of project ``tenant``, or of the project of
     stack ``stack_id`` (looked up when first needed): new ones are recorded as made by
-    it, and only its own are found (``admin``: every project's)."""
+    it, and only its own are found (``admin``: every project's). ``hidden``: the stack's
+    hidden values, masked in the input values shown to users; ``masked``: answers are
+    for users (the API), with those values masked."""
 
-    def __init__(self, store: Store, tenant: str | None = None, stack_id: str | None = None, admin: bool = False):
+    def __init__(
+        self,
+        store: Store,
+        tenant: str | None = None,
+        stack_id: str | None = None,
+        admin: bool = False,
+        hidden: HiddenValues | None = None,
+        masked: bool = False,
+    ):
         self.store = store
         self._tenant = tenant
         self._stack_id = stack_id
         self._admin = admin
+        self._hidden = hidden if hidden is not None else HiddenValues()
+        self._masked = masked
 
     def _project(self) -> str:
         if self._tenant is None:
@@ -81,10 +101,28 @@ class StoredSoftwareDeployments:
             self._tenant = stack.project_id if stack is not None else ""
         return self._tenant[:MAX_TENANT_LENGTH]
 
-    def _config(self, config_id: str) -> dict[str, Any] | None:
-        """A deployment's config (as Heat joins it: the deployment was allowed it)."""
+    def _config(self, config_id: str, masked: bool = False) -> dict[str, Any] | None:
+        """A deployment's config (as Heat joins it: the deployment was allowed it);
+        ``masked``: as users see it."""
         record = self.store.get_software_config(config_id)
-        return present_config(record) if record is not None else None
+        return present_config(record, masked=masked) if record is not None else None
+
+    def _view(self, record: SoftwareDeploymentRecord) -> dict[str, Any]:
+        view = deployment_view(record)
+        if self._masked:
+            for field in ("input_values", "output_values"):
+                shown = getattr(record, f"shown_{field}")
+                if shown is not None:
+                    view[field] = shown
+        return view
+
+    def _with_shown(self, changes: dict[str, Any]) -> dict[str, Any]:
+        """``changes`` with what users see of the values they set made again (an
+        update through the API, which knows no stack, shows them as given)."""
+        for field in ("input_values", "output_values"):
+            if field in changes:
+                changes[f"shown_{field}"] = self._hidden.shown(changes[field])
+        return changes
 
     def _deployable(self, config_id: str) -> bool:
         """Whether the project may deploy the config: it exists and is its own."""
@@ -131,19 +169,19 @@ class StoredSoftwareDeployments:
         self._check_server(fields["server_id"])
         if not self._deployable(fields["config_id"]):
             raise DeploymentConfigNotFoundError(fields["config_id"])
-        record = SoftwareDeploymentRecord(**fields, tenant=self._project())
+        record = SoftwareDeploymentRecord(**fields, tenant=self._project(), shown_input_values=self._hidden.shown(fields["input_values"]))
         if not self.store.create_software_deployment(record):
             raise ValidationError(f'"id": a software deployment with id {record.id} exists already')
         # Answered as stored: PostgreSQL's JSON gives a number back as it keeps it
         # (1e300 is an integer there), and a create must show what a show will.
-        return deployment_view(self.store.get_software_deployment(record.id) or record)
+        return self._view(self.store.get_software_deployment(record.id) or record)
 
     def show(self, deployment_id: str) -> dict[str, Any]:
-        return deployment_view(self._record(deployment_id))
+        return self._view(self._record(deployment_id))
 
     def list(self, server_id: str | None = None) -> list[dict[str, Any]]:
         # Heat filters only by a server id that is given and not empty.
-        return [deployment_view(record) for record in self.store.list_software_deployments(server_id=server_id or None, project=self._scope())]
+        return [self._view(record) for record in self.store.list_software_deployments(server_id=server_id or None, project=self._scope())]
 
     def update(
         self,
@@ -164,10 +202,10 @@ class StoredSoftwareDeployments:
         self._record(deployment_id)  # a missing deployment is a 404 before a bad config is a 400
         if "config_id" in changes and not self._deployable(changes["config_id"]):
             raise DeploymentConfigNotFoundError(changes["config_id"])
-        record = self.store.update_software_deployment(deployment_id, **changes)
+        record = self.store.update_software_deployment(deployment_id, **self._with_shown(changes))
         if record is None:
             raise SoftwareDeploymentNotFoundError(deployment_id)
-        return deployment_view(record)
+        return self._view(record)
 
     def delete(self, deployment_id: str) -> None:
         self._record(deployment_id)
@@ -181,7 +219,7 @@ class StoredSoftwareDeployments:
             return None
         changes = deployment_changes(output_values=outcome.output_values, status=outcome.status, status_reason=outcome.status_reason, updated_at=updated_at)
         # Only while still IN_PROGRESS: of two signals racing, the second finds it done.
-        if self.store.update_software_deployment(deployment_id, when_status=IN_PROGRESS, **changes) is None:
+        if self.store.update_software_deployment(deployment_id, when_status=IN_PROGRESS, **self._with_shown(changes)) is None:
             return None
         return outcome.event_reason
 
@@ -190,4 +228,4 @@ class StoredSoftwareDeployments:
             raise ValidationError("server_id must be specified")
         self._check_server(server_id)
         records = self.store.list_software_deployments(server_id=server_id, project=self._scope())
-        return deployment_metadata([self._config(record.config_id) for record in records])
+        return deployment_metadata([self._config(record.config_id, masked=self._masked) for record in records])

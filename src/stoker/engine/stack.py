@@ -19,6 +19,7 @@ from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
 from stoker.graph import Graph
 from stoker.identifiers import new_id
+from stoker.masking import HiddenValues
 from stoker.sdk.attributes import select_path
 from stoker.sdk.clients import Clients
 from stoker.sdk.exceptions import InvalidTemplateAttribute, StokerError
@@ -172,14 +173,18 @@ class _Hooks:
         OS::Heat::SoftwareConfig and its kin; new ones are made by the stack's project."""
         from stoker.engine.software_configs import StoredSoftwareConfigs
 
-        return StoredSoftwareConfigs(self.store, stack_id=self.record.stack_id)
+        return StoredSoftwareConfigs(self.store, stack_id=self.record.stack_id, hidden=self._hidden())
 
     def software_deployments(self, resource: Resource) -> Any:
         """The stored software deployments (sdk.software_config.SoftwareDeployments), for
         OS::Heat::SoftwareDeployment and its kin; new ones are made by the stack's project."""
         from stoker.engine.software_deployments import StoredSoftwareDeployments
 
-        return StoredSoftwareDeployments(self.store, stack_id=self.record.stack_id)
+        return StoredSoftwareDeployments(self.store, stack_id=self.record.stack_id, hidden=self._hidden())
+
+    def _hidden(self) -> HiddenValues | None:
+        """What the configs and deployments this resource makes keep masked for users."""
+        return self.runtime.hidden_values() if self.runtime is not None else None
 
     def signals(self, resource: Resource) -> Any:
         """This resource's signals and signal credentials (engine.signals.ResourceSignals)."""
@@ -261,6 +266,23 @@ class StackRuntime:
         self.nested: Any = None
         # Where agents reach the API (signal URLs; Settings.public_url), set by the engine.
         self.public_url = ""
+        self._hidden: HiddenValues | None = None
+
+    def hidden_values(self) -> HiddenValues:
+        """The stack's hidden parameters and their values (given, resolved and from the
+        environment), and for a nested stack the values of its owners' (a group's
+        members get them as literal properties): what is shown of the stack and its
+        events masks them, and software configs and deployments its resources make keep
+        a copy for users with them masked."""
+        if self._hidden is None:
+            environment = self.environment
+            hidden = HiddenValues.of(
+                self.template.parameters, self.stack.parameters, self.params, environment.parameters, environment.parameter_defaults
+            )
+            if self.stack.owner_id and self.nested is not None:
+                hidden = hidden.with_values_of(self.nested.owner_hidden_values())
+            self._hidden = hidden
+        return self._hidden
 
     # -- plugin instances ------------------------------------------------------
 

@@ -104,7 +104,9 @@ class SnapshotRecord:
 @dataclass(slots=True)
 class SoftwareConfigRecord:
     """A software config (Heat's SoftwareConfig row): ``config`` is the stored body,
-    {"config", "inputs", "outputs", "options"}; ``tenant`` the project that made it."""
+    {"config", "inputs", "outputs", "options"}; ``tenant`` the project that made it;
+    ``shown`` the body as users see it when a hidden parameter's value is in it (masked),
+    else None."""
 
     id: str
     name: str | None
@@ -112,6 +114,7 @@ class SoftwareConfigRecord:
     config: dict[str, Any] | None
     tenant: str = ""
     created_at: datetime | None = None
+    shown: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -131,6 +134,10 @@ class SoftwareDeploymentRecord:
     stack_user_project_id: str | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    # The input and output values as users see them when a hidden parameter's value is
+    # in them (masked), else None.
+    shown_input_values: Any = None
+    shown_output_values: Any = None
 
 
 @dataclass(slots=True)

@@ -5,7 +5,8 @@ as Heat encrypts with its ``auth_encryption_key``.
   private key, a random password): each redacted value is sealed (``seal``/``open``).
 - Whole columns that carry hidden parameter values or what is made from them (Heat's
   ``encrypt_parameters_and_properties``, on by default here): a stack's parameters,
-  its environment, resources' properties and attributes, snapshots, software
+  its environment, template and files (environment files among them), resources'
+  properties, attributes and definitions, snapshots, software configs, software
   deployments' inputs, and the credentials stoker acts for a user with. Their columns
   are ``SealedJSON`` (tables.py): the value is sealed as it is bound and opened as it is
   read, so no other code sees the sealed form. A value stored before sealing was on is

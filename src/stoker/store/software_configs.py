@@ -24,7 +24,7 @@ _SOFTWARE_CONFIG_FIELDS = [c.name for c in tables.software_config.columns]
 _SOFTWARE_DEPLOYMENT_FIELDS = [c.name for c in tables.software_deployments.columns]
 # What an update may change (Heat's update_software_deployment); the rest is fixed at create.
 _SOFTWARE_DEPLOYMENT_CHANGES = frozenset(
-    {"config_id", "input_values", "output_values", "action", "status", "status_reason", "updated_at"}
+    {"config_id", "input_values", "shown_input_values", "output_values", "shown_output_values", "action", "status", "status_reason", "updated_at"}
 )
 
 
@@ -152,7 +152,9 @@ class SoftwareConfigRepository:
         self, deployment_id: str, *, when_status: str | None = None, **fields: Any
     ) -> SoftwareDeploymentRecord | None:
         """Change ``fields`` of a deployment (any of config_id, input_values,
-        output_values, action, status, status_reason, updated_at) and return the row as
+        shown_input_values, output_values, shown_output_values, action, status,
+        status_reason, updated_at)
+        and return the row as
         committed; None when there is no such deployment, or, with ``when_status``, when
         its status is no longer that one (a signal must not land on a deployment that
         another signal has finished meanwhile)."""

@@ -20,8 +20,11 @@ raw_templates = sa.Table(
     "raw_templates",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("template", JSON, nullable=False),
-    sa.Column("files", JSON, nullable=False),
+    # A nested stack's template may hold resolved values (a group's members' properties).
+    sa.Column("template", SealedJSON("stack template"), nullable=False),
+    # The files a request sent: environment files among them (what ``-e`` and heatclient
+    # send as ``environment_files``) hold parameters' values, hidden ones included.
+    sa.Column("files", SealedJSON("stack files"), nullable=False),
     # The environment holds the values of parameters, hidden ones included.
     sa.Column("environment", SealedJSON("stack environment"), nullable=False),
     sa.Column("created_at", sa.DateTime, nullable=False),
@@ -83,7 +86,8 @@ resources = sa.Table(
     # A plugin's data: its redacted values are sealed one by one (sealing.py) whatever
     # the setting, and the whole with the values made from parameters.
     sa.Column("data", SealedJSON("resource data"), nullable=True),
-    sa.Column("definition", JSON, nullable=True),
+    # The definition as rendered: a group member's holds its resolved properties.
+    sa.Column("definition", SealedJSON("resource definition"), nullable=True),
     sa.Column("handler_token", JSON, nullable=True),
     # The breakpoint (hook) the resource waits at, e.g. "pre-create"; cleared by a signal.
     sa.Column("hook", sa.String(16), nullable=True),
@@ -151,14 +155,18 @@ snapshots = sa.Table(
 # Heat's software configs (``heat/db/models.py`` SoftwareConfig): immutable once made.
 # ``config`` holds what Heat keeps in its one JSON column: {"config", "inputs",
 # "outputs", "options"}. ``tenant`` is the project that made it (the API's tenant, or
-# the stack's project for a config a resource made).
+# the stack's project for a config a resource made). A config a stack's resource made
+# may carry what a hidden parameter produced (a derived config's input values, a script
+# made with str_replace): ``config`` is sealed, and ``shown`` is the body as users see
+# it, those values masked (NULL: shown as stored, it has none).
 software_config = sa.Table(
     "software_config",
     metadata,
     sa.Column("id", sa.String(36), primary_key=True),
     sa.Column("name", sa.String(255), nullable=True),
     sa.Column("group", sa.String(255), nullable=True),
-    sa.Column("config", JSON, nullable=True),
+    sa.Column("config", SealedJSON("software config"), nullable=True),
+    sa.Column("shown", SealedJSON("software config"), nullable=True),
     sa.Column("tenant", sa.String(64), nullable=False, index=True),
     sa.Column("created_at", sa.DateTime, nullable=False, index=True),
 )
@@ -204,6 +212,9 @@ signal_credentials = sa.Table(
 # applied to one server. ``config_id`` has no foreign key: a deployment outlives its
 # config (the metadata of its server leaves a missing config out). ``tenant`` is the
 # project that made it; ``stack_user_project_id`` the project of the stack's users.
+# ``shown_input_values``, ``shown_output_values``: the values as users see them, what a
+# hidden parameter produced masked (NULL: shown as stored, they have none; an output
+# that echoes an input, a script's stdout).
 software_deployments = sa.Table(
     "software_deployments",
     metadata,
@@ -211,7 +222,9 @@ software_deployments = sa.Table(
     sa.Column("config_id", sa.String(36), nullable=False, index=True),
     sa.Column("server_id", sa.String(255), nullable=False, index=True),
     sa.Column("input_values", SealedJSON("software deployment inputs"), nullable=True),
+    sa.Column("shown_input_values", SealedJSON("software deployment inputs"), nullable=True),
     sa.Column("output_values", SealedJSON("software deployment outputs"), nullable=True),
+    sa.Column("shown_output_values", SealedJSON("software deployment outputs"), nullable=True),
     sa.Column("action", sa.String(255), nullable=True),
     sa.Column("status", sa.String(255), nullable=True),
     sa.Column("status_reason", sa.Text, nullable=True),
