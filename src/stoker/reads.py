@@ -23,7 +23,7 @@ from stoker.engine.engine import Engine
 from stoker.engine.errors import InvalidValueError, NotSupportedError, StackNotFoundError
 from stoker.engine.outputs import resolve_outputs
 from stoker.environment.registry import ResourceRegistry
-from stoker.masking import ENVIRONMENT_VALUE_SECTIONS, HiddenValues
+from stoker.masking import HiddenValues
 from stoker.sdk import properties_group, support
 from stoker.sdk.exceptions import ResourceNotFoundError
 from stoker.settings import Settings
