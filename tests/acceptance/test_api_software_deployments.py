@@ -172,8 +172,8 @@ def test_software_deployment_metadata_lists_the_servers_configs_by_name(server):
         ({"config_id": "CONFIG", "server_id": "s", "status_reason": {"a": 1}}, '"status_reason" must be a string'),
         ({"config_id": "CONFIG", "server_id": "s", "stack_user_project_id": "p" * 65}, '"stack_user_project_id" should be no more than 64 characters'),
         ({"config_id": "CONFIG", "server_id": "s", "id": "i" * 37}, '"id" should be no more than 36 characters'),
-        ({"config_id": "CONFIG", "server_id": "a\x00b"}, '"server_id" holds a NUL character'),
-        ({"config_id": "CONFIG", "server_id": "s", "input_values": {"k\x00": 1}}, '"input_values" holds a NUL character'),
+        ({"config_id": "CONFIG", "server_id": "a\x00b"}, "The request body has a NUL character (\\u0000) at server_id"),
+        ({"config_id": "CONFIG", "server_id": "s", "input_values": {"k\x00": 1}}, "The request body has a NUL character (\\u0000) in a key at input_values"),
     ],
 )
 def test_software_deployment_create_refuses_bad_input_with_400(server, body, words):
@@ -195,7 +195,7 @@ def test_software_deployment_create_refuses_bad_input_with_400(server, body, wor
         ({"output_values": "x"}, '"output_values" must be a map'),
         ({"status": 3}, '"status" must be a string'),
         ({"updated_at": "yesterday"}, '"updated_at" must be an ISO 8601 time'),
-        ({"status_reason": "a\x00"}, '"status_reason" holds a NUL character'),
+        ({"status_reason": "a\x00"}, "The request body has a NUL character (\\u0000) at status_reason"),
     ],
 )
 def test_software_deployment_update_refuses_bad_input_with_400(server, body, words):
@@ -208,7 +208,8 @@ def test_software_deployment_update_refuses_bad_input_with_400(server, body, wor
 
 
 def test_software_deployment_nul_in_ids_is_answered_not_a_500(server):
-    assert server.request("GET", "/software_deployments/a%00b")[0] == 404
+    # Refused before anything is looked up, naming the path segment (issue 26).
+    assert server.request("GET", "/software_deployments/a%00b")[0] == 400
     assert server.request("GET", "/software_deployments?server_id=a%00b")[0] == 400
     assert server.request("GET", "/software_deployments/metadata/a%00b")[0] == 400
 
@@ -292,7 +293,7 @@ def test_software_deployments_api_on_each_database(database_url, tmp_path):
         assert (body["software_deployment"]["output_values"], body["software_deployment"]["updated_time"]) == ({"big": 2**70}, "2029-12-31T23:00:00Z")
         status, fault = running.request("POST", "/software_deployments", {"config_id": config["id"], "server_id": "nul\x00"})
         assert status == 400 and "NUL character" in fault["error"]["message"]
-        assert running.request("GET", "/software_deployments/a%00b")[0] == 404
+        assert running.request("GET", "/software_deployments/a%00b")[0] == 400
         assert running.request("GET", "/software_deployments?server_id=a%00b")[0] == 400
         assert running.request("GET", f"/software_deployments/metadata/{server_id}") == (200, {"metadata": [config]})
         status, listed = running.request("GET", f"/software_deployments?server_id={server_id}")
