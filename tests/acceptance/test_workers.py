@@ -87,7 +87,9 @@ def test_fifty_stacks_with_nested_groups_on_three_workers(cluster):
     # The work was spread: more than one worker ran stack jobs.
     ran = [log.read_text().count("Starting job stoker.stack_job") for _, log in cluster.workers]
     assert sum(1 for count in ran if count) >= 2, ran
-    assert cluster.scalar("SELECT count(*) FROM procrastinate_jobs WHERE status::text NOT IN ('succeeded')") == 0
+    assert cluster.scalar("SELECT count(*) FROM procrastinate_jobs WHERE status::text NOT IN ('succeeded')") == 0, cluster.scalar(
+        "SELECT string_agg(id || ' ' || status || ' ' || attempts || ' ' || (args - 'job')::text, '; ') FROM procrastinate_jobs WHERE status::text <> 'succeeded'"
+    )
 
 
 def test_a_worker_killed_mid_action_is_replaced_by_another(cluster):
