@@ -33,7 +33,10 @@ SIGTERM. stoker adds no queue of its own; what it keeps is what it already had:
   the queue's queueing lock, decide which worker runs it.
 - **SIGTERM**: the worker stops taking jobs and lets running actions finish for
   ``shutdown_graceful_timeout_s``; actions still running then are cancelled, which
-  releases their locks with the stacks IN_PROGRESS, and another worker resumes them.
+  releases their locks with the stacks IN_PROGRESS, and another worker resumes them. A
+  job of an accepted action cancelled before the action started ends ``aborted`` with
+  the action's row kept, and another worker's look queues it again
+  (``requeue_handed_back_jobs``).
 
 - **Nested stacks' jobs** are jobs too (``ChildJobs``), so a tree of stacks spreads over
   the workers; a child whose job no worker takes soon is run by its parent's worker, so
@@ -355,7 +358,9 @@ class QueuedJobs(BackgroundJobs):
             if self.store.stack_event_since(job.stack_id, since or 0, str(job.action), STACK_TYPE):
                 break
             status = self.store.queued_job_status(job_id)
-            if status in ("failed", "aborted", "cancelled"):
+            if status == "aborted" and self.store.accepted_job_waits(job_id):
+                pass  # handed back at a worker's SIGTERM before it started: queued again
+            elif status in ("failed", "aborted", "cancelled"):
                 stack = self.store.get_stack(job.stack_id)
                 if stack is None:
                     raise StackNotFoundError(job.stack_id)
@@ -408,8 +413,6 @@ def settle_stalled_job(store: Store, job_id: int, stale_s: float) -> str:
     started goes back to the queue, once nothing live holds its stack's lock (a job
     taking the lock now would be refused); any other job is marked failed (its action
     started, and is the recovery's). Returns what was done, in words."""
-    import json
-
     import sqlalchemy as sa
 
     from stoker.store import locks
@@ -427,12 +430,56 @@ def settle_stalled_job(store: Store, job_id: int, stale_s: float) -> str:
         if holder is not None and holder.alive(utcnow()):
             return f"waits (the lock of stack {stack_id} is held until {holder.expires_at:%H:%M:%S})"
         connection.execute(sa.text("SELECT procrastinate_retry_job_v2(:job_id, NOW(), NULL, NULL, NULL)"), {"job_id": job_id})
-        # procrastinate tells idle workers of inserted jobs only: this one is new to them.
-        payload = json.dumps({"type": "job_inserted", "job_id": job_id})
-        connection.execute(sa.text("SELECT pg_notify('procrastinate_queue_v1#' || :queue, :payload)"), {"queue": job.queue_name, "payload": payload})
+        _notify_queued(connection, job_id, job.queue_name)
         return "its accepted action never started: queued again"
 
     return str(store.writes.run(Alone(write), fence=None))
+
+
+# Jobs of accepted actions that a worker handed back at SIGTERM before they started
+# (procrastinate ended them ``aborted``), locked; SKIP LOCKED: another worker has them.
+_HANDED_BACK_JOBS = """
+SELECT job.id, job.queue_name, accepted.stack_id FROM procrastinate_jobs job
+  JOIN accepted_actions accepted ON accepted.job_id = job.id
+ WHERE job.status = 'aborted'
+   FOR UPDATE OF job SKIP LOCKED
+"""
+
+
+def requeue_handed_back_jobs(store: Store) -> list[str]:
+    """Put back in the queue, in one transaction, the jobs of accepted actions that a
+    stopping worker cancelled before they started (their rows are still there), once
+    nothing live holds their stacks' locks. procrastinate retries only ``doing`` and
+    ``failed`` jobs: an aborted one goes back to ``todo`` by a plain update. Returns
+    what was done, in words."""
+    import sqlalchemy as sa
+
+    from stoker.store import locks
+    from stoker.store.repository import utcnow
+
+    def write(connection: Any) -> list[str]:
+        done = []
+        for job in connection.execute(sa.text(_HANDED_BACK_JOBS)).all():
+            holder = locks.holder(connection, job.stack_id)
+            if holder is not None and holder.alive(utcnow()):
+                continue
+            connection.execute(sa.text("UPDATE procrastinate_jobs SET status = 'todo', attempts = attempts + 1 WHERE id = :job_id"), {"job_id": job.id})
+            _notify_queued(connection, job.id, job.queue_name)
+            done.append(f"job {job.id} was handed back before its accepted action started: queued again")
+        return done
+
+    return list(store.writes.run(Alone(write), fence=None))
+
+
+def _notify_queued(connection: Any, job_id: int, queue: str) -> None:
+    """procrastinate tells idle workers of inserted jobs only: a job queued again is new
+    to them."""
+    import json
+
+    import sqlalchemy as sa
+
+    payload = json.dumps({"type": "job_inserted", "job_id": job_id})
+    connection.execute(sa.text("SELECT pg_notify('procrastinate_queue_v1#' || :queue, :payload)"), {"queue": queue, "payload": payload})
 
 
 # -- the worker ---------------------------------------------------------------------------
@@ -563,6 +610,8 @@ class StackWorker:
         lock (``settle_stalled_job``): two workers looking at once settle it once, and
         the second moves on."""
         lease = self.engine.settings.lock_lease_s
+        for outcome in await asyncio.to_thread(requeue_handed_back_jobs, self.store):
+            LOG.info("%s", outcome)
         stalled = await self.app.job_manager.get_stalled_jobs(queue=QUEUE, seconds_since_heartbeat=lease)
         if not stalled:
             return

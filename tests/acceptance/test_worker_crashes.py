@@ -6,7 +6,9 @@ happens where the test says, not where timing puts it. The cluster's lease is 6 
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import signal
+import socket
 import subprocess
 import time
 
@@ -224,3 +226,30 @@ def test_two_workers_settling_one_stalled_job_settle_it_once(cluster):
     assert "settled by another worker" in text, text
     assert started_actions(cluster, "lazy") == {"Stack CREATE started": 1, "Engine restarted during CREATE: resuming": 1}
     assert late.poll() is None
+
+
+def test_an_accepted_action_handed_back_at_sigterm_before_it_starts_runs(cluster):
+    # The update's job waits for the stack's lock (held by this test, as a live process
+    # of this host) when its worker is stopped: the job is handed back before the
+    # update started, and another worker runs it once the lock is free.
+    first = cluster.start_worker()
+    stack_id = created(cluster, "kept")
+    stopped(first)
+    cluster.execute(
+        "INSERT INTO stack_locks (stack_id, engine_id, token, host, pid, expires_at) VALUES (:id, 'test', 'test', :host, :pid, now() AT TIME ZONE 'utc' + interval '1 hour')",
+        id=stack_id, host=socket.gethostname(), pid=os.getpid(),
+    )
+    stopping = cluster.start_worker("--shutdown-timeout", "1")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        answer = pool.submit(cluster.server.request, "PATCH", f"/stacks/kept/{stack_id}", {"parameters": {"label": "two"}})
+        wait_for(lambda: cluster.scalar("SELECT count(*) FROM procrastinate_jobs WHERE status = 'doing'") == 1, "the worker took the job")
+        stopping.send_signal(signal.SIGTERM)
+        assert stopping.wait(timeout=60) == 0
+        assert cluster.scalar("SELECT status::text FROM procrastinate_jobs WHERE args->>'action' = 'UPDATE'") == "aborted"
+        cluster.execute("DELETE FROM stack_locks WHERE stack_id = :id", id=stack_id)
+        cluster.start_worker()
+        status, body = answer.result()
+    assert status == 202, body
+    wait_for(lambda: cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=stack_id) == "UPDATE_COMPLETE", "the update ran")
+    assert cluster.wait("kept")["parameters"]["label"] == "two"
+    assert stack_events(cluster, stack_id, "Stack UPDATE started") == 1

@@ -71,6 +71,15 @@ class Cluster:
         if self.server.process is not None and self.server.process.poll() is None:
             self.server.stop()
 
+    def execute(self, statement: str, **parameters) -> None:
+        """A write of the test's own (a forged lock row, say), committed."""
+        engine = sa.create_engine(self.database_url.replace("postgresql://", "postgresql+psycopg://", 1))
+        try:
+            with engine.begin() as connection:
+                connection.execute(sa.text(statement), parameters)
+        finally:
+            engine.dispose()
+
     def scalar(self, query: str, **parameters) -> object:
         engine = sa.create_engine(self.database_url.replace("postgresql://", "postgresql+psycopg://", 1))
         try:

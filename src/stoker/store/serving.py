@@ -93,6 +93,12 @@ class ServingRepository:
         table = tables.accepted_actions
         return connection.execute(sa.select(table.c.stack_id).where(table.c.job_id == job_id).with_for_update()).scalar()
 
+    def accepted_job_waits(self, job_id: int) -> bool:
+        """Whether job ``job_id`` runs an accepted action that has not started."""
+        table = tables.accepted_actions
+        with self._read() as connection:
+            return connection.execute(sa.select(table.c.id).where(table.c.job_id == job_id)).first() is not None
+
     def forget_accepted(self, accepted: str) -> None:
         """A job of the accepted action ended without starting it (refused under the
         stack's lock, or failed before): that is its outcome, no other job runs it."""
