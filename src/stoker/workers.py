@@ -12,18 +12,31 @@ SIGTERM. stoker adds no queue of its own; what it keeps is what it already had:
 - **The enqueue commits with the state change that asks for it.** A new stack's row (and
   its credential) and its CREATE job are one transaction (``Service.create_stack``), so
   there is never a stack whose create nobody will run, nor a job for a stack that does
-  not exist. Other actions change no state before their job does (the job itself records
-  IN_PROGRESS under the lock), so their enqueue is its own transaction.
-- **A worker that dies mid-action** (SIGKILL, a lost host) stops renewing its stack locks.
-  Every worker looks, every ``recovery_interval_s``, for stacks IN_PROGRESS whose lock
-  has expired or is free (``engine.recovery.abandoned``), and resumes those it found so
-  two looks in a row (persisted
-  handler tokens polled on, as after an engine restart); the lock decides which worker
-  does. Jobs a dead worker left ``doing`` in procrastinate are found by its heartbeat
-  (``get_stalled_jobs``) and marked failed: their action is the recovery's now.
+  not exist. Every job the API enqueues is committed with its accepted action's row
+  (``tables.accepted_actions``), which the job deletes in the transaction that records
+  the stack IN_PROGRESS: while the row exists, the action has not started.
+- **An accepted action runs once.** A job whose worker died (its heartbeat stopped) is
+  settled by another worker, under the job's row lock (so two workers never settle one
+  job): when its accepted action never started, the job goes back to the queue for any
+  worker to run (once nothing holds the stack's lock); when it started, the job is
+  marked failed and the action is the recovery's. A job of an accepted action starts it
+  only while its row exists (``admission.admit``), so a second delivery of a job whose
+  action has started does nothing.
+- **A worker that dies mid-action** (SIGKILL, a lost host) stops renewing its stack locks
+  and its queue heartbeat. Every worker looks, every ``recovery_interval_s`` (a sixth of
+  the lease), first at stalled jobs (a heartbeat older than the lease), then at stacks
+  IN_PROGRESS, or DELETE_COMPLETE and not yet marked deleted, whose lock has expired or
+  is free (``engine.recovery.abandoned``), and queues a resume of each (persisted handler
+  tokens polled on, as after an engine restart): at once when a dead holder's lock
+  names it, at the second look in a row when no lock does (a nested stack its parent has
+  just moved IN_PROGRESS is not abandoned: its job is about to take it). The lock, and
+  the queue's queueing lock, decide which worker runs it.
 - **SIGTERM**: the worker stops taking jobs and lets running actions finish for
   ``shutdown_graceful_timeout_s``; actions still running then are cancelled, which
-  releases their locks with the stacks IN_PROGRESS, and another worker resumes them.
+  releases their locks with the stacks IN_PROGRESS, and another worker resumes them. A
+  job of an accepted action cancelled before the action started ends ``aborted`` with
+  the action's row kept, and another worker's look queues it again
+  (``requeue_handed_back_jobs``).
 
 - **Nested stacks' jobs** are jobs too (``ChildJobs``), so a tree of stacks spreads over
   the workers; a child whose job no worker takes soon is run by its parent's worker, so
@@ -47,13 +60,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from stoker import faults
 from stoker.engine.engine import Engine, Job
-from stoker.engine.errors import ActionInProgressError, StackNotFoundError
+from stoker.engine.errors import ActionInProgressError, ActionStartedError, StackNotFoundError
 from stoker.engine.states import STACK_TYPE, Action
 from stoker.jobs import JOB_START_WAIT_S, BackgroundJobs
 from stoker.sdk.exceptions import StokerError
 from stoker.store import StackRecord, Store
 from stoker.store.writer import Alone
+from stoker.unfinished_jobs import requeue_handed_back_jobs, settle_stalled_job
 
 LOG = logging.getLogger(__name__)
 
@@ -154,6 +169,7 @@ def job_arguments(job: Job, store: Store) -> dict[str, Any]:
         "snapshot_id": job.snapshot_id,
         "queued": job.queued,
         "stack_fields": dict(job.stack_fields),
+        "accepted": job.accepted,
     }
     return {"stack_id": job.stack_id, "action": str(job.action), "job": store.sealer.seal_value(fields)}
 
@@ -316,8 +332,17 @@ class QueuedJobs(BackgroundJobs):
 
     def enqueue_on(self, connection: Any, job: Job) -> int:
         """Enqueue ``job`` in the transaction of ``connection`` (a SQLAlchemy connection
-        of the store): it commits, or rolls back, with the caller's writes."""
-        return enqueue_on(self.app, self.store, connection, job)
+        of the store), with the row of the action it runs (the action is accepted): they
+        commit, or roll back, with the caller's writes."""
+        from dataclasses import replace
+
+        from stoker.identifiers import new_id
+
+        job = replace(job, accepted=new_id())
+        job_id = enqueue_on(self.app, self.store, connection, job)
+        assert job.accepted is not None
+        self.store.accept_action_on(connection, job.accepted, job.stack_id, str(job.action), job_id)
+        return job_id
 
     def enqueue(self, job: Job) -> int:
         return int(self.store.writes.run(lambda connection: self.enqueue_on(connection, job), fence=None))
@@ -334,7 +359,9 @@ class QueuedJobs(BackgroundJobs):
             if self.store.stack_event_since(job.stack_id, since or 0, str(job.action), STACK_TYPE):
                 break
             status = self.store.queued_job_status(job_id)
-            if status in ("failed", "aborted", "cancelled"):
+            if status == "aborted" and self.store.accepted_job_waits(job_id):
+                pass  # handed back at a worker's SIGTERM before it started: queued again
+            elif status in ("failed", "aborted", "cancelled"):
                 stack = self.store.get_stack(job.stack_id)
                 if stack is None:
                     raise StackNotFoundError(job.stack_id)
@@ -381,32 +408,47 @@ class StackWorker:
         self.app = make_app(service.settings.database_url)
         self.concurrency = concurrency
         lease = self.engine.settings.lock_lease_s
-        self.recovery_interval_s = recovery_interval_s if recovery_interval_s is not None else max(1.0, lease / 3)
+        # A dead worker's stack lock runs out at most a lease after its last renewal, and
+        # its queue heartbeat (every lease / 6) is stale a lease after the last beat:
+        # looking every lease / 6 resumes its actions within 7/6 of the lease.
+        self.recovery_interval_s = recovery_interval_s if recovery_interval_s is not None else max(1.0, lease / 6)
         self.shutdown_graceful_timeout_s = shutdown_graceful_timeout_s
         self.app.task(name=TASK, queue=QUEUE, pass_context=True)(self._stack_job)
         self.app.task(name=SIGNAL_TASK, queue=QUEUE, pass_context=True)(self._signal_job)
-        # Nested stacks' jobs go on the queue too, to spread over the workers. They are
-        # enqueued from handler threads in the store's transactions, through an app of
-        # their own that is never opened (the worker's, open, only runs async).
-        self.engine.child_jobs = ChildJobs(make_app(service.settings.database_url), self.store, service.settings.child_queue_wait_s)
+        # Nested stacks' jobs and the recovery's resumes go on the queue too, to spread
+        # over the workers. They are enqueued in the store's transactions (from handler
+        # threads too), through an app of their own that is never opened (the worker's,
+        # open, only runs async).
+        self.defer_app = make_app(service.settings.database_url)
+        self.engine.child_jobs = ChildJobs(self.defer_app, self.store, service.settings.child_queue_wait_s)
         # stack ids this worker runs a job of now (this process's own view)
         self.running: set[str] = set()
         self._lock = threading.Lock()
 
     async def _stack_job(self, context: Any, stack_id: str, action: str, job: dict[str, Any]) -> None:
+        faults.point("job-taken")
         job_ = job_from_arguments({"job": job}, self.store)
         with self._lock:
             self.running.add(stack_id)
+        handed_back = False
         try:
             await self.engine.run(job_)
-        except (ActionInProgressError, StackNotFoundError) as error:
-            # Another worker (or a recovery) holds the stack: this delivery acts not at all.
+        except (ActionInProgressError, StackNotFoundError, ActionStartedError) as error:
+            # Another worker (or a recovery) holds the stack, or this action has started
+            # already: this delivery acts not at all.
             LOG.info("stack %s: %s job not run: %s", stack_id, action, error)
         except StokerError as error:
             LOG.info("stack %s: %s job refused: %s", stack_id, action, error)
+        except asyncio.CancelledError:
+            handed_back = True  # SIGTERM: a started action is the recovery's
+            raise
         finally:
             with self._lock:
                 self.running.discard(stack_id)
+            if job_.accepted is not None and not handed_back:
+                # The job ended: its action started (the row went then) or was refused,
+                # which is the accepted action's outcome; no other job runs it.
+                await asyncio.to_thread(self.store.forget_accepted, job_.accepted)
 
     async def _signal_job(self, context: Any, stack_id: str, resource_name: str, details: Any) -> None:
         """A scaling signal (engine/scaling.py) under the stack's lock. A stack that another
@@ -428,38 +470,67 @@ class StackWorker:
             LOG.info("stack %s: signal to %s failed: %s: %s", stack_id, resource_name, type(error).__name__, error)
 
     async def _recover_forever(self) -> None:
-        from stoker.engine.recovery import abandoned, recover
-
-        # Stacks found abandoned in the previous round (id -> state). Only one found
-        # twice in the same state, a round apart, is resumed: a nested stack its parent
-        # has just moved IN_PROGRESS is not abandoned, its job is about to take it.
+        # Stacks found abandoned with no lock row in the previous round (id -> state).
         suspects: dict[str, str] = {}
         while True:
             await asyncio.sleep(self.recovery_interval_s)
             try:
-                found = await asyncio.to_thread(abandoned, self.engine)
-                if found:
-                    # A stack whose job waits in the queue (or runs) is not abandoned.
-                    busy = await asyncio.to_thread(pending_job_stacks, self.store, [stack.id for stack in found])
-                    found = [stack for stack in found if stack.id not in busy]
-                stacks = [stack for stack in found if suspects.get(stack.id) == stack.state]
-                suspects = {stack.id: stack.state for stack in found}
-                if stacks:
-                    LOG.warning("resuming actions abandoned by a stopped worker: %s", ", ".join(f"{s.name} ({s.state})" for s in stacks))
-                    await recover(self.engine, stacks)
-                await self._fail_stalled_jobs()
+                suspects = await self.recovery_round(suspects)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - the next round tries again
                 LOG.exception("recovery round failed")
 
-    async def _fail_stalled_jobs(self) -> None:
-        """procrastinate jobs left ``doing`` by a worker whose heartbeat stopped: their
-        action is resumed by the recovery above, so the job itself is over."""
-        from procrastinate.jobs import Status
+    async def recovery_round(self, suspects: dict[str, str]) -> dict[str, str]:
+        """One look: settle dead workers' jobs, then queue a resume of each abandoned
+        stack. A stack whose lock row names a dead holder (its process gone, or its
+        lease run out) is resumed at once. One with no lock row is resumed only when the
+        previous look (``suspects``) found it so in the same state: a nested stack its
+        parent has just moved IN_PROGRESS is not abandoned, its job is about to take it.
+        Returns this look's suspects."""
+        from stoker.engine.recovery import abandoned_with_holders
 
-        for job in await self.app.job_manager.get_stalled_jobs():
-            await self.app.job_manager.finish_job(job, status=Status.FAILED, delete_job=False)
+        # First the stalled jobs: a stack whose dead worker's job is still ``doing``
+        # counts as busy below, so settling it first resumes the stack in this round.
+        await self._settle_stalled_jobs()
+        found = await asyncio.to_thread(abandoned_with_holders, self.engine)
+        if found:
+            # A stack whose job waits in the queue (or runs) is not abandoned.
+            busy = await asyncio.to_thread(pending_job_stacks, self.store, [stack.id for stack, _ in found])
+            found = [(stack, holder) for stack, holder in found if stack.id not in busy]
+        stacks = [stack for stack, holder in found if holder is not None or suspects.get(stack.id) == stack.state]
+        queued = [stack for stack in sorted(stacks, key=lambda s: s.nested_depth) if await asyncio.to_thread(self._enqueue_resume, stack)]
+        if queued:
+            LOG.warning("resuming actions abandoned by a stopped worker: %s", ", ".join(f"{s.name} ({s.state})" for s in queued))
+        return {stack.id: stack.state for stack, holder in found if holder is None}
+
+    def _enqueue_resume(self, stack: StackRecord) -> bool:
+        """Queue the resume of an abandoned stack's action (parents first, so a parent's
+        resumed action drives its children); False when one waits already."""
+        from procrastinate.exceptions import AlreadyEnqueued
+
+        job = Job(stack.id, Action(stack.action), resume=True)
+        try:
+            self.store.writes.run(Alone(lambda connection: enqueue_on(self.defer_app, self.store, connection, job, f"stoker.stack.{stack.id}")), fence=None)
+        except AlreadyEnqueued:
+            return False
+        return True
+
+    async def _settle_stalled_jobs(self) -> None:
+        """procrastinate jobs left ``doing`` by a worker whose heartbeat stopped (older
+        than the lease). Each is settled in a transaction of its own under its row's
+        lock (``settle_stalled_job``): two workers looking at once settle it once, and
+        the second moves on."""
+        lease = self.engine.settings.lock_lease_s
+        for outcome in await asyncio.to_thread(requeue_handed_back_jobs, self.store):
+            LOG.info("%s", outcome)
+        stalled = await self.app.job_manager.get_stalled_jobs(queue=QUEUE, seconds_since_heartbeat=lease)
+        if not stalled:
+            return
+        faults.point("stalled-jobs-listed")
+        for job in stalled:
+            outcome = await asyncio.to_thread(settle_stalled_job, self.store, int(job.id), lease)
+            LOG.info("job %s (%s) of a stopped worker: %s", job.id, job.call_string, outcome)
 
     async def run(self, install_signal_handlers: bool = True) -> None:
         """Work until SIGTERM or SIGINT (or, embedded in a server, until cancelled)."""

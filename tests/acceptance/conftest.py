@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.server import Server
+from tests.support.workers import Cluster
 
 # What would make the command authenticate elsewhere than the test says.
 CLIENT_ENVIRONMENT = ("STOKER_DEBUG", "STOKER_URL", "STOKER_TOKEN", "OS_CLOUD", "OS_AUTH_URL", "OS_PROJECT_ID", "OS_TOKEN")
@@ -52,3 +53,17 @@ def cli_backend(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str
 def environment_of(backend: dict[str, str], **extra: str) -> dict[str, str]:
     """The process environment of a ``stoker`` command run against ``backend``."""
     return client_environment({**{k: v for k, v in backend.items() if k != "mode"}, **extra})
+
+
+@pytest.fixture
+def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
+    made = Cluster(postgres_url.replace("postgresql+psycopg://", "postgresql://", 1), tmp_path)
+    made.server.start()
+    try:
+        yield made
+    finally:
+        made.stop()
+        for _, log in made.workers:
+            # procrastinate logs an aborted job (handed back at SIGTERM) with its traceback.
+            text = log.read_text()
+            assert text.count("Traceback") == text.count("ended with status: Aborted"), text

@@ -5,19 +5,13 @@ Real processes, a real PostgreSQL schema of the test's own, real HTTP."""
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import signal
-import subprocess
 import time
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
-from cryptography.fernet import Fernet
 
-from tests.support.server import STOKER, Server
+from tests.support.workers import Cluster, stack_tree, started_actions, wait_until_held_by
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -51,97 +45,6 @@ resources:
 """
 
 
-class Cluster:
-    def __init__(self, database_url: str, directory: Path):
-        self.environment = {
-            **os.environ,
-            "STOKER_DATABASE_URL": database_url,
-            "STOKER_JOB_QUEUE": "procrastinate",
-            # Every process seals and opens with the same key (job arguments, parameters).
-            "STOKER_ENCRYPTION_KEY": Fernet.generate_key().decode(),
-            # A dead worker's stacks are resumed once their lease has run out.
-            "STOKER_LOCK_LEASE_S": "6",
-        }
-        self.environment.pop("STOKER_DEBUG", None)
-        self.directory = directory
-        self.server = Server(database_url, directory / "serve.log", **{k: v for k, v in self.environment.items() if k.startswith("STOKER_")})
-        self.workers: list[tuple[subprocess.Popen, Path]] = []
-        self.database_url = database_url
-
-    def start_worker(self, *options: str) -> subprocess.Popen:
-        log = self.directory / f"worker-{len(self.workers)}.log"
-        command = [STOKER, "worker", "--concurrency", "10", *options]
-        process = subprocess.Popen(command, env=self.environment, stdout=log.open("w"), stderr=subprocess.STDOUT)
-        self.workers.append((process, log))
-        return process
-
-    def wait(self, name: str, timeout: float = 240) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            status, body = self.server.request("GET", f"/stacks/{name}")
-            if status == 404:
-                return {"stack_status": "DELETE_COMPLETE"}
-            assert status == 200, body
-            stack = body["stack"]
-            if not stack["stack_status"].endswith("IN_PROGRESS"):
-                return stack
-            assert time.monotonic() < deadline, stack
-            time.sleep(0.5)
-
-    def stop(self) -> None:
-        for process, _ in self.workers:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process, _ in self.workers:
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        if self.server.process is not None and self.server.process.poll() is None:
-            self.server.stop()
-
-    def scalar(self, query: str, **parameters) -> object:
-        engine = sa.create_engine(self.database_url.replace("postgresql://", "postgresql+psycopg://", 1))
-        try:
-            with engine.connect() as connection:
-                return connection.execute(sa.text(query), parameters).scalar()
-        finally:
-            engine.dispose()
-
-
-@pytest.fixture
-def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
-    made = Cluster(postgres_url.replace("postgresql+psycopg://", "postgresql://", 1), tmp_path)
-    made.server.start()
-    try:
-        yield made
-    finally:
-        made.stop()
-        for _, log in made.workers:
-            # procrastinate logs an aborted job (handed back at SIGTERM) with its traceback.
-            text = log.read_text()
-            assert text.count("Traceback") == text.count("ended with status: Aborted"), text
-
-
-def _started(cluster: Cluster, name: str) -> Counter:
-    """How many times each action of the stack started (its own events)."""
-    status, body = cluster.server.request("GET", f"/stacks/{name}")
-    assert status == 200, body
-    stack_id = body["stack"]["id"]
-    status, body = cluster.server.request("GET", f"/stacks/{name}/{stack_id}/events?limit=1000")
-    assert status == 200, body
-    own = [e for e in body["events"] if e["logical_resource_id"] == name and e["physical_resource_id"] == stack_id]
-    return Counter(e["resource_status_reason"] for e in own if e["resource_status"].endswith("_IN_PROGRESS"))
-
-
-def wait_until_held_by(cluster: Cluster, worker: subprocess.Popen) -> None:
-    """Until ``worker`` holds the (one) stack's lock: it runs the action."""
-    deadline = time.monotonic() + 60
-    while cluster.scalar("SELECT pid FROM stack_locks") != worker.pid:
-        assert time.monotonic() < deadline, "the worker never took the stack"
-        time.sleep(0.2)
-
-
 def test_fifty_stacks_with_nested_groups_on_three_workers(cluster):
     for _ in range(3):
         cluster.start_worker()
@@ -172,7 +75,7 @@ def test_fifty_stacks_with_nested_groups_on_three_workers(cluster):
         assert [s["stack_status"] for s in updated] == ["UPDATE_COMPLETE"] * 50, [s["stack_status_reason"] for s in updated]
         # One run per action: each action of each stack started exactly once.
         for name in names:
-            assert _started(cluster, name) == Counter({"Stack CREATE started": 1, "Stack UPDATE started": 1}), name
+            assert started_actions(cluster, name) == Counter({"Stack CREATE started": 1, "Stack UPDATE started": 1}), name
         resources = cluster.server.request("GET", f"/stacks/{names[0]}/resources?nested_depth=1")[1]["resources"]
         assert sum(1 for r in resources if r["resource_type"] == "OS::Heat::TestResource") == 4
         deleted = list(pool.map(delete, names))
@@ -184,7 +87,9 @@ def test_fifty_stacks_with_nested_groups_on_three_workers(cluster):
     # The work was spread: more than one worker ran stack jobs.
     ran = [log.read_text().count("Starting job stoker.stack_job") for _, log in cluster.workers]
     assert sum(1 for count in ran if count) >= 2, ran
-    assert cluster.scalar("SELECT count(*) FROM procrastinate_jobs WHERE status::text NOT IN ('succeeded')") == 0
+    assert cluster.scalar("SELECT count(*) FROM procrastinate_jobs WHERE status::text NOT IN ('succeeded')") == 0, cluster.scalar(
+        "SELECT string_agg(id || ' ' || status || ' ' || attempts || ' ' || (args - 'job')::text, '; ') FROM procrastinate_jobs WHERE status::text <> 'succeeded'"
+    )
 
 
 def test_a_worker_killed_mid_action_is_replaced_by_another(cluster):
@@ -199,7 +104,7 @@ def test_a_worker_killed_mid_action_is_replaced_by_another(cluster):
 
     stack = cluster.wait("lazy")
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
-    started = _started(cluster, "lazy")
+    started = started_actions(cluster, "lazy")
     assert started["Stack CREATE started"] == 1
     assert started["Engine restarted during CREATE: resuming"] == 1
     assert second.poll() is None
@@ -218,7 +123,7 @@ def test_sigterm_hands_back_an_action_that_another_worker_finishes(cluster):
     assert first.wait(timeout=90) == 0, cluster.workers[0][1].read_text()
     stack = cluster.wait("lazy")
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
-    assert _started(cluster, "lazy")["Engine restarted during CREATE: resuming"] == 1
+    assert started_actions(cluster, "lazy")["Engine restarted during CREATE: resuming"] == 1
     assert "resuming actions abandoned by a stopped worker" in cluster.workers[1][1].read_text()
 
 
@@ -241,20 +146,6 @@ resources:
 """
 
 
-def _tree(cluster: Cluster, stack_id: str) -> list[str]:
-    """The ids of a stack and every stack below it."""
-    engine = sa.create_engine(cluster.database_url.replace("postgresql://", "postgresql+psycopg://", 1))
-    try:
-        with engine.connect() as connection:
-            found, level = [stack_id], [stack_id]
-            while level:
-                level = list(connection.execute(sa.text("SELECT id FROM stacks WHERE owner_id IN :ids").bindparams(sa.bindparam("ids", expanding=True)), {"ids": level}).scalars())
-                found += level
-            return found
-    finally:
-        engine.dispose()
-
-
 def _events(cluster: Cluster, name: str, stack_id: str) -> list[dict]:
     status, body = cluster.server.request("GET", f"/stacks/{name}/{stack_id}/events?nested_depth=3&limit=1000")
     assert status == 200, body
@@ -273,7 +164,7 @@ def test_nested_stacks_spread_over_workers_that_each_run_one_job(cluster):
     stack_id = body["stack"]["id"]
     stack = cluster.wait("tree")
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
-    tree = _tree(cluster, stack_id)
+    tree = stack_tree(cluster, stack_id)
     assert len(tree) == 6  # the stack, the group's, four members'
     # Which worker's procrastinate ran a job of which stack.
     ran_by = {stack: {index for index, (_, log) in enumerate(cluster.workers) if f"stack_id='{stack}') ended with status: Success" in log.read_text()} for stack in tree}
@@ -302,7 +193,7 @@ def test_a_tree_deeper_than_the_free_workers_still_finishes(cluster):
     stack_id = body["stack"]["id"]
     stack = cluster.wait("deep")
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
-    members = _tree(cluster, stack_id)[2:]
+    members = stack_tree(cluster, stack_id)[2:]
     taken_back = cluster.scalar(
         "SELECT count(*) FROM procrastinate_jobs WHERE status = 'cancelled' AND args->>'stack_id' IN :ids".replace(":ids", "(" + ", ".join(f"'{m}'" for m in members) + ")")
     )
@@ -342,7 +233,7 @@ def test_a_cancel_stops_the_nested_stack_running_on_another_worker(cluster):
     # The parent's update holds one worker; its child's update can only run on the other.
     status, body = cluster.server.request("PATCH", f"/stacks/parent/{stack_id}", {"parameters": {"wait": 120}})
     assert status == 202, body
-    child_id = _tree(cluster, stack_id)[1]
+    child_id = stack_tree(cluster, stack_id)[1]
     deadline = time.monotonic() + 60
     while cluster.scalar("SELECT status FROM stacks WHERE id = :id", id=child_id) != "IN_PROGRESS" or cluster.scalar(
         "SELECT count(*) FROM stack_locks WHERE stack_id = :id", id=child_id

@@ -350,3 +350,24 @@ def test_crash_during_a_delay_then_retry(tmp_path):
 
     points = crash_points(make, "create", lambda world: None, retry)
     assert points > 3
+
+
+def test_a_delete_killed_after_delete_complete_is_finished_by_recovery(tmp_path):
+    """A delete killed between DELETE_COMPLETE and marking the stack deleted (issue 26)
+    kept the stack's name and lock; the next recovery finishes the delete."""
+    world = World(tmp_path)
+    service = world.service()
+    service.create_stack("crash", world.source(), parameters={"word": "one"}, files=world.files)
+    service.close()
+    assert world.child("delete", "one", {"STOKER_FAULT_AT": "delete-complete"}) == -signal.SIGKILL
+    service = world.service()
+    stack = service.store.find_stack("crash")
+    assert stack is not None and stack.state == "DELETE_COMPLETE"
+    assert service.store.lock_holder(stack.id) is not None
+    assert [recovered.id for recovered in service.recover()] == [stack.id]
+    assert service.store.find_stack("crash") is None
+    assert service.store.lock_holder(stack.id) is None
+    assert service.store.list_resources(stack.id) == []
+    assert world.physical_files() == set()
+    check_invariants(service)
+    service.close()

@@ -3,6 +3,7 @@ job that lost its lock can write nothing (fencing)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import threading
 import time
@@ -12,7 +13,10 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
+from stoker.engine.engine import Job
 from stoker.engine.errors import ActionInProgressError
+from stoker.engine.states import Action
+from stoker.identifiers import new_id
 from stoker.store import ResourceRecord, tables
 from stoker.store.locks import Fence, LockLostError, current_fence
 from stoker.store.repository import utcnow
@@ -157,3 +161,20 @@ def test_locks_a_job_whose_lock_is_taken_over_stops_and_writes_nothing(make_serv
     assert after[0].state == before[0].state == "CREATE_IN_PROGRESS"
     assert after[1] == before[1] and after[1]["slow"] == "CREATE_IN_PROGRESS", after[1]
     assert service.store.lock_holder(stack.id).token == "another-job"
+
+
+def test_locks_an_accepted_action_starts_once(make_service, database_url):
+    """With workers, a job of an action the API accepted starts it only while the
+    action's row exists, and the write that records the stack IN_PROGRESS deletes the
+    row: a second delivery of the job (its first worker seemed dead) does nothing."""
+    service = make_service(database_url)
+    stack = service.create_stack("once", template(BODY))
+    job = Job(stack.id, Action.CHECK, accepted=new_id())
+    with service.store.engine.begin() as connection:  # as the enqueue writes it, with its job
+        service.store.accept_action_on(connection, job.accepted, stack.id, str(job.action), 1)
+    assert asyncio.run(service.engine.run(job)).state == "CHECK_COMPLETE"
+    with service.store.engine.connect() as connection:
+        assert not service.store.accepted_pending(connection, job.accepted)
+    assert asyncio.run(service.engine.run(job)).state == "CHECK_COMPLETE"
+    started = [e for e in service.store.list_events(stack.id) if e.resource_status_reason == "Stack CHECK started"]
+    assert len(started) == 1

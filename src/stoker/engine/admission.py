@@ -12,7 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stoker.engine.errors import ActionInProgressError, NothingToResumeError, StackNotFoundError
+from stoker.engine.errors import (
+    ActionInProgressError,
+    ActionStartedError,
+    NothingToResumeError,
+    StackNotFoundError,
+)
 from stoker.engine.states import Action, Status
 from stoker.sdk.exceptions import ValidationError
 from stoker.store import StackRecord
@@ -41,6 +46,13 @@ def allowed(action: Action, stack: StackRecord) -> bool:
     return True
 
 
+def half_deleted(stack: StackRecord) -> bool:
+    """A stack whose delete recorded DELETE_COMPLETE and whose job stopped before it
+    deleted the stack's resource rows and marked the stack deleted (its process died):
+    recovery finishes it."""
+    return stack.action == Action.DELETE and stack.status == Status.COMPLETE and stack.deleted_at is None
+
+
 def admit_idle(stack: StackRecord | None, stack_id: str) -> None:
     """Raise unless the stack exists, is not deleted, is top level and no action runs."""
     if stack is None or stack.deleted_at is not None:
@@ -58,14 +70,21 @@ def _check_top_level(stack: StackRecord) -> None:
         )
 
 
-def admit(job: Job, stack: StackRecord | None) -> None:
-    """Raise when ``job`` may not start on ``stack`` (its row; None: no such row)."""
+def admit(job: Job, stack: StackRecord | None, accepted_pending: bool = True) -> None:
+    """Raise when ``job`` may not start on ``stack`` (its row; None: no such row).
+    ``accepted_pending``: whether the accepted action the job runs (``job.accepted``,
+    with workers) is still waiting to start; once it has started, or a job of it has
+    ended, no other job of it starts it again (it runs once)."""
+    if job.accepted is not None and not accepted_pending:
+        raise ActionStartedError(stack.name if stack is not None else job.stack_id, str(job.action))
     if stack is None or stack.deleted_at is not None:
         raise StackNotFoundError(stack.name if stack is not None else job.stack_id)
     if job.resume:
         # The engine's own jobs: finishing an interrupted action, or a nested stack's
-        # action its parent queued. Nothing to do once the stack has left IN_PROGRESS.
-        if stack.status != Status.IN_PROGRESS:
+        # action its parent queued. Nothing to do once the stack has left IN_PROGRESS,
+        # except a delete that recorded DELETE_COMPLETE and stopped before marking its
+        # stack deleted: resuming it finishes that.
+        if stack.status != Status.IN_PROGRESS and not half_deleted(stack):
             raise NothingToResumeError(stack.name, stack.state)
         return
     _check_top_level(stack)

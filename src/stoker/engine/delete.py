@@ -6,11 +6,13 @@ of the same name depends on, so no resource disappears while something still use
 
 from __future__ import annotations
 
+from stoker import faults
 from stoker.engine import actions
 from stoker.engine.lifecycle import ActionContext, delete_resource
 from stoker.engine.states import Action
 from stoker.graph import Graph, WalkOutcome, walk
 from stoker.store import ResourceRecord
+from stoker.store.repository import utcnow
 
 
 def teardown_graph(records: list[ResourceRecord], requirements: Graph[str]) -> Graph[int]:
@@ -63,10 +65,22 @@ async def delete_all(
 
 
 async def delete(context: ActionContext, limit: int, resume: bool = False) -> bool:
+    """Delete every resource; True when the stack is DELETE_COMPLETE (``finish`` comes
+    next)."""
     if not resume:
         await actions.stack_started(context, Action.DELETE)
     outcome = await delete_all(context, limit)
     ok = await actions.stack_finished(context, Action.DELETE, outcome)
     if ok:
-        context.store.delete_resources(context.runtime.id, (record.id for record in context.runtime.records))
+        faults.point("delete-complete")
     return ok
+
+
+async def finish(context: ActionContext) -> None:
+    """The end of a delete that recorded DELETE_COMPLETE: the stack's resource rows go
+    and the stack is marked deleted. Each step may run again (recovery runs it for a
+    stack whose delete's process died after DELETE_COMPLETE: admission.half_deleted)."""
+    store = context.store
+    stack_id = context.runtime.id
+    store.delete_resources(stack_id, (record.id for record in store.list_resources(stack_id)))
+    store.update_stack(stack_id, deleted_at=utcnow())

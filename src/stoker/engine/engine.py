@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from stoker import faults
 from stoker.engine import actions, admission, collector, maintenance, trees
 from stoker.engine import adopt as adopt_action
 from stoker.engine import create as create_action
@@ -24,7 +25,7 @@ from stoker.engine import delete as delete_action
 from stoker.engine import snapshot as snapshot_action
 from stoker.engine import update as update_action
 from stoker.engine.clock import Clock
-from stoker.engine.errors import ActionInProgressError, NothingToResumeError
+from stoker.engine.errors import ActionInProgressError, ActionStartedError, NothingToResumeError
 from stoker.engine.events import Listener, Recorder
 from stoker.engine.handlers import HandlerRunner
 from stoker.engine.lifecycle import ActionContext, Stop
@@ -61,6 +62,12 @@ class Job:
     # For UPDATE: stack settings the request changes (disable_rollback, timeout_mins,
     # tags), written with the stack's UPDATE IN_PROGRESS once the job holds the lock.
     stack_fields: Mapping[str, Any] = field(default_factory=dict)
+    # With workers: the id of the action the API accepted (tables.accepted_actions),
+    # whose row the enqueue committed with the job. The job starts the action only while
+    # that row exists, and its write that records the stack IN_PROGRESS deletes it, so
+    # however often the job is delivered (a dead worker's job is handed back to the
+    # queue), the action starts once.
+    accepted: str | None = None
 
 
 @dataclass
@@ -198,10 +205,12 @@ class Engine(NestedJobs):
             with contextlib.suppress(RuntimeError):  # the loop has closed: nothing to stop
                 loop.call_soon_threadsafe(_settle, lost, ("Lock lost", False))
 
-        fence = Fence(job.stack_id, str(uuid.uuid4()), on_lost)
+        fence = Fence(job.stack_id, str(uuid.uuid4()), on_lost, accepted=job.accepted)
         try:
             stack = await self._take_lock(job, fence)
-        except NothingToResumeError:
+        except (NothingToResumeError, ActionStartedError):
+            # Nothing to do: above all, what the request stored stays (the action that
+            # started already uses it).
             current = self.store.get_stack(job.stack_id)
             assert current is not None
             return current
@@ -212,6 +221,7 @@ class Engine(NestedJobs):
             if job.action == Action.SNAPSHOT and job.snapshot_id is not None and not job.resume:
                 self.store.delete_snapshot(job.snapshot_id)
             raise
+        faults.point("lock-taken")
         for key, value in job.stack_fields.items():
             setattr(stack, key, value)
         lease = self.settings.lock_lease_s
@@ -254,8 +264,8 @@ class Engine(NestedJobs):
         waited for; a delete stops the action in progress and then takes the lock."""
         admitted: list[StackRecord] = []
 
-        def admit(stack: StackRecord | None) -> None:
-            admission.admit(job, stack)
+        def admit(stack: StackRecord | None, accepted_pending: bool = True) -> None:
+            admission.admit(job, stack, accepted_pending)
             assert stack is not None
             admitted[:] = [stack]
 
@@ -264,7 +274,7 @@ class Engine(NestedJobs):
         started = time.monotonic()
         asked_to_stop: set[str] = set()
         while True:
-            holder = self.store.acquire_lock(job.stack_id, fence.token, self.engine_id, lease, admit)
+            holder = self.store.acquire_lock(job.stack_id, fence.token, self.engine_id, lease, admit, accepted=job.accepted)
             if holder is None:
                 return admitted[0]
             stack = admitted[0]
@@ -473,6 +483,11 @@ class Engine(NestedJobs):
             context = self._context(self.load_runtime(stack), stop)
             await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
             await update_action.rollback(context, failed, limit, resume=True)
+        elif action == Action.DELETE and admission.half_deleted(stack):
+            # The delete's process died after DELETE_COMPLETE: finish what it left.
+            context = self._context(self.load_runtime(stack), stop)
+            await context.recorder.stack_event(action, Status.COMPLETE, f"Engine restarted after {action} completed: finishing the delete")
+            await self._finish_delete(context)
         elif action in (Action.DELETE, Action.ROLLBACK):
             context = self._context(self.load_runtime(stack), stop)
             if job.resume and not job.queued:
@@ -485,10 +500,7 @@ class Engine(NestedJobs):
             for record in self.store.list_snapshots(stack.id):
                 await snapshot_action.delete_snapshot(context, record)
             if await delete_action.delete(context, limit, resume=job.resume):
-                self.store.update_stack(stack.id, deleted_at=self.store_now())
-                if stack.owner_id is None:
-                    for hook in self.stack_deleted:
-                        await hook(stack)
+                await self._finish_delete(context)
         elif action == Action.UPDATE:
             if job.resume:
                 old_template = self.load_runtime(stack, stack.prev_raw_template_id or stack.raw_template_id).template
@@ -551,6 +563,16 @@ class Engine(NestedJobs):
             await maintenance.run(context, action, limit, resume=job.resume)
         else:
             raise ValueError(f"Action {action} is not supported yet")
+
+    async def _finish_delete(self, context: ActionContext) -> None:
+        """After DELETE_COMPLETE: the stack's rows go and it is marked deleted (its name
+        free again), then what stoker held for it elsewhere (``stack_deleted``). Run
+        again by recovery when the delete's process died in between."""
+        stack = context.runtime.stack
+        await delete_action.finish(context)
+        if stack.owner_id is None:
+            for hook in self.stack_deleted:
+                await hook(stack)
 
     def store_now(self) -> Any:
         from stoker.store.repository import utcnow

@@ -6,6 +6,7 @@
         StackExistsError         a live stack already has that name
         ActionInProgressError    the stack is busy with another action
         NothingToResumeError     a resumed job found its stack no longer in progress
+        ActionStartedError       an accepted action's job found it started (or ended) already
         ActionFailedError        the stack action ended FAILED (carries the reason)
         NotSupportedError        what is kept but no longer offered (a HIDDEN type's schema)
         InvalidValueError        a request's value is none the engine knows (Heat's Invalid)
@@ -36,6 +37,11 @@ class ActionInProgressError(EngineError):
 class NothingToResumeError(EngineError):
     def __init__(self, name: str, state: str):
         super().__init__(f"Stack {name} is {state}: there is no action in progress to finish")
+
+
+class ActionStartedError(EngineError):
+    def __init__(self, name: str, action: str):
+        super().__init__(f"Stack {name}: this {action} was started already (a job of it ran before): it is not started again")
 
 
 class ActionFailedError(EngineError):

@@ -6,6 +6,10 @@ resources already COMPLETE are left alone, interrupted handlers are polled on fr
 persisted token, and an interruption with no token is recorded as FAILED with the reason
 "Engine restarted during ...". Either way the stack leaves IN_PROGRESS.
 
+So is a stack whose delete recorded DELETE_COMPLETE and whose process died before it
+marked the stack deleted (``admission.half_deleted``): resuming its delete finishes it
+(its rows go, its name is free, its lock is released).
+
 A stack tree the store already holds over the resource limit (engine/trees.py: made
 before the limit counted whole trees, or the limit lowered since) is not resumed: going
 on would make more of what already overwhelms the engine. Its abandoned stacks are
@@ -18,23 +22,29 @@ from __future__ import annotations
 import uuid
 
 from stoker.engine import trees
+from stoker.engine.admission import half_deleted
 from stoker.engine.engine import Engine, Job
 from stoker.engine.errors import ActionInProgressError, NothingToResumeError
 from stoker.engine.events import Recorder
 from stoker.engine.states import Action, Status
 from stoker.store import StackRecord
-from stoker.store.locks import Fence, current_fence
+from stoker.store.locks import Fence, LockHolder, current_fence
 from stoker.store.repository import utcnow
 
 
-def abandoned(engine: Engine) -> list[StackRecord]:
+def abandoned_with_holders(engine: Engine) -> list[tuple[StackRecord, LockHolder | None]]:
+    """The abandoned stacks, each with its lock's dead holder (None: no lock row)."""
     now = utcnow()
     found = []
-    for stack in engine.store.stacks_in_progress():
+    for stack in engine.store.stacks_unfinished():
         holder = engine.store.lock_holder(stack.id)
         if holder is None or not holder.alive(now):
-            found.append(stack)
+            found.append((stack, holder))
     return found
+
+
+def abandoned(engine: Engine) -> list[StackRecord]:
+    return [stack for stack, _ in abandoned_with_holders(engine)]
 
 
 async def recover(engine: Engine, stacks: list[StackRecord] | None = None) -> list[StackRecord]:
@@ -50,7 +60,7 @@ async def recover(engine: Engine, stacks: list[StackRecord] | None = None) -> li
         if stack.id in done:
             continue
         current = engine.store.get_stack(stack.id)
-        if current is None or current.status != "IN_PROGRESS" or current.deleted_at is not None:
+        if current is None or current.deleted_at is not None or (current.status != "IN_PROGRESS" and not half_deleted(current)):
             continue
         holder = engine.store.lock_holder(stack.id)
         if holder is not None and holder.alive(utcnow()):

@@ -74,11 +74,14 @@ class Fence:
     """What a job's writes carry: the stack whose lock it holds and the token it got.
 
     ``lost`` is called (from the store's writer thread) when a write is refused because
-    the lock no longer carries the token, so the job stops at once."""
+    the lock no longer carries the token, so the job stops at once. ``accepted``: the
+    accepted action the job runs (tables.accepted_actions), whose row goes with the
+    job's write that records its stack IN_PROGRESS (``Store.update_stack``)."""
 
     stack_id: str
     token: str
     lost: Callable[[], None] = field(default=lambda: None, compare=False, hash=False)
+    accepted: str | None = None
 
 
 class LockLostError(Exception):

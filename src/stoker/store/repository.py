@@ -46,7 +46,7 @@ from stoker.store.signals import SignalRepository
 from stoker.store.software_configs import SoftwareConfigRepository
 from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
-HEAD_REVISION = "0013_secrets"
+HEAD_REVISION = "0013_jobs"
 
 
 def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
@@ -366,15 +366,22 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
 
     def _stack_write(self, stack_id: str, event: EventRecord | None, fields: dict[str, Any]) -> Statements | Any:
         fields.setdefault("updated_at", utcnow())
+        statements = self._statements_for(tables.stacks, stack_id, fields, event)
+        # The job that records its stack IN_PROGRESS has started the accepted action it
+        # runs: the action's row goes in the same transaction (see Job.accepted).
+        fence = locks.current_fence.get()
+        if fields.get("status") == "IN_PROGRESS" and fence is not None and fence.accepted is not None and fence.stack_id == stack_id:
+            statements.ops.append((self._started_statement, {"_accepted": fence.accepted}, None))
         if "raw_template_id" in fields or "prev_raw_template_id" in fields:
-            return self._template_switch(stack_id, event, fields)
-        return self._statements_for(tables.stacks, stack_id, fields, event)
+            return self._template_switch(stack_id, statements)
+        return statements
 
-    def _template_switch(self, stack_id: str, event: EventRecord | None, fields: dict[str, Any]) -> Any:
+    _started_statement = tables.accepted_actions.delete().where(tables.accepted_actions.c.id == sa.bindparam("_accepted"))
+
+    def _template_switch(self, stack_id: str, statements: Statements) -> Any:
         """A write that changes which templates a stack refers to: the templates it lets
         go of are deleted in the same transaction when no other stack refers to them
         (snapshots keep their own copy; events name none)."""
-        statements = self._statements_for(tables.stacks, stack_id, fields, event)
         stacks = tables.stacks
 
         def write(connection: Connection) -> None:
@@ -537,12 +544,15 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         engine_id: str,
         lease_s: float,
         admit: Any = None,
+        accepted: str | None = None,
     ) -> LockHolder | None:
         """Take the stack's lock for ``lease_s`` seconds with a new ``token``; None when
         taken, else the live holder. ``admit(stack)`` (the stack's row, None when there
         is none) decides whether the job may start: it runs in the transaction that
         takes the lock, so nothing can change the row between the decision and the
-        lock, and when it raises, no lock is taken."""
+        lock, and when it raises, no lock is taken. With ``accepted`` (the accepted
+        action the job runs), admit is told whether that action still waits to start:
+        ``admit(stack, accepted_pending=...)``."""
 
         def write(connection: Connection) -> LockHolder | _Refused | None:
             # A savepoint: a refusal undoes this write alone, not the batch around it.
@@ -555,7 +565,11 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
                     stacks = tables.stacks
                     query = sa.select(stacks).where(stacks.c.id == stack_id)
                     row = connection.execute(query.with_for_update() if holder is None else query).first()
-                    admit(self._stack(row) if row is not None else None)
+                    stack = self._stack(row) if row is not None else None
+                    if accepted is None:
+                        admit(stack)
+                    else:
+                        admit(stack, accepted_pending=self.accepted_pending(connection, accepted, lock=holder is None))
             except Exception as refusal:  # noqa: BLE001 - handed back to the caller to raise
                 savepoint.rollback()
                 return _Refused(refusal)
@@ -593,10 +607,12 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
             return locks.holder(connection, stack_id)
 
     @reads
-    def stacks_in_progress(self) -> list[StackRecord]:
-        """Live stacks whose last action has not finished (candidates for recovery)."""
+    def stacks_unfinished(self) -> list[StackRecord]:
+        """Live stacks whose last action has not finished (candidates for recovery):
+        IN_PROGRESS, or DELETE_COMPLETE and not yet marked deleted."""
         table = tables.stacks
-        query = sa.select(table).where(table.c.status == "IN_PROGRESS", table.c.deleted_at.is_(None)).order_by(table.c.created_at)
+        deleted = sa.and_(table.c.action == "DELETE", table.c.status == "COMPLETE")
+        query = sa.select(table).where(sa.or_(table.c.status == "IN_PROGRESS", deleted), table.c.deleted_at.is_(None)).order_by(table.c.created_at)
         with self._read() as connection:
             return [self._stack(row) for row in connection.execute(query)]
 

@@ -1,11 +1,13 @@
 """The part of the repository a served engine needs beside its stacks, a mixin of
 ``Store``: Heat's service table (the engines serving the API), the credential a
-top-level stack acts for its user with, and the status of a queued job.
+top-level stack acts for its user with, the status of a queued job, and the actions the
+API accepted for workers that no job has started yet.
 
-What it owns: the services and stack_credentials tables' queries, and the one read of
-procrastinate's job table. What it must not do: write a stack's credential apart from
-its stack (``Store.create_stack`` commits the two together) or run jobs
-(``workers.py`` does).
+What it owns: the services, stack_credentials and accepted_actions tables' queries, and
+the one read of procrastinate's job table. What it must not do: write a stack's
+credential apart from its stack (``Store.create_stack`` commits the two together),
+write an accepted action apart from its job's enqueue, or run jobs (``workers.py``
+does).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sqlalchemy as sa
 
 from stoker.store import tables
 from stoker.store.connection_loss import reads
+from stoker.store.records import utcnow
 from stoker.store.writer import WriteQueue
 
 
@@ -69,6 +72,42 @@ class ServingRepository:
         self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.stack_id == stack_id)), fence=None)
 
     # -- queued jobs -------------------------------------------------------------
+
+    # -- accepted actions (workers.py; see tables.accepted_actions) ------------------
+
+    @staticmethod
+    def accept_action_on(connection: Any, accepted: str, stack_id: str, action: str, job_id: int) -> None:
+        """Record an accepted action in the transaction (``connection``) that enqueues
+        its job ``job_id``: the two commit, or roll back, together."""
+        values = {"id": accepted, "stack_id": stack_id, "action": action, "job_id": job_id, "created_at": utcnow()}
+        connection.execute(tables.accepted_actions.insert(), values)
+
+    @staticmethod
+    def accepted_pending(connection: Any, accepted: str, lock: bool = False) -> bool:
+        """Whether the accepted action still waits to start (read in the caller's
+        transaction; with ``lock``, its row stays locked until that ends)."""
+        table = tables.accepted_actions
+        query = sa.select(table.c.id).where(table.c.id == accepted)
+        return connection.execute(query.with_for_update() if lock else query).first() is not None
+
+    @staticmethod
+    def accepted_stack_of_job(connection: Any, job_id: int) -> str | None:
+        """The stack of the accepted action that job ``job_id`` runs and has not started."""
+        table = tables.accepted_actions
+        return connection.execute(sa.select(table.c.stack_id).where(table.c.job_id == job_id).with_for_update()).scalar()
+
+    @reads
+    def accepted_job_waits(self, job_id: int) -> bool:
+        """Whether job ``job_id`` runs an accepted action that has not started."""
+        table = tables.accepted_actions
+        with self._read() as connection:
+            return connection.execute(sa.select(table.c.id).where(table.c.job_id == job_id)).first() is not None
+
+    def forget_accepted(self, accepted: str) -> None:
+        """A job of the accepted action ended without starting it (refused under the
+        stack's lock, or failed before): that is its outcome, no other job runs it."""
+        table = tables.accepted_actions
+        self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == accepted)), fence=None)
 
     @reads
     def queued_job_status(self, job_id: int) -> str | None:

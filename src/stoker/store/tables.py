@@ -140,6 +140,22 @@ stack_locks = sa.Table(
     sa.Column("cancel", sa.String(16), nullable=True),
 )
 
+# Actions the API accepted for workers (workers.py), each committed with its job's
+# enqueue and deleted in the transaction that records the action IN_PROGRESS (or when
+# its job ends without starting it). While the row exists the action has not started:
+# a job whose worker died is handed back to the queue, and only a job whose row still
+# exists may start the action, so it starts once.
+accepted_actions = sa.Table(
+    "accepted_actions",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("stack_id", sa.String(36), sa.ForeignKey("stacks.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("action", sa.String(16), nullable=False),
+    # procrastinate's job (procrastinate_jobs.id) that runs it.
+    sa.Column("job_id", sa.BigInteger, nullable=False, unique=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+)
+
 snapshots = sa.Table(
     "snapshots",
     metadata,
