@@ -11,6 +11,9 @@ from pathlib import Path
 
 # Where agents reach the API when nothing says otherwise: Heat's port on loopback.
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8004"
+# The embedded engine's project when nothing says otherwise: the one the stoker
+# command uses against a server whose URL names none.
+DEFAULT_PROJECT = "default"
 
 
 def default_database_url() -> str:
@@ -63,6 +66,10 @@ class Settings:
     # STOKER_OS_CLOUD); without it, OS_CLOUD or the OS_* variables, as the openstack
     # command reads them. In serve mode: the cloud the server acts in for every request.
     os_cloud: str | None = None
+    # The project the embedded engine (the stoker command without --url) acts in: its
+    # stacks are made in it, and names are found in it only (STOKER_PROJECT, --project).
+    # A server sharing the store shows them at /v1/<project>.
+    project: str = DEFAULT_PROJECT
     # Fernet keys sealing secret resource data at rest, the first one sealing
     # (STOKER_ENCRYPTION_KEY, comma-separated). Without any: a key file beside the SQLite
     # database, created on first need (store/sealing.py).
@@ -155,6 +162,8 @@ class Settings:
             settings.database_url = env["STOKER_DATABASE_URL"]
         if env.get("STOKER_PUBLIC_URL"):
             settings.public_url = env["STOKER_PUBLIC_URL"]
+        if env.get("STOKER_PROJECT"):
+            settings.project = env["STOKER_PROJECT"]
         if env.get("STOKER_REGION_NAME"):
             settings.region_name = env["STOKER_REGION_NAME"]
         if env.get("STOKER_ENVIRONMENT_DIR"):

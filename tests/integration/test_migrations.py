@@ -250,3 +250,38 @@ def test_migration_0013_tenancy_clears_stack_user_projects_another_project_named
         assert [d.id for d in store.list_software_deployments(project="b")] == ["injected"]
     finally:
         store.close()
+
+
+def test_migration_0014_moves_the_embedded_engines_stacks_to_the_default_project(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        with store.engine.begin() as connection:
+            migrations.upgrade(connection, "0013_jobs")
+            template = connection.execute(tables.raw_templates.insert().values(template={}, files={}, environment={}, created_at=datetime(2024, 1, 1))).inserted_primary_key[0]
+            insert = sa.text(
+                "INSERT INTO stacks (id, name, action, status, status_reason, raw_template_id, parameters, disable_rollback, tags, project_id, created_at, nested_depth, owner_id)"
+                " VALUES (:id, :name, 'CREATE', 'COMPLETE', '', :template, '{}', true, '[]', :project, :created, :depth, :owner)"
+            )
+            # The embedded engine's stacks (one with a nested stack), one whose name a
+            # server's stack in 'default' already has (with its nested stack), and another project's.
+            for stack_id, name, project, owner in (
+                ("embedded", "web", "", None), ("embedded-child", "web-group-x", "", "embedded"),
+                ("clash", "db", "", None), ("clash-child", "db-group-y", "", "clash"),
+                ("served", "db", "default", None), ("other", "web", "other", None),
+            ):  # fmt: skip
+                connection.execute(insert, {"id": stack_id, "name": name, "template": template, "project": project, "created": datetime(2024, 1, 1), "depth": 1 if owner else 0, "owner": owner})
+            connection.execute(
+                sa.text("INSERT INTO software_config (id, name, \"group\", config, tenant, created_at) VALUES ('config', 'c', 'script', '{}', '', :created)"),
+                {"created": datetime(2024, 1, 1)},
+            )
+        store.migrate()
+        with store.engine.connect() as connection:
+            assert database_revision(connection) == HEAD_REVISION
+            projects = dict(connection.execute(sa.text("SELECT id, project_id FROM stacks")).all())
+            tenants = [row[0] for row in connection.execute(sa.text("SELECT tenant FROM software_config"))]
+        assert projects == {
+            "embedded": "default", "embedded-child": "default", "clash": "", "clash-child": "", "served": "default", "other": "other",
+        }  # fmt: skip
+        assert tenants == ["default"]
+    finally:
+        store.close()

@@ -98,9 +98,10 @@ class Backend(abc.ABC):
     # -- stacks ----------------------------------------------------------------------
 
     @abc.abstractmethod
-    def list_stacks(self, nested: bool = False, hidden: bool = False, deleted: bool = False) -> list[dict[str, Any]]:
+    def list_stacks(self, nested: bool = False, hidden: bool = False, deleted: bool = False, all_projects: bool = False) -> list[dict[str, Any]]:
         """Stack summaries, oldest first (``parent`` set for nested ones; ``deleted``:
-        deleted ones too, with their ``deletion_time``)."""
+        deleted ones too, with their ``deletion_time``; ``all_projects``: every
+        project's, each with its ``project``)."""
 
     @abc.abstractmethod
     def identify_stack(self, name: str) -> tuple[str, str]:

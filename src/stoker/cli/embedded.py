@@ -7,6 +7,11 @@ finishes the actions an engine that stopped mid-way left IN_PROGRESS (``recover`
 a read says which stacks wait for that, and a delete of a stack that recovery just
 deleted counts as done. Links in the bodies are ``embedded:///v1/{project}/...``: no
 server answers them, but they name stacks as a server's do.
+
+The engine acts in one project (``Settings.project``, ``--project``): stacks are made
+in it, and a name given on the command line is found in it only (then the stack is
+named by its id), so no command reaches another project's stack by name. Every project's
+stacks are listed only when asked (``--all-projects``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from stoker.api import views
 from stoker.cli.backend import Backend, EventCallback, StackRequest, _ignore
 from stoker.cli.backend import Source as FileSource
 from stoker.engine.states import Action
+from stoker.reads import Project
 from stoker.service import Service, Source
 from stoker.store import EventRecord, StackRecord
 from stoker.template import loader
@@ -45,11 +51,12 @@ def _sent(request: StackRequest) -> dict[str, Any]:
 class _Links:
     """What the API's views need of a call: the service and the URLs of links."""
 
-    def __init__(self, service: Service):
+    def __init__(self, service: Service, project: str):
         self.service = service
+        self.project = project
 
     def url(self, *parts: str) -> str:
-        return "/".join(["embedded://", "v1", "-", *(quote(part, safe="") for part in parts)])
+        return "/".join(["embedded://", "v1", quote(self.project, safe=""), *(quote(part, safe="") for part in parts)])
 
     def stack_url(self, stack: StackRecord, *parts: str) -> str:
         return self.url("stacks", stack.name, stack.id, *parts)
@@ -63,7 +70,8 @@ class EmbeddedBackend(Backend):
 
     def __init__(self, service: Service, recovered: Sequence[StackRecord] = ()):
         self.service = service
-        self.links = _Links(service)
+        self.project = Project(service.settings.project)
+        self.links = _Links(service, self.project.id)
         self.recovered = list(recovered)
         self._stacks: dict[str, StackRecord] = {}
 
@@ -118,23 +126,33 @@ class EmbeddedBackend(Backend):
     def _detail(self, stack: StackRecord) -> dict[str, Any]:
         return views.stack_detail(self.links, stack)  # type: ignore[arg-type]
 
-    def _summary(self, stack: StackRecord) -> dict[str, Any]:
-        return views.stack_summary(self.links, stack)  # type: ignore[arg-type]
+    def _summary(self, stack: StackRecord, with_project: bool = False) -> dict[str, Any]:
+        return views.stack_summary(self.links, stack, with_project)  # type: ignore[arg-type]
+
+    def _stack(self, name: str) -> StackRecord:
+        """The live stack ``name`` (a name or an id) names in this engine's project."""
+        return self.service.get_stack(name, self.project)
+
+    def _id(self, name: str) -> str:
+        """The id of the stack ``name`` names in this engine's project: what the
+        service is given, so that no name reaches another project's stack."""
+        return self._stack(name).id
 
     # -- limits and stacks -----------------------------------------------------------
 
     def limits(self) -> loader.Limits:
         return self.service.limits()
 
-    def list_stacks(self, nested: bool = False, hidden: bool = False, deleted: bool = False) -> list[dict[str, Any]]:
-        return [self._summary(stack) for stack in self.service.list_stacks(nested=nested, hidden=hidden, deleted=deleted)]
+    def list_stacks(self, nested: bool = False, hidden: bool = False, deleted: bool = False, all_projects: bool = False) -> list[dict[str, Any]]:
+        stacks = self.service.list_stacks(nested=nested, hidden=hidden, deleted=deleted, project=None if all_projects else self.project)
+        return [self._summary(stack, with_project=all_projects) for stack in stacks]
 
     def identify_stack(self, name: str) -> tuple[str, str]:
-        stack = self.service.get_stack(name)
+        stack = self._stack(name)
         return stack.name, stack.id
 
     def get_stack(self, name: str) -> dict[str, Any]:
-        return self._detail(self.service.get_stack(name))
+        return self._detail(self._stack(name))
 
     def create_stack(self, name: str, request: StackRequest, on_event: EventCallback = _ignore) -> dict[str, Any]:
         assert request.template is not None
@@ -144,13 +162,13 @@ class EmbeddedBackend(Backend):
             disable_rollback=request.disable_rollback is not False,
             timeout_mins=request.timeout_mins,
             tags=request.tags or [],
+            project_id=self.project.id,
             listeners=[self._listener(on_event)],
         )
         return self._detail(stack)
 
     def update_stack(self, name: str, request: StackRequest, existing: bool, on_event: EventCallback = _ignore) -> dict[str, Any]:
-        stack = self.service.update_stack(
-            name,
+        stack = self.service.update_stack(self._id(name),
             **_sent(request),
             existing=existing,
             listeners=[self._listener(on_event)],
@@ -166,31 +184,31 @@ class EmbeddedBackend(Backend):
         from stoker.engine.errors import StackExistsError
 
         assert request.template is not None
-        if self.service.store.find_stack(name, "") is not None:
+        if self.service.store.find_stack(name, self.project.id) is not None:
             raise StackExistsError(name)
         return self.service.preview_create(name, **_sent(request))
 
     def preview_update(self, name: str, request: StackRequest, existing: bool) -> dict[str, Any]:
-        return self.service.preview_update(name, **_sent(request), existing=existing)
+        return self.service.preview_update(self._id(name), **_sent(request), existing=existing)
 
     def delete_stack(self, name: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
         for stack in self.recovered:
             # This command's recovery just finished the stack's interrupted delete.
             if name in (stack.name, stack.id) and stack.state == "DELETE_COMPLETE":
                 return self._summary(stack)
-        return self._summary(self.service.delete_stack(name, listeners=[self._listener(on_event)]))
+        return self._summary(self.service.delete_stack(self._id(name), listeners=[self._listener(on_event)]))
 
     def stack_action(self, name: str, action: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
-        return self._summary(self.service.stack_action(name, Action(action.upper()), listeners=[self._listener(on_event)]))
+        return self._summary(self.service.stack_action(self._id(name), Action(action.upper()), listeners=[self._listener(on_event)]))
 
     def cancel_stack(self, name: str, rollback: bool) -> dict[str, Any]:
-        return self._summary(self.service.cancel_stack(name, rollback=rollback))
+        return self._summary(self.service.cancel_stack(self._id(name), rollback=rollback))
 
     def export_stack(self, name: str) -> dict[str, Any]:
-        return self.service.export_stack(name)
+        return self.service.export_stack(self._id(name))
 
     def abandon_stack(self, name: str) -> dict[str, Any]:
-        return self.service.abandon_stack(name)
+        return self.service.abandon_stack(self._id(name))
 
     def adopt_stack(self, name: str, data: dict[str, Any], request: StackRequest, on_event: EventCallback = _ignore) -> dict[str, Any]:
         stack = self.service.adopt_stack(
@@ -201,17 +219,18 @@ class EmbeddedBackend(Backend):
             disable_rollback=request.disable_rollback is not False,
             timeout_mins=request.timeout_mins,
             listeners=[self._listener(on_event)],
+            project_id=self.project.id,
         )
         return self._detail(stack)
 
     def template_of(self, name: str) -> Any:
-        return self.service.template_of(name)
+        return self.service.template_of(self._id(name))
 
     def environment_of(self, name: str) -> Any:
-        return self.service.environment_of(name)
+        return self.service.environment_of(self._id(name))
 
     def files_of(self, name: str) -> dict[str, str]:
-        return self.service.files_of(self.service.get_stack(name))
+        return self.service.files_of(self._stack(name))
 
     # -- resources -------------------------------------------------------------------
 
@@ -238,16 +257,16 @@ class EmbeddedBackend(Backend):
         from stoker.api.resources import resource_matches
 
         if nested_depth:
-            listed = self.service.list_resources_nested(name, nested_depth)
+            listed = self.service.list_resources_nested(self._id(name), nested_depth)
         else:
-            stack = self.service.get_stack(name)
+            stack = self._stack(name)
             listed = [(stack, record) for record in self.service.list_resources(stack.id)]
         return self._resource_bodies([(owner, record) for owner, record in listed if resource_matches(record, filters or {})])
 
     def get_resource(self, name: str, resource_name: str) -> dict[str, Any]:
         from stoker.sdk.exceptions import StokerError
 
-        stack = self.service.get_stack(name)
+        stack = self._stack(name)
         for record in self.service.list_resources(stack.id):
             if record.name == resource_name:
                 [body] = self._resource_bodies([(stack, record)], detail=True)
@@ -257,37 +276,37 @@ class EmbeddedBackend(Backend):
 
     def resource_metadata(self, name: str, resource_name: str) -> Any:
         self.get_resource(name, resource_name)
-        return self.service.resource_metadata(self.service.get_stack(name), resource_name)
+        return self.service.resource_metadata(self._stack(name), resource_name)
 
     def mark_unhealthy(self, name: str, resource_name: str, unhealthy: bool, reason: str) -> None:
-        self.service.mark_unhealthy(name, resource_name, unhealthy=unhealthy, reason=reason)
+        self.service.mark_unhealthy(self._id(name), resource_name, unhealthy=unhealthy, reason=reason)
 
     def signal_resource(self, name: str, resource_name: str, details: Mapping[str, Any]) -> None:
-        self.service.signal_resource(name, resource_name, details)
+        self.service.signal_resource(self._id(name), resource_name, details)
 
     def clear_hook(self, name: str, resource_name: str, hook: str | None) -> None:
-        self.service.clear_hook(name, resource_name, hook)
+        self.service.clear_hook(self._id(name), resource_name, hook)
 
     # -- events and outputs ----------------------------------------------------------
 
     def list_events(self, name: str, resource_name: str | None = None, nested_depth: int = 0) -> list[dict[str, Any]]:
-        stack = self.service.get_stack(name)
+        stack = self._stack(name)
         root = stack if nested_depth else None
         self._stacks[stack.id] = stack
         return [self._event(event, root) for event in self.service.list_events(stack.id, resource_name, nested_depth)]
 
     def get_event(self, name: str, resource_name: str, event_id: str) -> dict[str, Any] | None:
-        stack = self.service.get_stack(name)
+        stack = self._stack(name)
         for event in self.service.list_events(stack.id, resource_name):
             if event.uuid == event_id:
                 return self._event(event, detail=True)
         return None
 
     def list_outputs(self, name: str) -> list[dict[str, Any]]:
-        return [{"output_key": o["output_key"], "description": o["description"]} for o in self.service.outputs(name)]
+        return [{"output_key": o["output_key"], "description": o["description"]} for o in self.service.outputs(self._id(name))]
 
     def get_output(self, name: str, output_key: str) -> dict[str, Any] | None:
-        found = self.service.outputs(name, [output_key])
+        found = self.service.outputs(self._id(name), [output_key])
         return found[0] if found else None
 
     # -- snapshots -------------------------------------------------------------------
@@ -296,22 +315,22 @@ class EmbeddedBackend(Backend):
         return views.snapshot_body(record, self.service.hidden_values(stack))
 
     def create_snapshot(self, name: str, snapshot_name: str | None, on_event: EventCallback = _ignore) -> dict[str, Any]:
-        record = self.service.create_snapshot(name, snapshot_name, listeners=[self._listener(on_event)])
-        return self._snapshot(self.service.get_stack(name), record)
+        record = self.service.create_snapshot(self._id(name), snapshot_name, listeners=[self._listener(on_event)])
+        return self._snapshot(self._stack(name), record)
 
     def list_snapshots(self, name: str) -> list[dict[str, Any]]:
-        stack = self.service.get_stack(name)
+        stack = self._stack(name)
         return [self._snapshot(stack, record) for record in self.service.list_snapshots(stack.id)]
 
     def get_snapshot(self, name: str, snapshot_id: str) -> dict[str, Any]:
-        stack = self.service.get_stack(name)
+        stack = self._stack(name)
         return self._snapshot(stack, self.service.get_snapshot(stack.id, snapshot_id))
 
     def delete_snapshot(self, name: str, snapshot_id: str) -> None:
-        self.service.delete_snapshot(name, snapshot_id)
+        self.service.delete_snapshot(self._id(name), snapshot_id)
 
     def restore_snapshot(self, name: str, snapshot_id: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
-        return self._detail(self.service.restore_snapshot(name, snapshot_id, listeners=[self._listener(on_event)]))
+        return self._detail(self.service.restore_snapshot(self._id(name), snapshot_id, listeners=[self._listener(on_event)]))
 
     # -- the catalog -----------------------------------------------------------------
 

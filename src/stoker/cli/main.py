@@ -40,7 +40,10 @@ class Failure(Exception):
 def _settings(obj: dict[str, Any]):
     from stoker.settings import Settings
 
-    return Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or []), os_cloud=obj.get("os_cloud"))
+    settings = Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or []), os_cloud=obj.get("os_cloud"))
+    if obj.get("project"):
+        settings.project = obj["project"]
+    return settings
 
 
 def _backend(ctx: click.Context, recover: bool = True):
@@ -175,22 +178,30 @@ class StokerGroup(click.Group):
 )
 @click.option("--os-token", "os_token", envvar="STOKER_TOKEN", metavar="TOKEN", help="With --url: the token to send (a static token of --auth-mode token, or a Keystone token).")
 @click.option(
+    "--project", envvar="STOKER_PROJECT", metavar="PROJECT",
+    help="Without --url: the project the embedded engine makes stacks in and finds them by name in (default: 'default', what a server shows at /v1/default).",
+)
+@click.option(
     "--files-root", "files_root", envvar="STOKER_FILES_ROOT", metavar="DIR", type=click.Path(exists=True, file_okay=False),
     help="Read the files templates and environments name (get_file, template resources) anywhere under DIR, not only under the directory of the file that names them.",
 )
 @click.version_option(package_name="stoker")
 @click.pass_context
 def main(
-    ctx: click.Context, database_url: str | None, plugin_dirs: tuple[str, ...], os_cloud: str | None, url: str | None, os_token: str | None, files_root: str | None
+    ctx: click.Context, database_url: str | None, plugin_dirs: tuple[str, ...], os_cloud: str | None, url: str | None, os_token: str | None, project: str | None,
+    files_root: str | None,
 ) -> None:
     """stoker: orchestration of stacks from HOT templates, on the embedded engine or,
     with --url, on a stoker server."""
     if url:
         # The embedded engine's own: a server has its store and plugins.
-        for name, flag in (("database_url", "--database-url"), ("plugin_dirs", "--plugin-dir")):
+        for name, flag in (("database_url", "--database-url"), ("plugin_dirs", "--plugin-dir"), ("project", "--project")):
             if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
                 raise click.UsageError(f"{flag} is the embedded engine's: with --url the server uses its own")
-    ctx.obj = {"database_url": database_url, "plugin_dirs": plugin_dirs, "os_cloud": os_cloud, "url": url, "os_token": os_token, "files_root": files_root}
+    ctx.obj = {
+        "database_url": database_url, "plugin_dirs": plugin_dirs, "os_cloud": os_cloud, "url": url, "os_token": os_token, "project": project,
+        "files_root": files_root,
+    }  # fmt: skip
 
 
 @main.group()
@@ -417,6 +428,7 @@ def _sorted_page(items: list[dict], sort: str | None, keys: dict[str, str], limi
 @click.option("--nested", is_flag=True, help="Include nested stacks (with their parent's id).")
 @click.option("--hidden", is_flag=True, help="Include stacks with a hidden tag (STOKER_HIDDEN_STACK_TAGS).")
 @click.option("--deleted", is_flag=True, help="Include deleted stacks (with their deletion time).")
+@click.option("--all-projects", is_flag=True, help="Every project's stacks, with a Project column (against a server: a cloud admin's).")
 @click.option("--tags", metavar="TAG1,TAG2...", help="Only stacks with all of these tags (see --tag-mode).")
 @click.option(
     "--tag-mode", type=click.Choice(["any", "not", "not-any"]), default=None,
@@ -428,19 +440,20 @@ def _sorted_page(items: list[dict], sort: str | None, keys: dict[str, str], limi
 @click.option("--marker", metavar="ID", help="Only the stacks after this one (paging).")
 @FORMAT
 @click.pass_context
-def stack_list(ctx, nested, hidden, deleted, tags, tag_mode, filters, sort, limit, marker, fmt):
-    """List stacks."""
-    columns = ["ID", "Stack Name", "Stack Status", "Creation Time", "Updated Time"] + (["Parent"] if nested else []) + (["Deletion Time"] if deleted else [])
+def stack_list(ctx, nested, hidden, deleted, all_projects, tags, tag_mode, filters, sort, limit, marker, fmt):
+    """List the project's stacks (--all-projects: every project's)."""
+    columns = ["ID", "Stack Name", *(["Project"] if all_projects else []), "Stack Status", "Creation Time", "Updated Time"]
+    columns += (["Parent"] if nested else []) + (["Deletion Time"] if deleted else [])
     wanted = _filters(filters, STACK_FILTER_KEYS)
     if tag_mode and not tags:
         raise click.UsageError("--tag-mode says how --tags matches: give --tags too")
     tagged = {tag for tag in (tags or "").split(",") if tag}
     _sorted_page([], sort, STACK_SORT_KEYS, None, None)  # a bad --sort is refused before anything is read
     stacks = [
-        s for s in _reader(ctx).list_stacks(nested=nested, hidden=hidden, deleted=deleted)
+        s for s in _reader(ctx).list_stacks(nested=nested, hidden=hidden, deleted=deleted, all_projects=all_projects)
         if _stack_matches(s, wanted) and (not tagged or _tags_match(set(s.get("tags") or ()), tagged, tag_mode))
     ]  # fmt: skip
-    rows = [render.stack_row(s, parent=nested, deleted=deleted) for s in _sorted_page(stacks, sort, STACK_SORT_KEYS, limit, marker)]
+    rows = [render.stack_row(s, parent=nested, deleted=deleted, project=all_projects) for s in _sorted_page(stacks, sort, STACK_SORT_KEYS, limit, marker)]
     render.print_list(rows, fmt, columns)
 
 

@@ -252,10 +252,11 @@ class RemoteBackend(Backend):
     def limits(self) -> loader.Limits:
         return self._limits
 
-    def list_stacks(self, nested: bool = False, hidden: bool = False, deleted: bool = False) -> list[dict[str, Any]]:
+    def list_stacks(self, nested: bool = False, hidden: bool = False, deleted: bool = False, all_projects: bool = False) -> list[dict[str, Any]]:
         params = {
             "sort_keys": "creation_time", "sort_dir": "asc",
             "show_nested": str(nested).lower(), "show_hidden": str(hidden).lower(), "show_deleted": str(deleted).lower(),
+            **({"global_tenant": "true"} if all_projects else {}),
         }  # fmt: skip
         return self._get("stacks", params)["stacks"]
 

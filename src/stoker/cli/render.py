@@ -27,12 +27,14 @@ def timestamp(value: datetime | None) -> str | None:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else None
 
 
-def stack_row(stack: Mapping[str, Any], parent: bool = False, deleted: bool = False) -> dict[str, Any]:
+def stack_row(stack: Mapping[str, Any], parent: bool = False, deleted: bool = False, project: bool = False) -> dict[str, Any]:
     """A row of ``stack list`` from Heat's stack summary (``deleted``: with its
-    deletion time, as ``openstack stack list --deleted``)."""
+    deletion time, as ``openstack stack list --deleted``; ``project``: with its project,
+    as ``--all-projects`` lists them)."""
     row = {
         "ID": stack["id"],
         "Stack Name": stack["stack_name"],
+        **({"Project": stack.get("project")} if project else {}),
         "Stack Status": stack["stack_status"],
         "Creation Time": stack.get("creation_time"),
         "Updated Time": stack.get("updated_time"),

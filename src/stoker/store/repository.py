@@ -46,7 +46,7 @@ from stoker.store.signals import SignalRepository
 from stoker.store.software_configs import SoftwareConfigRepository
 from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
-HEAD_REVISION = "0013_jobs"
+HEAD_REVISION = "0014_embedded_project"
 
 
 def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
