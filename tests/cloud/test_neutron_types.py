@@ -67,6 +67,12 @@ def neutron_stack(
                 "type": "OS::Neutron::Router",
                 "properties": {"external_gateway_info": {"network": {"get_resource": "public"}}},
             },
+            # Heat's HIDDEN way to set a gateway, which old templates still use.
+            "legacy_router": {"type": "OS::Neutron::Router"},
+            "legacy_gateway": {
+                "type": "OS::Neutron::RouterGateway",
+                "properties": {"router_id": {"get_resource": "legacy_router"}, "network": {"get_resource": "public"}},
+            },
             "router_interface": {
                 "type": "OS::Neutron::RouterInterface",
                 # Heat's old name for the subnet: translated to "subnet".
@@ -170,6 +176,7 @@ def test_neutron_types_create_update_check_delete(admin_cloud, make_service):
     )
     router = connection.network.get_router(ids["router"])
     assert router.external_gateway_info["network_id"] == ids["public"]
+    assert connection.network.get_router(ids["legacy_router"]).external_gateway_info["network_id"] == ids["public"]
     assert ids["router_interface"] == f"{router.id}:subnet_id={subnet.id}"
     assert any(
         port.device_id == router.id for port in connection.network.ports(network_id=network.id)
@@ -242,6 +249,7 @@ def test_neutron_types_create_update_check_delete(admin_cloud, make_service):
         ("private_subnet", connection.network.find_subnet),
         ("public_subnet", connection.network.find_subnet),
         ("router", connection.network.find_router),
+        ("legacy_router", connection.network.find_router),
         ("port", connection.network.find_port),
         ("web", connection.network.find_security_group),
         ("floating_ip", connection.network.find_ip),
