@@ -20,7 +20,11 @@ import pytest
 import sqlalchemy as sa
 
 # The session's test cloud of real OpenStack services, for any test under tests/.
+from tests.cloud.addons import fixtures as _addon_fixtures
 from tests.cloud.fixture import mark_cloud_tests, openstack_cloud  # noqa: F401
+
+# Services started only for the tests that ask for them (tests/cloud/addons/).
+globals().update(_addon_fixtures())
 
 POSTGRES_URL = os.environ.get("STOKER_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 

@@ -20,14 +20,10 @@ __all__ = ["client_mapping", "client_plugin_class", "constraint_mapping", "resou
 
 
 def _service_modules() -> list[Any]:
-    from stoker.resources.openstack.cinder import client_plugin as cinder
-    from stoker.resources.openstack.glance import client_plugin as glance
-    from stoker.resources.openstack.keystone import client_plugin as keystone
-    from stoker.resources.openstack.neutron import client_plugin as neutron
-    from stoker.resources.openstack.nova import client_plugin as nova
-    from stoker.resources.openstack.placement import client_plugin as placement
-
-    return [cinder, glance, keystone, neutron, nova, placement]
+    """Each service package's ``client_plugin`` module."""
+    return [
+        importlib.import_module(f"{package.__name__}.client_plugin") for package in _service_packages()
+    ]
 
 
 def resource_mapping() -> dict[str, type[Resource]]:
@@ -47,9 +43,15 @@ def resource_mapping() -> dict[str, type[Resource]]:
 
 
 def _service_packages() -> list[Any]:
-    from stoker.resources.openstack import cinder, glance, keystone, neutron, nova, placement
+    """Every service package under ``resources/openstack/`` (a sub-package holding a
+    ``client_plugin`` module): a new service is a new package, with no list to edit."""
+    import stoker.resources.openstack as openstack
 
-    return [cinder, glance, keystone, neutron, nova, placement]
+    packages = []
+    for info in sorted(pkgutil.iter_modules(openstack.__path__), key=lambda m: m.name):
+        if info.ispkg:
+            packages.append(importlib.import_module(f"{openstack.__name__}.{info.name}"))
+    return packages
 
 
 def client_mapping() -> dict[str, type[ClientPlugin]]:

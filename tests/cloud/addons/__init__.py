@@ -1,0 +1,42 @@
+"""Services the test cloud starts only when a test asks for them: one module per family
+(``octavia.py``, ``barbican.py``, ...), each started at most once per test session, beside
+the six services every session of the cloud has (``cloud.py``).
+
+The contract of an add-on module:
+
+- It defines a session-scoped pytest fixture named ``<family>_service`` that asks for
+  ``openstack_cloud`` (so its tests get the ``cloud`` marker and run with the cloud's tests)
+  and yields an object describing the running service; tests ask for that fixture.
+- Its pinned requirements are ``<family>-requirements.txt`` beside it: its own venv in the
+  cloud's cache, keyed by a hash of that file, so the six services' venv and golden
+  databases never change when a family is added.
+- It registers its service user, service and endpoints in the session's Keystone when it
+  starts, and its processes lead their own process groups and die with the test run.
+- It stops (processes, databases) when the session ends.
+
+``fixtures()`` finds every add-on's fixtures, so ``tests/conftest.py`` offers them to every
+test without a list to edit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any
+
+from _pytest.fixtures import FixtureFunctionDefinition
+
+__all__ = ["fixtures"]
+
+
+def fixtures() -> dict[str, Any]:
+    """Every ``<family>_service`` fixture the add-on modules define, by name."""
+    found: dict[str, Any] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.ispkg or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for name, value in vars(module).items():
+            if name.endswith("_service") and isinstance(value, FixtureFunctionDefinition):
+                found[name] = value
+    return found
