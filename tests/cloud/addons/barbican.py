@@ -514,6 +514,11 @@ def barbican_service(
         service = barbican.start()
     except BarbicanError as error:
         pytest.fail(str(error), pytrace=False)
+    # Seen with -s; the README's measured times come from it.
+    print(
+        f"\nBarbican started at {service.endpoint}: "
+        + ", ".join(f"{k} {v:.1f}" for k, v in service.timings.items())
+    )
     try:
         yield service
     finally:
