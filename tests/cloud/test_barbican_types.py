@@ -239,6 +239,14 @@ def test_barbican_orders_wait_for_active_and_delete_what_they_made(
     assert shown["public_key"] == values["public_key"]
     assert service.stack_action(stack_name, "CHECK").state == "CHECK_COMPLETE"
 
+    # The key order and its secret deleted behind the stack's back: check fails, and
+    # the stack's delete takes them as deleted.
+    key_manager.delete_order(reference_id(ids["key"]))
+    key_manager.delete_secret(reference_id(values["key_secret"]))
+    checked = service.stack_action(stack_name, "CHECK")
+    assert checked.state == "CHECK_FAILED"
+    assert "key" in checked.status_reason
+
     made = [values["key_secret"], *(item["secret_ref"] for item in pair.secret_refs)]
     assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
     assert key_manager.find_order(reference_id(ids["key"])) is None
