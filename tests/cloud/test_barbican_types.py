@@ -417,3 +417,39 @@ def test_barbican_validation_errors_name_the_resource_and_property(demo_cloud, m
         },
     )
     assert "Duplicate refs are not allowed." in duplicate or "could not be found" in duplicate
+
+
+def test_barbican_order_that_barbican_fails_fails_with_its_reason(demo_cloud, stacks):
+    """Barbican takes an AES key of 200 bits (a multiple of 8) and its worker then finds no
+    plugin that makes one: the order goes ERROR, and the create fails with Barbican's code
+    and reason, as Heat words it."""
+    service, names = stacks
+    suffix = secrets.token_hex(3)
+    stack_name = f"bad-order-{suffix}"
+    names.append(stack_name)
+    template = {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "key": {
+                "type": "OS::Barbican::Order",
+                "properties": {
+                    "type": "key",
+                    "name": f"odd-{suffix}",
+                    "algorithm": "aes",
+                    "bit_length": 200,
+                },
+            }
+        },
+    }
+
+    stack = service.create_stack(stack_name, from_data(template))
+
+    assert stack.state == "CREATE_FAILED"
+    order = demo_cloud.connect("demo").key_manager.get_order(
+        reference_id(physical_ids(service, stack_name)["key"])
+    )
+    assert order.status == "ERROR"
+    # Barbican's own words for it (its worker hides the cause behind a 500).
+    assert "Order 'key' failed: 500 - Process TypeOrder failure seen" in stack.status_reason
+    assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
+    assert demo_cloud.connect("demo").key_manager.find_order(order.order_id) is None
