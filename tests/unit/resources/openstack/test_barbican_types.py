@@ -34,7 +34,7 @@ def harness(plugin, **properties) -> PluginHarness:
     [
         (
             {"payload_content_type": "text/plain"},
-            "'payload_content_type' property requires 'payload' property.",
+            "payload_content_type cannot be specified without payload.",
             "payload_content_type",
         ),
         (
@@ -53,7 +53,7 @@ def harness(plugin, **properties) -> PluginHarness:
         ),
         (
             {"payload": "x", "payload_content_encoding": "base64"},
-            "'payload_content_encoding' property requires 'payload_content_type' property with value 'application/octet-stream'.",
+            "payload_content_encoding property should only be specified for payload_content_type with value application/octet-stream.",
             "payload_content_encoding",
         ),
     ],
@@ -97,7 +97,7 @@ def test_barbican_types_replace_on_every_property_change(plugin):
             "Unexpected properties: subject_dn. Only these properties are allowed for key type of order: "
             "algorithm, bit_length, expiration, mode, name, payload_content_type.",
         ),
-        ({"type": "certificate", "profile": "p"}, "'profile' property requires 'ca_id' property."),
+        ({"type": "certificate", "profile": "p"}, "profile cannot be specified without ca_id."),
     ],
 )
 def test_barbican_order_validation_follows_heat(properties, message):

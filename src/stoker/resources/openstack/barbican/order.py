@@ -193,7 +193,7 @@ class Order(Resource):
                 )
         elif given.get(self.PROFILE) and not given.get(self.CA_ID):
             raise ValidationError(
-                f"'{self.PROFILE}' property requires '{self.CA_ID}' property.",
+                f"{self.PROFILE} cannot be specified without {self.CA_ID}.",
                 path=f"{path}.{self.PROFILE}",
             )
         allowed = sorted(self.ALLOWED_PROPERTIES_FOR_TYPE[order_type])

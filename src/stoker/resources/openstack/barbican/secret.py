@@ -116,7 +116,7 @@ class Secret(Resource):
         if content_type:
             if not payload:
                 raise ValidationError(
-                    f"'{self.PAYLOAD_CONTENT_TYPE}' property requires '{self.PAYLOAD}' property.",
+                    f"{self.PAYLOAD_CONTENT_TYPE} cannot be specified without {self.PAYLOAD}.",
                     path=self._path(self.PAYLOAD_CONTENT_TYPE),
                 )
             if content_type == self.OCTET_STREAM:
@@ -137,8 +137,8 @@ class Secret(Resource):
                     ) from None
         if encoding and (not content_type or content_type == "text/plain"):
             raise ValidationError(
-                f"'{self.PAYLOAD_CONTENT_ENCODING}' property requires '{self.PAYLOAD_CONTENT_TYPE}' property "
-                f"with value '{self.OCTET_STREAM}'.",
+                f"{self.PAYLOAD_CONTENT_ENCODING} property should only be specified for "
+                f"{self.PAYLOAD_CONTENT_TYPE} with value {self.OCTET_STREAM}.",
                 path=self._path(self.PAYLOAD_CONTENT_ENCODING),
             )
 
