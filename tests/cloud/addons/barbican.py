@@ -4,8 +4,9 @@ encrypted with a key made for the session), its database on the machine's MariaD
 barbican-worker over the cloud's RabbitMQ vhost (orders are processed there), behind
 Keystone's authtoken like the six services of ``cloud.py``.
 
-Owns Barbican's venv (its pins in ``barbican-requirements.txt``, cached beside the cloud's),
-its configuration, database, catalog entry and processes for one test session. It reuses
+Owns Barbican's configuration, database (and its golden dump), catalog entry and
+processes for one test session; its venv and configuration templates are
+``barbican_installation.py``'s. It reuses
 the cloud's modules (``venv_cache``, ``identity``, ``infrastructure``, ``sessions``) and
 must not change the cloud's six services or their golden copy.
 
@@ -21,10 +22,8 @@ import base64
 import contextlib
 import os
 import secrets
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -34,6 +33,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.cloud import identity, installation
+from tests.cloud.addons.barbican_installation import (
+    BARBICAN_CONF,
+    UWSGI_INI,
+    BarbicanEnvironment,
+    BarbicanError,
+    requirements_hash,
+)
 from tests.cloud.infrastructure import InfrastructureError
 from tests.cloud.sessions import SessionRecord, die_with_parent, stop_groups
 from tests.support import venv_cache
@@ -41,7 +47,6 @@ from tests.support import venv_cache
 if TYPE_CHECKING:
     from tests.cloud.cloud import DevCloud
 
-REQUIREMENTS = Path(__file__).with_name("barbican-requirements.txt")
 SERVICE_USER = "barbican"
 SERVICE_NAME = "barbican"
 SERVICE_TYPE = "key-manager"
@@ -49,126 +54,6 @@ SERVICE_TYPE = "key-manager"
 READY_TIMEOUT_S = 180
 # Seconds a migration may take (about 15 s here).
 MIGRATION_TIMEOUT_S = 600
-
-UWSGI_INI = """\
-# barbican-api of the test cloud under uWSGI: one process, four threads (as cloud.py's APIs).
-[uwsgi]
-http-socket = 127.0.0.1:{port}
-paste = config:{paste}
-virtualenv = {venv}
-master = true
-processes = 1
-threads = 4
-lazy-apps = true
-die-on-term = true
-need-app = true
-add-header = Connection: close
-buffer-size = 65535
-"""
-
-BARBICAN_CONF = """\
-[DEFAULT]
-host_href = {endpoint}
-transport_url = {transport_url}
-log_file = {log_file}
-
-[database]
-connection = {database_url}
-
-[queue]
-# Orders go to barbican-worker over RabbitMQ (without it the API would run them itself).
-enable = true
-topic = {topic}
-server_name = {topic}
-
-[secretstore]
-enabled_secretstore_plugins = store_crypto
-
-[crypto]
-enabled_crypto_plugins = simple_crypto
-
-[simple_crypto_plugin]
-kek = {kek}
-
-[keystone_authtoken]
-{authentication}
-
-[oslo_policy]
-enforce_scope = true
-enforce_new_defaults = true
-"""
-
-
-class BarbicanError(Exception):
-    """Barbican did not start; the message names the process and ends with its log tail."""
-
-
-def requirements_hash() -> str:
-    return venv_cache.environment_key(
-        [REQUIREMENTS.read_bytes(), installation.UV_REQUIREMENT.encode()]
-    )
-
-
-class BarbicanEnvironment:
-    """Barbican's own venv: ``<cache>/barbican-venv-<hash>``, built once under a lock."""
-
-    def __init__(self, cache: Path | None = None):
-        self.cache = cache or installation.cache_directory()
-        self.path = self.cache / f"barbican-venv-{requirements_hash()}"
-        self.marker = self.path / ".stoker-complete"
-
-    def bin(self, name: str) -> Path:
-        return self.path / "bin" / name
-
-    def ensure(self, log_path: Path) -> float:
-        """Build the venv unless a complete one is cached; the seconds spent building."""
-        lock = venv_cache.cache_lock(
-            self.cache, "barbican-install", installation.LOCK_WAIT_S, BarbicanError
-        )
-        return venv_cache.build_once(self.marker, lock, lambda: self._build(log_path))
-
-    def _build(self, log_path: Path) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        environment = venv_cache.outside_environment(("UV_PYTHON",))
-        environment.update(
-            UV_CACHE_DIR=str(self.cache / "uv-cache"),
-            UV_NO_PROGRESS="1",
-            PIP_DISABLE_PIP_VERSION_CHECK="1",
-        )
-        python = str(self.bin("python"))
-        steps = [
-            ("create the venv", None, [sys.executable, "-m", "venv", str(self.path)]),
-            (
-                "install uv",
-                None,
-                [python, "-m", "pip", "install", "-q", installation.UV_REQUIREMENT],
-            ),
-            (
-                "install Barbican",
-                str(REQUIREMENTS),
-                [
-                    str(self.bin("uv")),
-                    "pip",
-                    "install",
-                    "--python",
-                    python,
-                    "-r",
-                    str(REQUIREMENTS),
-                ],
-            ),
-        ]
-        with open(log_path, "a") as log:
-            venv_cache.run_steps(
-                steps,
-                log,
-                log_path,
-                environment,
-                installation.BUILD_STEP_TIMEOUT_S,
-                "Barbican's venv",
-                BarbicanError,
-                shown=" ".join,
-            )
 
 
 @dataclass
