@@ -86,6 +86,10 @@ class BarbicanClientPlugin(OpenStackClientPlugin):
         payload = self.client().get_secret(reference_id(secret_ref)).payload
         return payload.decode() if isinstance(payload, bytes) else payload
 
+    def get_secret_payload_by_ref(self, secret_ref: str) -> Any:
+        """Heat's name for it: the payload of the secret ``secret_ref`` names."""
+        return self.secret_payload(secret_ref)
+
     def order(self, order_ref: str) -> dict[str, Any]:
         return self.document("orders", order_ref)
 
