@@ -26,6 +26,8 @@ from stoker.sdk.resource import Resource
 __all__ = ["Order", "resource_mapping"]
 
 V5 = support.SupportStatus(version="5.0.0")
+# How a hidden value is shown (stoker.masking's mask; plugins do not import the service's layer).
+MASK = "******"
 
 
 class Order(Resource):
@@ -251,7 +253,11 @@ class Order(Resource):
     def _show_resource(self) -> dict[str, Any] | None:
         if self.resource_id is None:
             return None
-        return self.client_plugin().order(self.resource_id)
+        order = self.client_plugin().order(self.resource_id)
+        # Barbican echoes the order's meta; the key's passphrase is a secret.
+        if isinstance(order.get("meta"), dict) and order["meta"].get(self.PASS_PHRASE) is not None:
+            order["meta"] = {**order["meta"], self.PASS_PHRASE: MASK}
+        return order
 
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:
