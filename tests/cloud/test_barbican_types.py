@@ -196,6 +196,7 @@ def test_barbican_orders_wait_for_active_and_delete_what_they_made(
                     "name": f"pair-{suffix}",
                     "algorithm": "rsa",
                     "bit_length": 2048,
+                    "pass_phrase": f"words-{suffix}",
                 },
             },
         },
@@ -204,6 +205,7 @@ def test_barbican_orders_wait_for_active_and_delete_what_they_made(
             "key_secret": {"value": {"get_attr": ["key", "secret_ref"]}},
             "key_order": {"value": {"get_attr": ["key", "order_ref"]}},
             "pair_container": {"value": {"get_attr": ["pair", "container_ref"]}},
+            "pair_meta": {"value": {"get_attr": ["pair", "show", "meta"]}},
             "public_key": {"value": {"get_attr": ["pair", "public_key"]}},
             "private_key": {"value": {"get_attr": ["pair", "private_key"]}},
         },
@@ -231,6 +233,9 @@ def test_barbican_orders_wait_for_active_and_delete_what_they_made(
     pair = key_manager.get_container(reference_id(values["pair_container"]))
     assert pair.type == "rsa"
     assert sorted(item["name"] for item in pair.secret_refs) == ["private_key", "public_key"]
+    # Barbican echoes the passphrase in the order's meta; the show attribute masks it.
+    assert values["pair_meta"]["pass_phrase"] == "******"
+    assert values["pair_meta"]["algorithm"] == "rsa"
     assert values["public_key"].startswith("-----BEGIN PUBLIC KEY-----")
     assert "PRIVATE KEY-----" in values["private_key"]
     # resource show masks the generated private key (a template's get_attr has it).
