@@ -58,7 +58,12 @@ def openstack_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClo
 def mark_cloud_tests(items: list[pytest.Item]) -> None:
     """Give every test that uses the cloud the ``cloud`` marker and room for the cloud's
     start, and run them last: the cloud (12 processes, ~2 GB) is up only from the first
-    of them to the end of the session, not beside the rest of the suite."""
+    of them to the end of the session.
+
+    With pytest-xdist (``-n 2 --dist loadgroup``, as the README's command runs the suite)
+    the cloud's tests are one group and every other test another: one worker runs the
+    cloud's tests in order, with one cloud, while the other runs the rest, as a plain
+    run would run them, one at a time."""
     cloud = []
     for item in items:
         if "openstack_cloud" in getattr(item, "fixturenames", ()):
@@ -66,7 +71,10 @@ def mark_cloud_tests(items: list[pytest.Item]) -> None:
             marker = item.get_closest_marker("timeout")
             if marker is None or (marker.args and marker.args[0] < CLOUD_TEST_TIMEOUT_S):
                 item.add_marker(pytest.mark.timeout(CLOUD_TEST_TIMEOUT_S), append=False)
+            item.add_marker(pytest.mark.xdist_group("cloud"))
             cloud.append(item)
+        else:
+            item.add_marker(pytest.mark.xdist_group("local"))
     if cloud:
         chosen = set(map(id, cloud))
         items[:] = [item for item in items if id(item) not in chosen] + cloud
