@@ -21,8 +21,10 @@ BIND or PowerDNS, and ERROR coming from a back end.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,7 +40,12 @@ from tests.cloud.cloud import CloudError, DevCloud, free_port
 from tests.cloud.infrastructure import InfrastructureError, MariaDB, RabbitMQ
 from tests.cloud.installation import UV_REQUIREMENT, cache_directory
 from tests.cloud.services import Process
-from tests.cloud.sessions import SessionRecord, die_with_parent, reap_abandoned_sessions, stop_groups
+from tests.cloud.sessions import (
+    SessionRecord,
+    die_with_parent,
+    reap_abandoned_sessions,
+    stop_groups,
+)
 from tests.support import venv_cache
 
 REQUIREMENTS = Path(__file__).with_name("designate-requirements.txt")
@@ -51,7 +58,13 @@ BUILD_STEP_TIMEOUT_S = 1800
 MANAGE_TIMEOUT_S = 300
 READY_TIMEOUT_S = 300
 LOCK_WAIT_S = 2400
-PROCESSES = ("designate-central", "designate-worker", "designate-producer", "designate-mdns", "designate-api")
+PROCESSES = (
+    "designate-central",
+    "designate-worker",
+    "designate-producer",
+    "designate-mdns",
+    "designate-api",
+)
 
 
 class DesignateError(Exception):
@@ -76,20 +89,43 @@ class DesignateEnvironment:
         return venv_cache.build_once(self.marker, lock, lambda: self._build(log_path))
 
     def _build(self, log_path: Path) -> None:
-        import shutil
-
         shutil.rmtree(self.path, ignore_errors=True)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         environment = venv_cache.outside_environment(("UV_PYTHON",))
-        environment.update(UV_CACHE_DIR=str(self.cache / "uv-cache"), UV_NO_PROGRESS="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+        environment.update(
+            UV_CACHE_DIR=str(self.cache / "uv-cache"),
+            UV_NO_PROGRESS="1",
+            PIP_DISABLE_PIP_VERSION_CHECK="1",
+        )
         python = str(self.bin("python"))
         steps = [
             ("create the venv", None, [sys.executable, "-m", "venv", str(self.path)]),
             ("install uv", None, [python, "-m", "pip", "install", "-q", UV_REQUIREMENT]),
-            ("install Designate", None, [str(self.bin("uv")), "pip", "install", "--python", python, "-r", str(REQUIREMENTS)]),
+            (
+                "install Designate",
+                None,
+                [
+                    str(self.bin("uv")),
+                    "pip",
+                    "install",
+                    "--python",
+                    python,
+                    "-r",
+                    str(REQUIREMENTS),
+                ],
+            ),
         ]
         with open(log_path, "a") as log:
-            venv_cache.run_steps(steps, log, log_path, environment, BUILD_STEP_TIMEOUT_S, "Designate's venv", DesignateError, shown=" ".join)
+            venv_cache.run_steps(
+                steps,
+                log,
+                log_path,
+                environment,
+                BUILD_STEP_TIMEOUT_S,
+                "Designate's venv",
+                DesignateError,
+                shown=" ".join,
+            )
 
 
 @dataclass
@@ -128,7 +164,12 @@ class DesignateService:
         started = time.monotonic()
         try:
             self._start()
-        except (identity.ServiceError, InfrastructureError, OSError, subprocess.SubprocessError) as error:
+        except (
+            identity.ServiceError,
+            InfrastructureError,
+            OSError,
+            subprocess.SubprocessError,
+        ) as error:
             self.stop()
             raise DesignateError(f"Designate: {error}\nAll logs: {self.logs}") from error
         except BaseException:
@@ -140,7 +181,9 @@ class DesignateService:
     def _start(self) -> None:
         reap_abandoned_sessions(self.environment.cache, self.mariadb, self.rabbitmq)
         self.logs.mkdir(parents=True, exist_ok=True)
-        self.timings["install_s"] = self.environment.ensure(self.environment.cache / "install-designate.log")
+        self.timings["install_s"] = self.environment.ensure(
+            self.environment.cache / "install-designate.log"
+        )
         phase = time.monotonic()
         self.record = SessionRecord(
             self.environment.cache,
@@ -161,11 +204,24 @@ class DesignateService:
         for name in PROCESSES:
             self._launch(name)
         keystone = identity.Keystone(self.cloud.keystone_url)
-        self._wait("designate-api", lambda: identity.request("GET", f"{self.endpoint}v2/zones", token=keystone.token, timeout_s=identity.PROBE_TIMEOUT_S).status == 200)
+        self._wait(
+            "designate-api",
+            lambda: (
+                identity.request(
+                    "GET",
+                    f"{self.endpoint}v2/zones",
+                    token=keystone.token,
+                    timeout_s=identity.PROBE_TIMEOUT_S,
+                ).status
+                == 200
+            ),
+        )
         # Every service's heartbeat reached central: its RPC server listens. A message sent
         # before it declared its queue is dropped, so designate-manage waits for this.
         for name in PROCESSES[:-1]:
-            self._wait(name, lambda service=name.removeprefix("designate-"): self._service_up(keystone, service))
+            self._wait(
+                name, functools.partial(self._service_up, keystone, name.removeprefix("designate-"))
+            )
         # The worker loads the pool lazily (at its first zone), so it is written after its start.
         self._manage("pool update", "pool", "update", "--file", str(self.etc / "pools.yaml"))
         self._probe(keystone)
@@ -173,18 +229,36 @@ class DesignateService:
 
     def _service_up(self, keystone: identity.Keystone, service: str) -> bool:
         statuses = keystone.call("GET", f"{self.endpoint}v2/service_statuses")["service_statuses"]
-        return any(status["service_name"] == service and status["status"] == "UP" for status in statuses)
+        return any(
+            status["service_name"] == service and status["status"] == "UP" for status in statuses
+        )
 
     def _probe(self, keystone: identity.Keystone) -> None:
         """A zone through the whole path (api -> central -> worker -> fake target, serial
         polled from mdns) must become ACTIVE, and its deletion finish."""
         zones = f"{self.endpoint}v2/zones"
-        zone = keystone.call("POST", zones, body={"name": f"stoker-probe-{self.token}.test.", "email": "probe@example.org"}, expect=(201, 202))
-        self._wait("designate-worker", lambda: keystone.call("GET", f"{zones}/{zone['id']}")["status"] == "ACTIVE")
+        zone = keystone.call(
+            "POST",
+            zones,
+            body={"name": f"stoker-probe-{self.token}.test.", "email": "probe@example.org"},
+            expect=(201, 202),
+        )
+        self._wait(
+            "designate-worker",
+            lambda: keystone.call("GET", f"{zones}/{zone['id']}")["status"] == "ACTIVE",
+        )
         keystone.call("DELETE", f"{zones}/{zone['id']}", expect=(202, 204))
         self._wait(
             "designate-worker",
-            lambda: identity.request("GET", f"{zones}/{zone['id']}", token=keystone.token, timeout_s=identity.PROBE_TIMEOUT_S).status == 404,
+            lambda: (
+                identity.request(
+                    "GET",
+                    f"{zones}/{zone['id']}",
+                    token=keystone.token,
+                    timeout_s=identity.PROBE_TIMEOUT_S,
+                ).status
+                == 404
+            ),
         )
 
     def _write_configuration(self) -> None:
@@ -285,26 +359,50 @@ heartbeat_interval = 2
         service and its three endpoints at this session's port: an existing entry (the dev
         cloud, another run) is pointed here rather than duplicated."""
         keystone = identity.Keystone(self.cloud.keystone_url)
-        roles = {role: keystone.ensure("roles", "role", role)["id"] for role in ("admin", "service")}
+        roles = {
+            role: keystone.ensure("roles", "role", role)["id"] for role in ("admin", "service")
+        }
         project = keystone.ensure("projects", "project", "service", domain_id="default")
         user = keystone.ensure(
-            "users", "user", SERVICE_NAME, domain_id="default", password=identity.SERVICE_PASSWORD, default_project_id=project["id"]
+            "users",
+            "user",
+            SERVICE_NAME,
+            domain_id="default",
+            password=identity.SERVICE_PASSWORD,
+            default_project_id=project["id"],
         )
         keystone.grant(project["id"], user["id"], roles["admin"])
         keystone.grant(project["id"], user["id"], roles["service"])
         services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
-        service = next((s for s in services if s["name"] == SERVICE_NAME), None) or keystone.call(
-            "POST", "/services", body={"service": {"name": SERVICE_NAME, "type": SERVICE_TYPE}}
-        )["service"]
-        existing = {e["interface"]: e for e in keystone.call("GET", f"/endpoints?service_id={service['id']}")["endpoints"]}
+        service = (
+            next((s for s in services if s["name"] == SERVICE_NAME), None)
+            or keystone.call(
+                "POST", "/services", body={"service": {"name": SERVICE_NAME, "type": SERVICE_TYPE}}
+            )["service"]
+        )
+        existing = {
+            e["interface"]: e
+            for e in keystone.call("GET", f"/endpoints?service_id={service['id']}")["endpoints"]
+        }
         for interface in ("public", "internal", "admin"):
             if interface in existing:
-                keystone.call("PATCH", f"/endpoints/{existing[interface]['id']}", body={"endpoint": {"url": self.endpoint}})
+                keystone.call(
+                    "PATCH",
+                    f"/endpoints/{existing[interface]['id']}",
+                    body={"endpoint": {"url": self.endpoint}},
+                )
             else:
                 keystone.call(
                     "POST",
                     "/endpoints",
-                    body={"endpoint": {"service_id": service["id"], "interface": interface, "url": self.endpoint, "region_id": identity.REGION}},
+                    body={
+                        "endpoint": {
+                            "service_id": service["id"],
+                            "interface": interface,
+                            "url": self.endpoint,
+                            "region_id": identity.REGION,
+                        }
+                    },
                 )
 
     def _unregister(self) -> None:
@@ -316,7 +414,12 @@ heartbeat_interval = 2
                 keystone.call("DELETE", f"/endpoints/{endpoint['id']}")
 
     def _manage(self, what: str, *arguments: str) -> None:
-        command = [str(self.environment.bin("designate-manage")), "--config-file", str(self.etc / "designate.conf"), *arguments]
+        command = [
+            str(self.environment.bin("designate-manage")),
+            "--config-file",
+            str(self.etc / "designate.conf"),
+            *arguments,
+        ]
         log = self.logs / "designate-manage.log"
         with open(log, "ab") as output:
             try:
@@ -331,9 +434,13 @@ heartbeat_interval = 2
                     check=False,
                 )
             except subprocess.TimeoutExpired:
-                raise DesignateError(f"Designate: designate-manage {what} took over {MANAGE_TIMEOUT_S} s.\n{venv_cache.tail(log, 25)}") from None
+                raise DesignateError(
+                    f"Designate: designate-manage {what} took over {MANAGE_TIMEOUT_S} s.\n{venv_cache.tail(log, 25)}"
+                ) from None
         if result.returncode != 0:
-            raise DesignateError(f"Designate: designate-manage {what} failed (exit {result.returncode}).\n{venv_cache.tail(log, 25)}")
+            raise DesignateError(
+                f"Designate: designate-manage {what} failed (exit {result.returncode}).\n{venv_cache.tail(log, 25)}"
+            )
 
     def _launch(self, name: str) -> None:
         log = self.logs / f"{name}.log"
@@ -351,7 +458,13 @@ heartbeat_interval = 2
             ]  # fmt: skip
             environment["OS_DESIGNATE_CONFIG_DIR"] = str(self.etc)
         else:
-            command = [str(self.environment.bin(name)), "--config-file", str(self.etc / "designate.conf"), "--log-file", str(log)]
+            command = [
+                str(self.environment.bin(name)),
+                "--config-file",
+                str(self.etc / "designate.conf"),
+                "--log-file",
+                str(log),
+            ]
         process = Process(name, command, self.logs / f"{name}.out", [log])
         with open(process.output, "ab") as output:
             process.popen = subprocess.Popen(
@@ -367,20 +480,28 @@ heartbeat_interval = 2
         self.processes[name] = process
         self.record.remember_group(process.popen.pid)
 
-    def _wait(self, name: str, ready: Callable[[], bool], timeout_s: float = READY_TIMEOUT_S) -> None:
+    def _wait(
+        self, name: str, ready: Callable[[], bool], timeout_s: float = READY_TIMEOUT_S
+    ) -> None:
         deadline = time.monotonic() + timeout_s
         last_problem = "not ready"
         while True:
             for process in self.processes.values():
                 if process.popen is not None and process.popen.poll() is not None:
-                    raise DesignateError(self._failure(process.name, f"exited with status {process.popen.returncode}"))
+                    raise DesignateError(
+                        self._failure(
+                            process.name, f"exited with status {process.popen.returncode}"
+                        )
+                    )
             try:
                 if ready():
                     return
             except (OSError, identity.ServiceError, ValueError, KeyError) as error:
                 last_problem = str(error)
             if time.monotonic() > deadline:
-                raise DesignateError(self._failure(name, f"not ready after {timeout_s:.0f} s (last: {last_problem})"))
+                raise DesignateError(
+                    self._failure(name, f"not ready after {timeout_s:.0f} s (last: {last_problem})")
+                )
             time.sleep(0.5)
 
     def _failure(self, name: str, what: str) -> str:
@@ -406,7 +527,11 @@ heartbeat_interval = 2
         for process in self.processes.values():
             process.popen = None
         problems = []
-        for step in (self._unregister, lambda: self.mariadb.drop([self.database]), lambda: self.rabbitmq.delete_vhost(self.vhost)):
+        for step in (
+            self._unregister,
+            lambda: self.mariadb.drop([self.database]),
+            lambda: self.rabbitmq.delete_vhost(self.vhost),
+        ):
             try:
                 step()
             except (identity.ServiceError, InfrastructureError, OSError) as error:
@@ -418,7 +543,9 @@ heartbeat_interval = 2
 
 
 @pytest.fixture(scope="session")
-def designate_service(openstack_cloud: DevCloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DesignateService]:
+def designate_service(
+    openstack_cloud: DevCloud, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[DesignateService]:
     """Designate on loopback for this test session, in the session's Keystone catalog."""
     service = DesignateService(openstack_cloud, tmp_path_factory.mktemp("designate"))
     try:
