@@ -336,6 +336,11 @@ heartbeat_interval = 2
       masters:
         - host: 127.0.0.1
           port: {self.mdns_port}
+      # Where the worker sends its NOTIFY after each change: mdns answers at once (NOTAUTH
+      # for a primary zone); the default, port 53, times out after 10 s, three times.
+      options:
+        host: 127.0.0.1
+        port: {self.mdns_port}
 """
         )
         paste = self.environment.path / "etc" / "designate" / "api-paste.ini"
