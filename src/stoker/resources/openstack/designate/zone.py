@@ -142,9 +142,11 @@ class DesignateZone(Resource):
 
     # -- create, update, delete -------------------------------------------------------
 
-    def handle_create(self) -> None:
+    def handle_create(self) -> str:
         zone = self.client().create_zone(**self.create_arguments())
         self.resource_id_set(zone.id)
+        # A token, so an engine that restarts while the worker propagates polls on.
+        return str(zone.id)
 
     def check_create_complete(self, token: Any) -> bool:
         return settled(self.client_plugin().get_zone(self.resource_id), "zone")
@@ -154,6 +156,18 @@ class DesignateZone(Resource):
         # project is the one the interrupted create made.
         found = self.client().find_zone(self.properties[self.NAME], ignore_missing=True)
         return None if found is None else str(found.id)
+
+    def needs_replace_failed(self) -> bool:
+        # A zone whose create or update failed is kept (and updated) while Designate still
+        # has it in order: a replacement would be refused, the name being the old zone's.
+        if self.resource_id is None:
+            return True
+        try:
+            found = self.client_plugin().get_zone(self.resource_id)
+        except Exception as error:  # noqa: BLE001 - openstacksdk's types
+            self.client_plugin().ignore_not_found(error)
+            return True
+        return found.status not in CHECKED
 
     def handle_update(
         self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]
