@@ -285,3 +285,61 @@ def test_designate_validation_errors_name_their_place(stacks, dns):
     }
     refused = _refusal(service, bad_type)
     assert "resources.www.properties.type" in refused and "HINFO" in refused
+
+
+def test_designate_hidden_domain_and_record_work_as_zone_and_recordset(stacks, dns):
+    """Heat 9's schema of the v1 types, on Designate v2: the record's priority goes before
+    its data, data and priority update in place, a new type replaces the record."""
+    service, names = stacks
+    suffix = secrets.token_hex(3)
+    domain_name = f"v1-{suffix}.org."
+    stack_name = f"dns-v1-{suffix}"
+    names.append(stack_name)
+
+    def template(record_type: str, data: str, priority: int) -> dict:
+        return {
+            "heat_template_version": "2015-04-30",
+            "resources": {
+                "domain": {
+                    "type": "OS::Designate::Domain",
+                    "properties": {"name": domain_name, "email": "v1@example.org"},
+                },
+                "record": {
+                    "type": "OS::Designate::Record",
+                    "properties": {
+                        "domain": {"get_resource": "domain"},
+                        "name": f"mx.{domain_name}",
+                        "type": record_type,
+                        "data": data,
+                        "priority": priority,
+                    },
+                },
+            },
+        }
+
+    stack = service.create_stack(stack_name, from_data(template("MX", f"mail.{domain_name}", 10)))
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    ids = physical_ids(service, stack_name)
+    assert dns.get_zone(ids["domain"]).email == "v1@example.org"
+    record = dns.get_recordset(ids["record"], ids["domain"])
+    assert (record.type, record.records, record.status) == (
+        "MX",
+        [f"10 mail.{domain_name}"],
+        "ACTIVE",
+    )
+
+    stack = service.update_stack(stack_name, from_data(template("MX", f"mail2.{domain_name}", 20)))
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    assert physical_ids(service, stack_name) == ids
+    assert dns.get_recordset(ids["record"], ids["domain"]).records == [f"20 mail2.{domain_name}"]
+
+    stack = service.update_stack(stack_name, from_data(template("TXT", '"v=spf1 -all"', 20)))
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    replaced = physical_ids(service, stack_name)["record"]
+    assert replaced != ids["record"]
+    record = dns.get_recordset(replaced, ids["domain"])
+    assert (record.type, record.records) == ("TXT", ['"v=spf1 -all"'])
+    assert wait_gone(lambda: dns.get_recordset(ids["record"], ids["domain"]))
+
+    assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
+    assert wait_gone(lambda: dns.get_zone(ids["domain"]))

@@ -13,7 +13,8 @@ reap what a killed run left.
 The back end is Designate's own ``fake`` pool target (it accepts every zone), and the pool's
 one nameserver is designate-mdns itself: the worker's SOA poll after a create or update reads
 the zone's real serial from mdns, so zones and recordsets go PENDING -> ACTIVE through the
-real worker. The poll threshold is 0 %, because mdns still answers for a zone that is being
+real worker; the target's NOTIFY goes to mdns as well (it answers at once). The API runs
+under gunicorn: designate-api's own server refuses Designate's threading back end. The poll threshold is 0 %, because mdns still answers for a zone that is being
 deleted (no real nameserver drops it), which at Designate's default 100 % would turn every
 delete into ERROR after the poll retries. What this cannot show: a zone actually served by
 BIND or PowerDNS, and ERROR coming from a back end.
