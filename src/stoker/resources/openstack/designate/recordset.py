@@ -10,6 +10,11 @@ create made (by its name and type in the zone).
 A recordset without a ``name`` is named ``<stack>-<resource>-<id>`` as Heat names it, made
 absolute in its zone (``<that>.<zone name>``): Designate refuses a name outside the zone,
 and Heat's bare physical name is one.
+
+A create hands the engine the recordset's id as its token, so an engine that restarts while
+Designate's worker propagates polls on; a recordset left FAILED that Designate still has in
+order (ACTIVE or PENDING) is updated on the next stack update, not replaced (Designate
+would refuse a second recordset of the same name).
 """
 
 from __future__ import annotations

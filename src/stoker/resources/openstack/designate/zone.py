@@ -6,6 +6,11 @@ API uses), the wait for the worker (PENDING -> ACTIVE, ERROR a failure) after cr
 and delete, updating ``email``, ``ttl``, ``description`` and ``primaries`` in place (any other
 change replaces the zone), check, the ``serial`` attribute, and finding a zone an
 interrupted create made (by its name, which Designate keeps unique).
+
+A create hands the engine the zone's id as its token, so an engine that restarts while
+Designate's worker propagates polls on; a zone left FAILED that Designate still has in
+order (ACTIVE or PENDING) is updated on the next stack update, not replaced (Designate
+would refuse a second zone of the same name).
 """
 
 from __future__ import annotations
