@@ -303,6 +303,12 @@ class Translation:
         self.ignore_resolve_error = ignore_resolve_error
         touched = {rule.translation_path[0] for rule in rules}
         touched.update(rule.value_path[0] for rule in rules if rule.value_path)
+        # A value_name beside a top-level property is a top-level property too (Heat's
+        # OS::Designate::Zone moves ``primaries`` into ``masters`` so).
+        sibling_names = {
+            rule.value_name for rule in rules if rule.value_name and len(rule.translation_path) == 1
+        }
+        touched.update(sibling_names)
         self.keys = frozenset(touched)
         # Top-level properties a rule takes away: they are not recorded with the values.
         retired = {
@@ -316,6 +322,13 @@ class Translation:
             if rule.rule == TranslationRule.REPLACE
             and rule.value_path
             and len(rule.value_path) == 1
+            and not rule.custom_value_path
+        )
+        retired.update(
+            rule.value_name
+            for rule in rules
+            if rule.rule == TranslationRule.REPLACE
+            and rule.value_name in sibling_names
             and not rule.custom_value_path
         )
         self.retired = frozenset(retired)
