@@ -10,7 +10,7 @@ from typing import Any
 
 from stoker.resources.openstack.neutron.neutron import NeutronResource
 from stoker.sdk import constraints, properties, support, translation
-from stoker.sdk.exceptions import ValidationError
+from stoker.sdk.exceptions import StokerError, ValidationError
 
 __all__ = ["RBACPolicy", "resource_mapping"]
 
@@ -77,7 +77,10 @@ class RBACPolicy(NeutronResource):
     }
 
     def translation_rules(self, props: properties.Properties) -> list[translation.TranslationRule]:
-        object_type = props.get(self.OBJECT_TYPE)
+        try:
+            object_type = props[self.OBJECT_TYPE]
+        except StokerError:  # missing or invalid: validation says so; nothing to resolve by
+            object_type = None
         return [
             translation.TranslationRule(
                 props,
