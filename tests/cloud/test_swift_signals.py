@@ -271,3 +271,108 @@ def test_crash_while_swift_signal_waits_then_the_next_command_finishes(demo_clou
     deleted = command.run("stack", "delete", stack_name, "--yes", "--wait")
     assert deleted.returncode == 0, deleted.stderr
     assert stack_objects(store, stack_id) is None
+
+
+# -- software deployments' TEMP_URL_SIGNAL on Swift --------------------------------------
+
+DEPLOYMENT = {
+    "heat_template_version": "2016-10-14",
+    "parameters": {"foo": {"type": "string", "default": "one"}},
+    "resources": {
+        "server": {"type": "OS::Heat::DeployedServer"},
+        "config": {
+            "type": "OS::Heat::SoftwareConfig",
+            "properties": {
+                "group": "script",
+                "inputs": [{"name": "foo"}],
+                "outputs": [{"name": "result"}],
+                "config": "#!/bin/sh\necho $foo\n",
+            },
+        },
+        "deployment": {
+            "type": "OS::Heat::SoftwareDeployment",
+            "properties": {
+                "config": {"get_resource": "config"},
+                "server": {"get_resource": "server"},
+                "signal_transport": "TEMP_URL_SIGNAL",
+                "input_values": {"foo": {"get_param": "foo"}},
+            },
+        },
+    },
+    "outputs": {"result": {"value": {"get_attr": ["deployment", "result"]}}},
+}
+
+
+def deployed_inputs(service, stack_name: str, action: str) -> dict:
+    """What the server's agent finds in its metadata: the derived config's inputs, once
+    the deployment for ``action`` is there."""
+    from urllib.parse import parse_qs
+
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            shown = service.resource_metadata(service.get_stack(stack_name), "server")
+            url = urlsplit(shown["os-collect-config"]["request"]["metadata_url"])
+            metadata = service.metadata_by_capability(
+                url.path.rsplit("/", 1)[1], parse_qs(url.query)["secret"][0]
+            )
+            deployments = metadata["deployments"]
+        except Exception:  # noqa: BLE001 - not created yet
+            deployments = []
+        if deployments:
+            inputs = {entry["name"]: entry.get("value") for entry in deployments[0]["inputs"]}
+            if inputs["deploy_action"] == action:
+                return inputs
+        time.sleep(0.2)
+    raise AssertionError(f"no deployment for {action} in the server's metadata")
+
+
+def put(url: str, body: dict) -> None:
+    """heat-config-notify's PUT of the outputs to deploy_signal_id."""
+    completed = subprocess.run(
+        ["curl", "--fail", "--silent", "-X", "PUT", "--data-binary", json.dumps(body), url],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def test_deployment_temp_url_signal_goes_through_swift(demo_cloud, make_service):
+    service = make_service()
+    store = demo_cloud.connect("demo").object_store
+    stack_name = f"deploy-{secrets.token_hex(3)}"
+    thread, result = in_background(lambda: service.create_stack(stack_name, from_data(DEPLOYMENT)))
+    inputs = deployed_inputs(service, stack_name, "CREATE")
+    stack_id = service.get_stack(stack_name).id
+    # A Swift temp URL of this project, in the stack's container, and a PUT.
+    url = urlsplit(inputs["deploy_signal_id"])
+    assert url.path.split("/")[3] == stack_id and "temp_url_sig=" in url.query
+    assert inputs["deploy_signal_verb"] == "PUT"
+    assert inputs["deploy_signal_transport"] == "TEMP_URL_SIGNAL"
+    assert stack_objects(store, stack_id)
+
+    put(inputs["deploy_signal_id"], {"deploy_status_code": 0, "result": "first"})
+    stack = finished(thread, result)
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    assert {o["output_key"]: o["output_value"] for o in service.outputs(stack_name)}[
+        "result"
+    ] == "first"
+
+    # An update deploys again and waits for a new PUT: the create's signal, still the
+    # object's body, does not complete it.
+    thread, result = in_background(
+        lambda: service.update_stack(stack_name, from_data(DEPLOYMENT), parameters={"foo": "two"})
+    )
+    updated = deployed_inputs(service, stack_name, "UPDATE")
+    assert updated["deploy_signal_id"] == inputs["deploy_signal_id"]
+    time.sleep(2)
+    assert service.get_stack(stack_name).state == "UPDATE_IN_PROGRESS"
+    put(updated["deploy_signal_id"], {"deploy_status_code": 0, "result": "second"})
+    stack = finished(thread, result)
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    assert {o["output_key"]: o["output_value"] for o in service.outputs(stack_name)}[
+        "result"
+    ] == "second"
+
+    deleted = service.delete_stack(stack_name)
+    assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
+    assert stack_objects(store, stack_id) is None
