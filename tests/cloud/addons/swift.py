@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -531,6 +531,15 @@ def stop_dev() -> None:
         return
     stop_groups(list(state.get("groups", [])))
     _dev_state().unlink(missing_ok=True)
+
+
+def start_for(cloud: DevCloud, directory: Path) -> tuple[SwiftService, Callable[[], None]]:
+    """Swift beside ``cloud`` outside pytest (``bench/heat_templates.py --cloud``): the dev
+    cloud's (left running), or one in ``directory``; and what stops it."""
+    if cloud.session == "dev":
+        return _dev_service(cloud), lambda: None
+    session = SwiftSession(cloud, directory)
+    return session.start(), session.stop
 
 
 @pytest.fixture(scope="session")
