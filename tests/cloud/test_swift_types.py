@@ -283,3 +283,62 @@ def test_swift_types_listed_and_shown_by_the_cli(tmp_path):
     ]
     assert schema["properties"]["timeout"]["required"] is True
     assert schema["support_status"]["version"] == "2014.2"
+
+
+def test_swift_container_crash_after_every_commit_of_create_leaves_nothing(
+    openstack_cloud, swift_service, tmp_path
+):
+    """The ``stoker`` command SIGKILLed after each store commit of a container's create in
+    turn: whatever Swift has then is known to the stack (its name was recorded before the
+    container was made), and the next command's delete leaves nothing in Swift."""
+    from stoker.service import Service
+    from stoker.settings import Settings
+
+    store = openstack_cloud.connect("demo").object_store
+    template = tmp_path / "box.yaml"
+    template.write_text(json.dumps(container_template(PurgeOnDelete=True)))
+    url = f"sqlite:///{tmp_path / 'stoker.sqlite'}"
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith(("OS_", "STOKER_"))
+    }
+    environment.update(
+        OS_CLIENT_CONFIG_FILE=str(openstack_cloud.clouds_yaml), STOKER_DATABASE_URL=url
+    )
+
+    def run(*arguments: str, fault: int = 0) -> subprocess.CompletedProcess:
+        env = (
+            dict(environment, STOKER_FAULT_KILL_AFTER_COMMITS=str(fault)) if fault else environment
+        )
+        return subprocess.run(
+            [STOKER, "--os-cloud", openstack_cloud.cloud("demo"), "stack", *arguments],
+            env=env, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+
+    def recorded(name: str) -> set[str]:
+        service = Service(Settings(database_url=url))
+        try:
+            return {
+                row.physical_resource_id
+                for row in service.list_resources(name)
+                if row.physical_resource_id
+            }
+        except Exception:  # noqa: BLE001 - killed before the stack's row was written
+            return set()
+        finally:
+            service.close()
+
+    completed = False
+    for commits in range(1, 15):
+        name = f"crash-box-{commits}-{secrets.token_hex(2)}"
+        created = run("create", name, "-t", str(template), "--wait", fault=commits)
+        completed = created.returncode == 0
+        in_swift = {c.name for c in store.containers() if c.name.startswith(f"{name}-")}
+        assert in_swift <= recorded(name), f"orphaned after commit {commits}: {in_swift}"
+        deleted = run("delete", name, "--yes", "--wait")
+        assert deleted.returncode == 0 or "could not be found" in deleted.stderr, deleted.stderr
+        assert not {c.name for c in store.containers() if c.name.startswith(f"{name}-")}, (
+            f"left after commit {commits}"
+        )
+        if completed:
+            break
+    assert completed, "the create never ran to its end without a crash"
