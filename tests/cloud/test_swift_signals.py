@@ -139,6 +139,15 @@ def test_swift_signal_waits_for_count_and_keeps_data(demo_cloud, make_service):
     assert shown["token"] == ""
     assert service.stack_action(stack_name, "CHECK").state == "CHECK_COMPLETE"
 
+    # Gone behind the stack's back (every version, then the container): the handle's
+    # check reads the live object and fails; the delete tolerates it all gone.
+    for name in stack_objects(store, stack_id):
+        store.delete_object(name, container=stack_id)
+    while stack_objects(store, stack_id):  # a deleted version brings back an older one
+        for name in stack_objects(store, stack_id):
+            store.delete_object(name, container=stack_id)
+    store.delete_container(stack_id)
+    assert service.stack_action(stack_name, "CHECK").state == "CHECK_FAILED"
     deleted = service.delete_stack(stack_name)
     assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
     assert stack_objects(store, stack_id) is None
