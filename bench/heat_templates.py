@@ -264,6 +264,14 @@ def _attach_cloud() -> tuple[Any, bool]:
     return DevCloud(directory).start(), True
 
 
+def _start_swift(cloud: Any) -> Any:
+    """Swift beside the cloud (hot/swift.yaml names OS::Swift::Container); what stops it."""
+    from tests.cloud.addons import swift
+
+    _service, stop = swift.start_for(cloud, Path(tempfile.mkdtemp(prefix="stoker-sweep-swift-")))
+    return stop
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("hot", type=Path, help="the hot/ directory of a heat-templates checkout (or any directory of HOT templates: tripleo-heat-templates, magnum/drivers)")
@@ -310,12 +318,14 @@ def main(argv: list[str] | None = None) -> int:
     unknown: Counter[str] = Counter()
     cloud = fixtures = None
     started = False
+    stop_addons: list[Any] = []
     if arguments.cloud:
         from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 
         cloud, started = _attach_cloud()
         set_cloud_source(EnvironmentCloudSource(cloud.cloud_environ("demo")))
         fixtures = Fixtures(cloud)
+        stop_addons.append(_start_swift(cloud))
     try:
         for path in hot_templates(arguments.hot):
             relative = str(path.relative_to(arguments.hot))
@@ -369,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
                 line += f" | create: {outcome.create} ({outcome.create_s:.1f} s) | delete: {outcome.delete} ({outcome.delete_s:.1f} s)"
             print(line, flush=True)
     finally:
+        for stop in stop_addons:
+            stop()
         if fixtures is not None:
             fixtures.close()
         if started and cloud is not None:

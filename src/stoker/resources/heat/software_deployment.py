@@ -9,7 +9,8 @@ server's agent finds the derived config in its metadata, runs it and signals the
 outputs; the deployment then completes, or fails on a non-zero ``deploy_status_code`` or
 an ``error_output``. Signals come through stoker's own capability URL (CFN_SIGNAL: POST;
 TEMP_URL_SIGNAL: PUT), a credential valid only for this deployment and revoked when it is
-deleted. Waiting is polling the stored deployment, so a wait survives an engine restart
+deleted; TEMP_URL_SIGNAL on a cloud whose catalog has Swift uses a Swift temp URL instead,
+as Heat does (``resources/openstack/swift/temp_url_signal.py``), read at each poll. Waiting is polling the stored deployment, so a wait survives an engine restart
 and a signal sent while no engine runs is not lost.
 
 Must not: sleep, or put a signal URL (it holds a secret) into a message.
@@ -24,6 +25,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from stoker.resources.heat.resource_group import ResourceGroup
+from stoker.resources.openstack.swift import temp_url_signal
 from stoker.resources.unserved import ServedValues
 from stoker.sdk import attributes, constraints, properties, support
 from stoker.sdk.exceptions import (
@@ -95,7 +97,8 @@ class SoftwareDeployment(Resource):
     for different actions.
 
     stoker signals through its own URLs (``deploy_signal_id``, under the server's
-    ``public_url``): CFN_SIGNAL takes a POST and TEMP_URL_SIGNAL a PUT of the outputs.
+    ``public_url``): CFN_SIGNAL takes a POST and TEMP_URL_SIGNAL a PUT of the outputs
+    (to a Swift TempURL, as in Heat, when the cloud has Swift).
     HEAT_SIGNAL and ZAQAR_SIGNAL need services stoker lacks and are refused.
     """
 
@@ -165,7 +168,7 @@ class SoftwareDeployment(Resource):
             properties.Schema.STRING,
             "How the server should signal to heat with the deployment output values. CFN_SIGNAL "
             "will allow an HTTP POST to a signed URL (stoker's own). TEMP_URL_SIGNAL will create a "
-            "URL (stoker's own) to be signaled via HTTP PUT. HEAT_SIGNAL will allow calls to the "
+            "Swift TempURL to be signaled via HTTP PUT (stoker's own URL on a cloud without Swift). HEAT_SIGNAL will allow calls to the "
             "Heat API resource-signal using the provided keystone credentials (not available: "
             "stoker issues none). ZAQAR_SIGNAL will create a dedicated zaqar queue to be signaled "
             "using the provided keystone credentials (not available). NO_SIGNAL will result in the "
@@ -215,10 +218,15 @@ class SoftwareDeployment(Resource):
         return config
 
     def _signal_url(self) -> str:
-        """This deployment's capability URL, issued once and kept (sealed) in its data."""
+        """This deployment's capability URL, issued once and kept (sealed) in its data;
+        for TEMP_URL_SIGNAL on a cloud with Swift, a Swift temp URL instead (as Heat)."""
         url = self.data().get(SIGNAL_URL)
         if url:
             return str(url)
+        if self._transport() == TEMP_URL_SIGNAL and (
+            self.data().get(temp_url_signal.SWIFT_OBJECT) or temp_url_signal.swift_offered(self)
+        ):
+            return temp_url_signal.signal_url(self)
         signals = self.signals()
         credential = signals.issue_credential()
         url = signals.waitcondition_url(credential)
@@ -342,6 +350,11 @@ class SoftwareDeployment(Resource):
         return None if self._signal_transport_none() else {"deployment": self.resource_id, "action": action}
 
     def _check_complete(self) -> bool:
+        # TEMP_URL_SIGNAL on Swift: a signal PUT to the temp URL is taken as Heat's
+        # engine takes it when it shows the deployment.
+        details = temp_url_signal.new_signal(self)
+        if details is not None:
+            self.handle_signal(details)
         try:
             deployment = self._deployments().show(self.resource_id)
         except SoftwareDeploymentNotFoundError as error:
@@ -439,6 +452,7 @@ class SoftwareDeployment(Resource):
         self._forget_signals()
 
     def _forget_signals(self) -> None:
+        temp_url_signal.forget(self)
         if self.data().get(CREDENTIAL_ID):
             self.signals().revoke_credentials()
             self.data_delete(SIGNAL_URL)

@@ -43,6 +43,7 @@ def test_client_plugins_have_heat_names():
         "placement",
         "barbican",
         "designate",
+        "swift",
     }
 
 
