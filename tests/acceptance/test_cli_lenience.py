@@ -144,3 +144,34 @@ def test_cli_lenience_nested_template_whose_parameters_are_not_known_is_validate
 
     assert refused.returncode != 0
     assert "child.yaml:6:19: resources.missing.type: The Resource Type (OS::Not::InstalledHere) could not be found." in refused.stderr
+
+
+PARAMETER_IN_A_BRANCH = """\
+heat_template_version: 2016-10-14
+parameters:
+  big: {type: boolean, default: false}
+conditions:
+  is_big: {get_param: big}
+resources:
+  size:
+    type: OS::Heat::Value
+    properties:
+      value: {if: [is_big, {get_param: NotDeclaredHere}, small]}
+outputs:
+  size: {value: {get_attr: [size, value]}}
+"""
+
+
+def test_cli_lenience_get_param_of_an_undeclared_parameter_in_a_branch_not_taken(run, tmp_path):  # noqa: F811
+    path = write(tmp_path, "branch.yaml", PARAMETER_IN_A_BRANCH)
+
+    validated = run("template", "validate", "-t", path)
+    created = json.loads(run("stack", "create", "branch", "-t", path, "--wait", "-f", "json").stdout)
+
+    assert "The Parameter (NotDeclaredHere) was not defined in template. It is in a branch of an if" in validated.stderr
+    assert created["stack_status"] == "CREATE_COMPLETE", created["stack_status_reason"]
+    assert {o["output_key"]: o["output_value"] for o in created["outputs"]} == {"size": "small"}
+    # Taken, the branch is refused when the template is read with the parameters, placed.
+    refused = run("stack", "create", "taken", "-t", path, "--parameter", "big=true", check=False)
+    assert refused.returncode != 0
+    assert "resources.size.properties.value.if[1]: The Parameter (NotDeclaredHere) was not defined in template." in refused.stderr
