@@ -144,4 +144,3 @@ def test_cli_lenience_nested_template_whose_parameters_are_not_known_is_validate
 
     assert refused.returncode != 0
     assert "child.yaml:6:19: resources.missing.type: The Resource Type (OS::Not::InstalledHere) could not be found." in refused.stderr
-

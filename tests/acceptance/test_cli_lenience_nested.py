@@ -11,7 +11,6 @@ import json
 
 from tests.acceptance.test_cli import run, write  # noqa: F401 - run is a fixture
 
-
 PARAMETER_IN_A_BRANCH = """\
 heat_template_version: 2016-10-14
 parameters:
