@@ -23,7 +23,7 @@ from stoker.engine.engine import Engine
 from stoker.engine.errors import InvalidValueError, NotSupportedError, StackNotFoundError
 from stoker.engine.outputs import resolve_outputs
 from stoker.environment.registry import ResourceRegistry
-from stoker.masking import HiddenValues
+from stoker.masking import MASK, HiddenValues
 from stoker.sdk import properties_group, support
 from stoker.sdk.exceptions import ResourceNotFoundError
 from stoker.settings import Settings
@@ -181,11 +181,18 @@ class StackReads:
         runtime = self.engine.load_runtime(stack)
         values: dict[str, Any] = {}
         try:
-            names = sorted(runtime.plugin_class(record.type, record.name).all_attributes_schema())
+            plugin_class = runtime.plugin_class(record.type, record.name)
+            names = sorted(plugin_class.all_attributes_schema())
         except Exception:  # noqa: BLE001 - an unknown type (plugin gone) has no attributes to show
             return values
+        # Attributes that give a secret itself (a Barbican secret's payload): a template
+        # may ask for them (get_attr), resource show masks them.
+        sensitive = set(getattr(plugin_class, "sensitive_attributes", ()))
         for name in names:
             if name == "show":
+                continue
+            if name in sensitive:
+                values[name] = MASK
                 continue
             try:
                 value = runtime.resource_attribute(resource_name, name, ())

@@ -149,7 +149,7 @@ def _nested_parameters(result: ValidationResult) -> dict[str, Any]:
 
 def build_registry(settings: Settings) -> ResourceRegistry:
     registry = ResourceRegistry()
-    registry.register_mapping(builtin_mapping(), "stoker.resources")
+    registry.register_mapping(builtin_mapping(), "stoker.resources", builtin=True)
     registry.clients.register_mapping(builtin_client_mapping(), "stoker.resources")
     registry.constraints.update(builtin_constraint_mapping())
     load_plugin_dirs(registry, settings.plugin_dirs)

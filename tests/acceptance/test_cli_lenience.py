@@ -144,3 +144,46 @@ def test_cli_lenience_nested_template_whose_parameters_are_not_known_is_validate
 
     assert refused.returncode != 0
     assert "child.yaml:6:19: resources.missing.type: The Resource Type (OS::Not::InstalledHere) could not be found." in refused.stderr
+
+
+# Neutron LBaaS is gone from OpenStack; Heat keeps its v1 and v2 types as HIDDEN
+# placeholders so that old templates still run.
+OLD_LBAAS = """\
+heat_template_version: 2016-10-14
+resources:
+  monitor:
+    type: OS::Neutron::HealthMonitor
+    properties: {type: HTTP, delay: 3, max_retries: 5, timeout: 5}
+  pool:
+    type: OS::Neutron::Pool
+    properties: {protocol: HTTP, lb_method: ROUND_ROBIN, subnet: private, monitors: [{get_resource: monitor}]}
+  balancer:
+    type: OS::Neutron::LBaaS::LoadBalancer
+    properties: {vip_subnet: private}
+outputs:
+  vip: {value: {get_attr: [balancer, vip_address]}}
+"""
+
+
+def test_cli_old_lbaas_types_run_as_heats_placeholders_with_a_warning_naming_the_replacement(run, tmp_path):  # noqa: F811
+    path = write(tmp_path, "old-lbaas.yaml", OLD_LBAAS)
+
+    validated = run("template", "validate", "-t", path)
+    created = json.loads(run("stack", "create", "old-lbaas", "-t", path, "--wait", "-f", "json").stdout)
+
+    warnings = [line for line in validated.stderr.splitlines() if line.startswith("WARNING: ")]
+    assert "WARNING: resources.pool.type: resource type OS::Neutron::Pool is HIDDEN since 9.0.0: Use LBaaS V2 instead." in warnings
+    assert (
+        "WARNING: resources.balancer.type: resource type OS::Neutron::LBaaS::LoadBalancer is HIDDEN since 21.0.0: "
+        "Use octavia instead."
+    ) in warnings
+    # stoker's own types carry Heat's status chains as written: no load-time notes about them
+    assert "plugin stoker.resources" not in validated.stderr + created.get("stack_status_reason", "")
+    assert created["stack_status"] == "CREATE_COMPLETE", created["stack_status_reason"]
+    assert {o["output_key"]: o["output_value"] for o in created["outputs"]} == {"vip": None}
+    resources = json.loads(run("stack", "resource", "list", "old-lbaas", "-f", "json").stdout)
+    assert sorted(r["resource_type"] for r in resources) == [
+        "OS::Neutron::HealthMonitor",
+        "OS::Neutron::LBaaS::LoadBalancer",
+        "OS::Neutron::Pool",
+    ]

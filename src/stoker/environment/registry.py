@@ -188,7 +188,11 @@ class ResourceRegistry:
             raise SchemaError("; ".join(problems))
         self.types[type_name] = cls
 
-    def register_mapping(self, mapping: Mapping[str, type], source: str) -> None:
+    def register_mapping(self, mapping: Mapping[str, type], source: str, *, builtin: bool = False) -> None:
+        """Register a plugin module's types. A chain of support statuses that departs from
+        the lifecycle is a warning for a user's plugin; stoker's own types carry Heat's
+        chains as Heat wrote them (LBaaS v2 went from SUPPORTED straight to HIDDEN), which
+        are no news to a user of every command."""
         for type_name, cls in mapping.items():
             try:
                 self.register(type_name, cls)
@@ -197,7 +201,7 @@ class ResourceRegistry:
                 LOG.warning("Skipping %s", message)
                 self.problems.append(message)
                 continue
-            for note in lifecycle_notes(type_name, cls):
+            for note in [] if builtin else lifecycle_notes(type_name, cls):
                 message = f"plugin {source}: {note}"
                 LOG.warning(message)
                 self.problems.append(message)

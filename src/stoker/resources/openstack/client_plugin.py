@@ -284,6 +284,8 @@ class OpenStackClientPlugin(ClientPlugin):
         explicit microversion or the user's default. The one place a microversion is chosen
         by a caller rather than by openstacksdk.
 
+        An error answer raises openstacksdk's exception for it, as the proxies' calls do.
+
         ``latest`` is the newest the cloud offers, sent as that number (without a header a
         service answers in its oldest microversion). A microversion outside the cloud's
         range fails here, naming where it was set, instead of coming back as the service's
@@ -295,7 +297,12 @@ class OpenStackClientPlugin(ClientPlugin):
             microversion = self._rest_microversion(microversion.strip(), source)
         if microversion is not None:
             arguments["microversion"] = microversion
-        return self.client().request(url, method.upper(), **arguments)
+        response = self.client().request(url, method.upper(), **arguments)
+        from openstack import exceptions
+
+        # openstacksdk's error for a 4xx/5xx answer (is_not_found, is_conflict know it).
+        exceptions.raise_from_response(response)
+        return response
 
     def _rest_microversion(self, microversion: str, source: str) -> str:
         low, high = self._get_service_range()

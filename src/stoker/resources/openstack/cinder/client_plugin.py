@@ -25,6 +25,13 @@ class CinderClientPlugin(OpenStackClientPlugin):
     def get_volume_type(self, volume_type: str) -> object:
         return self.find("type", volume_type)
 
+    def get_volume_type_id(self, volume_type: str) -> str:
+        return self.find_id("type", volume_type)
+
+    def get_qos_specs(self, qos_specs: str) -> str:
+        """The id of the QoS specs named (or with the id) ``qos_specs``."""
+        return self.find_id("qos_spec", qos_specs)
+
     def check_attach_volume_complete(self, volume_id: str) -> bool:
         """Heat's rule: attaching while 'available', 'attaching' or 'reserved'; done at
         'in-use'; any other status is a failure."""
@@ -73,9 +80,22 @@ class BackupConstraint(_CinderConstraint):
     name, entity = "cinder.backup", "backup"
 
 
+class QoSSpecsConstraint(_CinderConstraint):
+    name, entity = "cinder.qos_specs", "qos_spec"
+
+
 def client_mapping() -> dict[str, type[OpenStackClientPlugin]]:
     return {"cinder": CinderClientPlugin}
 
 
 def constraint_mapping() -> dict[str, type[LookupConstraint]]:
-    return {c.name: c for c in (VolumeConstraint, VolumeTypeConstraint, SnapshotConstraint, BackupConstraint)}
+    return {
+        c.name: c
+        for c in (
+            VolumeConstraint,
+            VolumeTypeConstraint,
+            SnapshotConstraint,
+            BackupConstraint,
+            QoSSpecsConstraint,
+        )
+    }

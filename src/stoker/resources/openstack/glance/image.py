@@ -171,11 +171,7 @@ class _GlanceImageBase(Resource):
         return body
 
     def _rest(self, method: str, url: str, **arguments: Any) -> Any:
-        from openstack import exceptions
-
-        response = self.client_plugin().rest(method, url, **arguments)
-        exceptions.raise_from_response(response)
-        return response
+        return self.client_plugin().rest(method, url, **arguments)
 
     def _patch(self, operations: list[dict[str, Any]]) -> None:
         if operations:

@@ -163,6 +163,10 @@ class SegmentConstraint(_NeutronConstraint):
     name, entity = "neutron.segment", "segment"
 
 
+class AddressScopeConstraint(_NeutronConstraint):
+    name, entity = "neutron.address_scope", "address_scope"
+
+
 def client_mapping() -> dict[str, type[OpenStackClientPlugin]]:
     return {"neutron": NeutronClientPlugin}
 
@@ -173,5 +177,6 @@ def constraint_mapping() -> dict[str, type[LookupConstraint]]:
         for constraint in (
             NetworkConstraint, SubnetConstraint, PortConstraint, RouterConstraint,
             SecurityGroupConstraint, SubnetPoolConstraint, QosPolicyConstraint, SegmentConstraint,
+            AddressScopeConstraint,
         )
     }

@@ -12,6 +12,8 @@ reference). The rules, as Heat has them:
 - a router follows the subnets of its external gateway's network;
 - a router gateway (Heat's HIDDEN ``OS::Neutron::RouterGateway``) follows the router
   interfaces of its router and the subnets of its network;
+- an extra route (``OS::Neutron::ExtraRoute``) follows the router interfaces and router
+  gateways of its router; an extra route set, the router interfaces of its router;
 - a floating IP follows the routers (and router gateways) on its floating network and
   the router interfaces of the subnets its port is on; a floating IP association, the
   router interfaces of its port's subnets.
@@ -28,6 +30,8 @@ from stoker.sdk.dependencies import ResourceView, StackView, known
 
 __all__ = [
     "floating_ip_dependencies",
+    "gateways_of_router",
+    "interfaces_of_router",
     "network_of",
     "port_dependencies",
     "router_dependencies",
@@ -66,6 +70,28 @@ def port_dependencies(me: ResourceView, stack: StackView) -> list[str]:
 def router_dependencies(me: ResourceView, stack: StackView) -> list[str]:
     network = _first(me.get("external_gateway_info", "network"), me.get("external_gateway_info", "network_id"))
     return _subnets_on(stack, network) if known(network) else []
+
+
+def interfaces_of_router(stack: StackView, router: Any) -> list[str]:
+    """The router interfaces of ``router`` (as the template names it)."""
+    if not known(router):
+        return []
+    return [
+        interface.name
+        for interface in stack.of_type(ROUTER_INTERFACE)
+        if _first(interface.get("router"), interface.get("router_id")) == router
+    ]
+
+
+def gateways_of_router(stack: StackView, router: Any) -> list[str]:
+    """The router gateways (Heat's HIDDEN type) of ``router``."""
+    if not known(router):
+        return []
+    return [
+        gateway.name
+        for gateway in stack.of_type(ROUTER_GATEWAY)
+        if _first(gateway.get("router_id"), gateway.get("router")) == router
+    ]
 
 
 def router_gateway_dependencies(me: ResourceView, stack: StackView) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from stoker.resources.openstack.client_plugin import OpenStackClientPlugin, http_status
 from stoker.resources.openstack.constraints import LookupConstraint
+from stoker.sdk.exceptions import EntityNotFound
 
 __all__ = ["NovaClientPlugin", "client_mapping", "constraint_mapping"]
 
@@ -53,6 +54,23 @@ class NovaClientPlugin(OpenStackClientPlugin):
         compute = self.client()
         found = self.one_match("flavor", name_or_id, compute.flavors(details=True))
         return found if found is not None else compute.get_flavor(name_or_id)
+
+    def get_host(self, host: str) -> str:
+        """The compute host named ``host`` (a hypervisor's host name, as Heat's
+        ``nova.host`` constraint looks it up)."""
+        try:
+            # Nova answers 404 when the pattern matches no hypervisor.
+            hosts = [
+                hypervisor
+                for hypervisor in self.client().hypervisors(hypervisor_hostname_pattern=host)
+                if host in (hypervisor.name, (hypervisor.service_details or {}).get("host"))
+            ]
+        except Exception as error:  # noqa: BLE001 - openstacksdk's types
+            self.ignore_not_found(error)
+            hosts = []
+        if not hosts:
+            raise EntityNotFound("host", host)
+        return host
 
     def get_keypair(self, key_name: str) -> object:
         return self.find("keypair", key_name)
@@ -153,9 +171,13 @@ class ServerConstraint(_NovaConstraint):
     name, entity = "nova.server", "server"
 
 
+class HostConstraint(_NovaConstraint):
+    name, finder = "nova.host", "get_host"
+
+
 def client_mapping() -> dict[str, type[OpenStackClientPlugin]]:
     return {"nova": NovaClientPlugin}
 
 
 def constraint_mapping() -> dict[str, type[LookupConstraint]]:
-    return {c.name: c for c in (FlavorConstraint, KeypairConstraint, ServerConstraint)}
+    return {c.name: c for c in (FlavorConstraint, KeypairConstraint, ServerConstraint, HostConstraint)}

@@ -1,0 +1,1 @@
+"""Barbican (the key manager): its client plugin and resource types."""
