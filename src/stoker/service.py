@@ -439,8 +439,10 @@ class Service(ResourceActions, Serving, StackReads):
         parameters: Mapping[str, Any] | None = None,
         files: Mapping[str, str] | None = None,
         existing: bool = False,
+        show_nested: bool = False,
     ) -> dict[str, Any]:
-        """What an update would do to each resource, decided as the update decides."""
+        """What an update would do to each resource, decided as the update decides; with
+        ``show_nested``, to the resources of its nested stacks too (engine.nested_preview)."""
         from stoker.engine import preview
         from stoker.engine.stack import parameter_values
 
@@ -455,7 +457,12 @@ class Service(ResourceActions, Serving, StackReads):
         # where the registry lists candidates: which resources change implementation (seed 003)
         # Old values too: a plan shows each changed property's old value, which may be
         # the stack's hidden parameter's as it was.
-        changes = self.hidden_values(stack).data(hidden.data(preview.as_result(preview.preview_update(runtime, current.template))))
+        planned = preview.preview_update(runtime, current.template)
+        if show_nested:
+            from stoker.engine.nested_preview import with_nested
+
+            planned = with_nested(self.engine, runtime, planned)
+        changes = self.hidden_values(stack).data(hidden.data(preview.as_result(planned)))
         return implementations.with_update_preview(changes, current.template, current.environment, parsed, environment)
 
     # -- snapshots ------------------------------------------------------------------

@@ -127,8 +127,9 @@ def _paths() -> dict[str, dict[str, Schema]]:
     add("GET", STACK + "/template", operation("The stack's template", ok(OBJECT, "The template as stored"), rule="stacks:template", tag="stacks"))
     add("GET", STACK + "/environment", operation("The stack's environment", ok(obj(optional={"parameters": OBJECT, "parameter_defaults": OBJECT, "resource_registry": OBJECT, "event_sinks": array(ANY), "encrypted_param_names": array(STRING)}), "The environment; hidden parameters' values masked"), rule="stacks:environment", tag="stacks"))
     add("GET", STACK + "/files", operation("The stack's files", ok({"type": "object", "additionalProperties": STRING}, "name -> text"), rule="stacks:files", tag="stacks"))
-    add("PUT", STACK + "/preview", operation("Preview an update", ok(ref("ResourceChanges")), rule="stacks:preview_update", tag="stacks", body=ref("StackUpdate"), faults=STACK_WRITES))
-    add("PATCH", STACK + "/preview", operation("Preview a PATCH update", ok(ref("ResourceChanges")), rule="stacks:preview_update_patch", tag="stacks", body=ref("StackUpdate"), body_required=False, faults=STACK_WRITES))
+    show_nested = [query("show_nested", BOOLEAN, "also the changes to the resources of nested stacks (Heat's)")]
+    add("PUT", STACK + "/preview", operation("Preview an update", ok(ref("ResourceChanges")), rule="stacks:preview_update", tag="stacks", body=ref("StackUpdate"), faults=STACK_WRITES, parameters=show_nested))
+    add("PATCH", STACK + "/preview", operation("Preview a PATCH update", ok(ref("ResourceChanges")), rule="stacks:preview_update_patch", tag="stacks", body=ref("StackUpdate"), body_required=False, faults=STACK_WRITES, parameters=show_nested))
     add("DELETE", STACK + "/abandon", operation(
         "Abandon a stack: forget it, keep its resources", ok(obj({"id": STRING, "name": STRING, "action": STRING, "status": STRING, "template": OBJECT, "resources": OBJECT}), "The adopt data"),
         rule="stacks:abandon", tag="stacks", faults=STACK_WRITES, description="400 unless the server enables it (STOKER_ENABLE_STACK_ABANDON), as Heat.",

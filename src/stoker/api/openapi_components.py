@@ -61,7 +61,11 @@ RESOURCE_CHANGES: Schema = obj(
     {
         key: array(obj(
             {"resource_name": STRING, "resource_type": STRING, "reason": STRING},
-            {"property_changes": {"type": "object", "additionalProperties": OBJECT, "description": "stoker's: property -> {old, new}"}},
+            {
+                "property_changes": {"type": "object", "additionalProperties": OBJECT, "description": "stoker's: property -> {old, new}"},
+                "parent_resource": {**STRING, "description": "show_nested: the resource whose nested stack holds this one"},
+                "nested_in": {**STRING, "description": "stoker's, show_nested: the dotted path of parent resources from the stack previewed"},
+            },
         ))
         for key in ("added", "deleted", "replaced", "updated", "unchanged")
     }

@@ -248,7 +248,9 @@ def _preview_update(call: Call, patch: bool) -> Any:
     stack = projects.stack(call)
     data = schemas.instantiation(call.body, patch=patch)
     files = data.files if (data.template is not None or data.environments or data.files) else None
-    return call.service.preview_update(stack.id, data.template, data.environments, data.parameters, files=files, existing=patch)
+    return call.service.preview_update(
+        stack.id, data.template, data.environments, data.parameters, files=files, existing=patch, show_nested=call.bool_param("show_nested")
+    )
 
 
 def preview_update(call: Call) -> Any:

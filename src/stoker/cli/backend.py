@@ -125,8 +125,9 @@ class Backend(abc.ABC):
         create makes them, with ``implementations`` where the environment lists candidates."""
 
     @abc.abstractmethod
-    def preview_update(self, name: str, request: StackRequest, existing: bool) -> dict[str, Any]:
-        """Heat's update preview (``resource_changes``) with stoker's property changes."""
+    def preview_update(self, name: str, request: StackRequest, existing: bool, show_nested: bool = False) -> dict[str, Any]:
+        """Heat's update preview (``resource_changes``) with stoker's property changes;
+        ``show_nested``: nested stacks' resources too (Heat's show_nested)."""
 
     @abc.abstractmethod
     def delete_stack(self, name: str, on_event: EventCallback = _ignore) -> dict[str, Any]:

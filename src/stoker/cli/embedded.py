@@ -188,8 +188,8 @@ class EmbeddedBackend(Backend):
             raise StackExistsError(name)
         return self.service.preview_create(name, **_sent(request))
 
-    def preview_update(self, name: str, request: StackRequest, existing: bool) -> dict[str, Any]:
-        return self.service.preview_update(self._id(name), **_sent(request), existing=existing)
+    def preview_update(self, name: str, request: StackRequest, existing: bool, show_nested: bool = False) -> dict[str, Any]:
+        return self.service.preview_update(self._id(name), **_sent(request), existing=existing, show_nested=show_nested)
 
     def delete_stack(self, name: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
         for stack in self.recovered:

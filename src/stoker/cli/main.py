@@ -258,7 +258,12 @@ def _print_preview(preview: dict, fmt: str) -> None:
         return
     changes = preview["resource_changes"]
     rows = [
-        {"change": kind, "resource_name": r["resource_name"], "resource_type": r["resource_type"], "reason": r["reason"], "values": _plan_values(r)}
+        {
+            "change": kind,
+            # a nested stack's resource by its path (show_nested): web.server
+            "resource_name": f"{r['nested_in']}.{r['resource_name']}" if r.get("nested_in") else r["resource_name"],
+            "resource_type": r["resource_type"], "reason": r["reason"], "values": _plan_values(r),
+        }
         for kind, resources in changes.items()
         for r in resources
     ]
@@ -321,9 +326,10 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
 @click.option("--tags", default=None, help="Comma-separated tags; the update replaces the stack's (without --existing, no --tags clears them, as in Heat).")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @click.option("--dry-run", is_flag=True, help="Only show what would change, and why.")
+@click.option("--show-nested", is_flag=True, help="With --dry-run: the changes to the resources of nested stacks too.")
 @FORMAT
 @click.pass_context
-def stack_update(ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, rollback, timeout_mins, tags, wait, dry_run, fmt):
+def stack_update(ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, rollback, timeout_mins, tags, wait, dry_run, show_nested, fmt):
     """Update a stack to a new template and/or parameters."""
     backend = _backend(ctx)
     request = _request(
@@ -331,8 +337,10 @@ def stack_update(ctx, name, template, environments, parameters, parameter_files,
         disable_rollback={"enabled": False, "disabled": True, "keep": None}[rollback], timeout_mins=timeout_mins,
         tags=None if tags is None else [tag for tag in tags.split(",") if tag],
     )
+    if show_nested and not dry_run:
+        raise click.UsageError("--show-nested shows a dry run's nested changes: give --dry-run too")
     if dry_run:
-        _print_preview(backend.preview_update(name, request, existing), fmt)
+        _print_preview(backend.preview_update(name, request, existing, show_nested), fmt)
         return
     _finish(backend, backend.update_stack(name, request, existing, _progress(wait, fmt)), "UPDATE", fmt)
 

@@ -297,9 +297,10 @@ class RemoteBackend(Backend):
             return {key: value for key, value in answer.items() if key != "stack"}
         return _plan_of_preview(answer["stack"], request)
 
-    def preview_update(self, name: str, request: StackRequest, existing: bool) -> dict[str, Any]:
+    def preview_update(self, name: str, request: StackRequest, existing: bool, show_nested: bool = False) -> dict[str, Any]:
         path = self._stack_path(name)
-        return self._call("PATCH" if existing else "PUT", f"{path}/preview", self._body(request)).json()
+        params = {"show_nested": "True"} if show_nested else None  # as python-heatclient asks
+        return self._call("PATCH" if existing else "PUT", f"{path}/preview", self._body(request), params=params).json()
 
     def delete_stack(self, name: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
         path = self._stack_path(name)

@@ -581,6 +581,7 @@ class Engine(NestedJobs):
 
     def _context(self, runtime: StackRuntime, stop: Stop) -> ActionContext:
         recorder = Recorder(self.store, runtime.stack, list(self.listeners), runtime.hidden_values())
+        runtime.listeners = recorder.listeners
         return ActionContext(runtime, recorder, self.runner, self.store, stop)
 
 

@@ -209,7 +209,8 @@ class ChildStacks:
         join (engine.trees): ``replaced``, the child it updates; ``resource_count``, how
         many members ``template`` stands for; ``hand_over``: the child's action follows
         (its cloud lookups are kept for it). Raises before anything is made."""
-        from stoker.engine.validation import check_resource_limit, validate
+        from stoker.engine.validation import check_resource_limit, nested_warnings, validate
+        from stoker.sdk.stack_resource import StackResource
 
         limit = self.engine.settings.max_nested_depth
         if stack.nested_depth > limit:
@@ -237,6 +238,13 @@ class ChildStacks:
             raise NestedStackErrors(errors_text(problems), problems.errors, path=f"resources.{resource.name}")
         result.resource_count = resource_count
         trees.check_child(self.engine.store, self.runtime.stack, resource.name, trees.tree_size(result), replaced, most)
+        if hand_over:
+            # The child's action follows: what its template uses that is deprecated or
+            # hidden is told in the parent's events too, where the user watches.
+            source = resource.child_source() if isinstance(resource, StackResource) else None
+            result.source = source[1] if source is not None else None
+            for line in nested_warnings(result):
+                resource.warn(line)
         return parsed, environment
 
     def _record(

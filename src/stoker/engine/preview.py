@@ -42,11 +42,17 @@ class Change:
     # Each changed property's old and new value (``{"old": ..., "new": ...}``); a new
     # value known only during the update is None with ``"known_after": true``.
     properties: dict[str, dict[str, Any]] | None = None
+    # In a nested stack (a show_nested preview): the dotted path of the resources whose
+    # nested stacks hold it, from the stack previewed (engine.nested_preview).
+    nested_in: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        shown = {"resource_name": self.name, "resource_type": self.type, "reason": self.reason}
+        shown: dict[str, Any] = {"resource_name": self.name, "resource_type": self.type, "reason": self.reason}
         if self.properties:
             shown["property_changes"] = self.properties
+        if self.nested_in:
+            shown["parent_resource"] = self.nested_in.rsplit(".", 1)[-1]  # Heat's key
+            shown["nested_in"] = self.nested_in
         return shown
 
 

@@ -9,6 +9,7 @@ persist its physical id and data. It does not decide what to do: the action modu
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -32,6 +33,8 @@ from stoker.template.definitions import ResourceDefinition
 from stoker.template.errors import TemplateError, TemplateErrors
 from stoker.template.functions.base import resolve
 from stoker.template.hot import Template
+
+LOG = logging.getLogger(__name__)
 
 
 def stored_data(store: Store | None, resource: Resource) -> dict[str, Any]:
@@ -166,7 +169,16 @@ class _Hooks:
 
     def warn(self, resource: Resource, message: str) -> None:
         action = resource.action if resource.action != Resource.INIT else self.record.action
-        self.store.add_event(resource_event(self.record, action, "IN_PROGRESS", f"Warning: {message}"))
+        if self.runtime is not None:
+            message = self.runtime.hidden_values().text(message)
+        event = resource_event(self.record, action, "IN_PROGRESS", f"Warning: {message}")
+        self.store.add_event(event)
+        # Shown live too, as the action's state changes are (an embedded command's output).
+        for listener in self.runtime.listeners if self.runtime is not None else ():
+            try:
+                listener(event)
+            except Exception:  # noqa: BLE001 - a display problem must not break the action
+                LOG.exception("event listener failed")
 
     def software_configs(self, resource: Resource) -> Any:
         """The stored software configs (sdk.software_config.SoftwareConfigs), for
@@ -266,6 +278,9 @@ class StackRuntime:
         self.nested: Any = None
         # Where agents reach the API (signal URLs; Settings.public_url), set by the engine.
         self.public_url = ""
+        # The running action's event listeners (set by the engine), for the warnings a
+        # plugin gives mid-action (Resource.warn).
+        self.listeners: list[Any] = []
         self._hidden: HiddenValues | None = None
 
     def hidden_values(self) -> HiddenValues:

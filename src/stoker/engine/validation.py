@@ -187,6 +187,7 @@ class _NestedValidation:
         except TemplateErrors as problems:
             raise NestedStackErrors(errors_text(problems), problems.errors, path=where)
         result.resource_count = resource_count
+        result.source = source[1] if source is not None else None
         if isinstance(resource, StackResource):
             result.count_property = resource.member_count_property()
         self.results[resource.name] = result
@@ -243,6 +244,9 @@ class ValidationResult:
     # resource name -> the resources its type's rules say it follows (engine.implicit),
     # which the template does not state: the create's order needs them (previews).
     implicit: dict[str, set[str]] = field(default_factory=dict)
+    # A nested stack's template file (a template resource's, a get_file'd one), to name
+    # it in the warnings its parent shows; None for a generated or inline template.
+    source: str | None = None
 
 
 def _attribute_errors(template: Template, classes: Mapping[str, type[Resource]]) -> list[TemplateError]:
@@ -476,6 +480,9 @@ def validate(
     warnings.extend(hidden.text(str(warning)) for warning in template.warnings)
     warnings.extend(hidden.text(str(problem)) for problem in _output_problems(template, resolver))
     warnings.extend(support_warnings(template, classes))
+    # A nested stack's warnings are its parent's too (a deprecated type used in a
+    # template resource), each under the resource that makes the stack.
+    warnings.extend(f"resources.{name}: {line}" for name, child in nested.results.items() for line in nested_warnings(child))
     for note in notes:
         template.place(note)
         note.message = hidden.text(note.message)
@@ -487,6 +494,18 @@ def validate(
         template, params, classes, warnings, nested.results,
         notes=[str(note) for note in notes] + nested_notes, given=given, defaults=dict(environment.parameter_defaults), implicit=dict(implicit),
     )
+
+
+def nested_warnings(child: ValidationResult) -> list[str]:
+    """A nested stack's warnings (its own nested stacks' among them), each saying which
+    template it is in: ``nested stack child.yaml: resources.x.type: ...``. A warning that
+    already starts with the template's position is not told the name twice."""
+    lines = []
+    for warning in child.warnings:
+        located = child.source is not None and warning.startswith(f"{child.source}:")
+        where = "nested stack" if located or child.source is None else f"nested stack {child.source}"
+        lines.append(f"{where}: {warning}")
+    return lines
 
 
 def _not_validated(name: str, error: Exception) -> TemplateError:

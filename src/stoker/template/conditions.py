@@ -17,7 +17,7 @@ Must not: read resources; condition expressions may only read parameters.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
 from typing import Any
@@ -25,7 +25,7 @@ from typing import Any
 from stoker.sdk.properties import UNRESOLVED
 from stoker.template.definitions import OutputDefinition, ResourceDefinition
 from stoker.template.errors import TemplateError, TemplateErrors, format_path
-from stoker.template.functions.access import GetAttr, GetResource
+from stoker.template.functions.access import GetAttr, GetParam, GetResource
 from stoker.template.functions.base import OMITTED, Function, resolve, to_template, walk
 from stoker.template.functions.cfn import Ref
 from stoker.template.functions.conditions import If, literal_names
@@ -256,12 +256,15 @@ def select_active(
     parameters: Mapping[str, Any],
     deletion_policies: Mapping[str, str] | None = None,
     partial: bool = False,
+    declared: Collection[str] | None = None,
 ) -> ActiveDefinitions:
     """Evaluate conditions and expand ``if`` calls; raise TemplateErrors listing every
     problem. A deletion policy given by a function is resolved (``deletion_policies``:
     the version's spellings). ``partial``: parameters missing from ``parameters`` are not
     known; a resource whose condition needs one is kept (``undecided_resources``), and
-    an ``if`` whose condition needs one is kept unexpanded."""
+    an ``if`` whose condition needs one is kept unexpanded. ``declared``: the
+    template's parameter names; a get_param of another name in a branch of an ``if``
+    that an active resource takes is refused (the reader only warned of it)."""
     conditions = Conditions(condition_definitions, parameters, partial)
     errors: list[TemplateError] = []
     active: dict[str, ResourceDefinition] = {}
@@ -294,6 +297,9 @@ def select_active(
             active[name] = replace(definition, depends_on=tuple(t for t in definition.depends_on if t not in inactive))
         for data in (definition.properties_data, definition.metadata):
             errors.extend(_inactive_references(data, name, inactive))
+        if declared is not None:
+            for data in (definition.properties_data, definition.metadata, definition.update_policy, definition.external_id):
+                errors.extend(_undeclared_parameters(data, declared))
     selected: dict[str, OutputDefinition] = {}
     disabled: list[str] = []
     for name, output in outputs.items():
@@ -331,6 +337,21 @@ def _deletion_policy(policy: Any, conditions: Conditions, spellings: Mapping[str
     if normalized is None:
         raise TemplateError(f'Invalid deletion policy "{value}"', path=path, hint="use Delete, Retain or Snapshot")
     return normalized
+
+
+def _undeclared_parameters(data: Any, declared: Collection[str]) -> Iterator[TemplateError]:
+    """A get_param naming a parameter not in ``declared``, outside the branches of an
+    ``if`` left undecided."""
+    for function in _decided_functions(data):
+        if isinstance(function, GetParam):
+            target = function.parameter_name()
+            if target is not None and target not in declared:
+                close = get_close_matches(target, sorted(declared), n=1)
+                yield TemplateError(
+                    f"The Parameter ({target}) was not defined in template.",
+                    path=format_path(function.path),
+                    hint=f"did you mean '{close[0]}'?" if close else "declare it in the parameters section",
+                )
 
 
 def _decided_functions(data: Any) -> Iterator[Function]:

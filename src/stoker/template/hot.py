@@ -138,8 +138,9 @@ class Template:
         outside an ``if``. ``partial``: ``parameter_values`` lacks some parameters (a
         template-validate without them): what needs them stays undecided."""
         try:
+            declared = {*self.parameters, *self.version.pseudo_parameters}
             return conditions_module.select_active(
-                self.conditions, self.resources, self.outputs, parameter_values, self.version.deletion_policies, partial
+                self.conditions, self.resources, self.outputs, parameter_values, self.version.deletion_policies, partial, declared
             )
         except TemplateErrors as problems:
             raise TemplateErrors([self.place(error) for error in problems.errors])
@@ -195,6 +196,9 @@ class Template:
                     rest = f"{name}.{keys[key]}{bracket}{index}{separator}{tail}"
                 break
         return f"{spelled[section]}.{rest}" if rest else spelled[section]
+
+
+_IN_BRANCH = "It is in a branch of an if: an error only when that branch is taken"
 
 
 def _unused_note(name: str) -> str:
@@ -574,7 +578,7 @@ class _Reader:
         for condition_name, condition in declared.items():
             unused = None if condition_name in self.used_conditions else _unused_note(condition_name)
             uses.extend((target, path, unused) for target, path in conditions_module.referenced_names(condition))
-        in_branch = "It is in a branch of an if: an error only when that branch is taken"
+        in_branch = _IN_BRANCH
         for name, definition in template.resources.items():
             path = (words.resources, name, words.condition)
             if isinstance(definition.condition, str):
@@ -643,7 +647,14 @@ class _Reader:
                         f"Circular dependency: resource {owner} refers to itself (in {data.fn_name})",
                         data.path + (data.fn_name,),
                     )
-            self._check_functions(data.args, names, params, owner, lazy)
+            if isinstance(data, If):
+                # As Heat, only the branch the condition takes is ever resolved: a
+                # parameter the template lacks there is refused when it is taken
+                # (conditions.select_active), a warning until then.
+                self._check_functions(data.args[0], names, params, owner, lazy)
+                self._check_functions(data.args[1:], names, params, owner, lazy or _IN_BRANCH)
+            else:
+                self._check_functions(data.args, names, params, owner, lazy)
         elif isinstance(data, dict):
             for value in data.values():
                 self._check_functions(value, names, params, owner, lazy)
