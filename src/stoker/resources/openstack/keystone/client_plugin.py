@@ -14,6 +14,7 @@ Identity has no microversions. Found objects are cached per context (``CACHE``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 from urllib import parse
@@ -127,6 +128,17 @@ class KeystoneClientPlugin(OpenStackClientPlugin):
         except EntityNotFound:
             raise EntityNotFound("KeystoneRegion", region) from None
 
+    # -- requests safe to send twice ------------------------------------------------------
+
+    def repeatable(self, call: Callable[[], Any]) -> Any:
+        """``call``, sent again when no answer came (the connection lost, a gateway's
+        502-504): for a request Keystone may receive twice to the same effect (a PUT, a
+        PATCH, a DELETE, the create of an object whose name Keystone keeps unique, which
+        a second time is refused, not made twice). A Keystone whose database is busy
+        drops the request unanswered (the test cloud's SQLite-backed one does, under
+        concurrent writes)."""
+        return self.read(call)
+
     # -- role grants ------------------------------------------------------------------
 
     def grant(self, role_id: str, *, user_id: str | None = None, group_id: str | None = None,
@@ -150,8 +162,8 @@ class KeystoneClientPlugin(OpenStackClientPlugin):
 
         scope = f"/projects/{project_id}" if project_id is not None else f"/domains/{domain_id}"
         actor = f"/users/{user_id}" if user_id is not None else f"/groups/{group_id}"
-        response = self.client().request(f"{scope}{actor}/roles/{role_id}", method)
-        exceptions.raise_from_response(response)
+        path = f"{scope}{actor}/roles/{role_id}"
+        exceptions.raise_from_response(self.repeatable(lambda: self.client().request(path, method)))
 
     def role_assignments(
         self, *, user_id: str | None = None, group_id: str | None = None
@@ -180,7 +192,13 @@ class KeystoneClientPlugin(OpenStackClientPlugin):
         from openstack import exceptions
 
         arguments: dict[str, Any] = {} if body is None else {"json": body}
-        response = self.client().request(path, method, **arguments)
+
+        def request() -> Any:
+            return self.client().request(path, method, **arguments)
+
+        # A create (POST) is sent once: a region without an id or an endpoint made twice
+        # would be two objects.
+        response = request() if method == "POST" else self.repeatable(request)
         exceptions.raise_from_response(response)
         return response.json() if response.content else {}
 

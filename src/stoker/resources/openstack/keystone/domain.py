@@ -51,7 +51,7 @@ class KeystoneDomain(KeystoneResource):
         }
         if self.given(self.DESCRIPTION) is not None:
             arguments["description"] = self.given(self.DESCRIPTION)
-        domain = self.client().create_domain(**arguments)
+        domain = self.keystone(lambda: self.client().create_domain(**arguments))
         self.resource_id_set(domain.id)
 
     def handle_update(
@@ -63,7 +63,7 @@ class KeystoneDomain(KeystoneResource):
         if self.ENABLED in prop_diff:
             changes["is_enabled"] = bool(prop_diff[self.ENABLED])
         if changes:
-            self.client().update_domain(self.resource_id, **changes)
+            self.keystone(lambda: self.client().update_domain(self.resource_id, **changes))
 
     def delete_object(self) -> None:
         self.client().update_domain(self.resource_id, is_enabled=False)

@@ -66,10 +66,12 @@ class KeystoneGroup(RoleAssignments, KeystoneResource):
         self.validate_assignment_properties()
 
     def handle_create(self) -> None:
-        group = self.client().create_group(
-            name=self.object_name(),
-            domain_id=self.properties[self.DOMAIN],
-            description=self.properties[self.DESCRIPTION],
+        group = self.keystone(
+            lambda: self.client().create_group(
+                name=self.object_name(),
+                domain_id=self.properties[self.DOMAIN],
+                description=self.properties[self.DESCRIPTION],
+            )
         )
         self.resource_id_set(group.id)
         self.grant_all(("group", group.id), self.assignments(self.properties[self.ROLES]))
@@ -83,7 +85,7 @@ class KeystoneGroup(RoleAssignments, KeystoneResource):
         if self.DOMAIN in prop_diff:
             changes["domain_id"] = prop_diff[self.DOMAIN] or "default"
         if changes:
-            self.client().update_group(self.resource_id, **changes)
+            self.keystone(lambda: self.client().update_group(self.resource_id, **changes))
         self.update_assignments(("group", str(self.resource_id)), prop_diff)
 
     def handle_check(self) -> None:

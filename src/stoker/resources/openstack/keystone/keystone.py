@@ -12,6 +12,7 @@ else before anything is asked of Keystone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 from urllib import parse
 
@@ -64,6 +65,10 @@ class KeystoneResource(Resource):
     def handle_check(self) -> None:
         self.live()
 
+    def keystone(self, call: Callable[[], Any]) -> Any:
+        """``call`` (a request safe to send twice: ``KeystoneClientPlugin.repeatable``)."""
+        return self.client_plugin().repeatable(call)
+
     def _show_resource(self) -> dict[str, Any] | None:
         if self.resource_id is None:
             return None
@@ -82,7 +87,7 @@ class KeystoneResource(Resource):
         if self.resource_id is None:
             return None
         try:
-            self.delete_object()
+            self.client_plugin().repeatable(self.delete_object)
         except Exception as error:  # noqa: BLE001 - openstacksdk's types
             self.client_plugin().ignore_not_found(error)
             return None

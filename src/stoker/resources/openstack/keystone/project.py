@@ -128,7 +128,7 @@ class KeystoneProject(KeystoneResource):
         return arguments
 
     def handle_create(self) -> None:
-        project = self.client().create_project(**self.create_arguments())
+        project = self.keystone(lambda: self.client().create_project(**self.create_arguments()))
         self.resource_id_set(project.id)
 
     def handle_update(
@@ -145,7 +145,7 @@ class KeystoneProject(KeystoneResource):
         if self.TAGS in prop_diff:
             changes["tags"] = list(prop_diff[self.TAGS] or [])
         if changes:
-            self.client().update_project(self.resource_id, **changes)
+            self.keystone(lambda: self.client().update_project(self.resource_id, **changes))
 
     def handle_delete(self) -> Any:
         if self.resource_id is not None:

@@ -56,7 +56,7 @@ class KeystoneRole(KeystoneResource):
         arguments: dict[str, Any] = {"name": self.object_name()}
         if self.given(self.DOMAIN):
             arguments["domain_id"] = self.given(self.DOMAIN)
-        role = self.client().create_role(**arguments)
+        role = self.keystone(lambda: self.client().create_role(**arguments))
         self.resource_id_set(role.id)
 
     def handle_update(
@@ -64,7 +64,7 @@ class KeystoneRole(KeystoneResource):
     ) -> None:
         changes = self.changed_name(prop_diff)
         if changes:
-            self.client().update_role(self.resource_id, **changes)
+            self.keystone(lambda: self.client().update_role(self.resource_id, **changes))
 
     def find_created(self) -> str | None:
         if self.given(self.NAME):

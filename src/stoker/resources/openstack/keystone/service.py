@@ -71,7 +71,7 @@ class KeystoneService(KeystoneResource):
         if self.ENABLED in prop_diff:
             changes["is_enabled"] = bool(prop_diff[self.ENABLED])
         if changes:
-            self.client().update_service(self.resource_id, **changes)
+            self.keystone(lambda: self.client().update_service(self.resource_id, **changes))
 
 
 def resource_mapping() -> dict[str, type[KeystoneService]]:

@@ -170,11 +170,12 @@ class KeystoneUser(RoleAssignments, KeystoneResource):
     def handle_create(self) -> None:
         client = self.client()
         user = self._masked(
-            lambda: client.create_user(**self.create_arguments()), self.given(self.PASSWORD)
+            lambda: self.keystone(lambda: client.create_user(**self.create_arguments())),
+            self.given(self.PASSWORD),
         )
         self.resource_id_set(user.id)
         for group_id in self.properties[self.GROUPS] or []:
-            client.add_user_to_group(user.id, group_id)
+            self.keystone(lambda group_id=group_id: client.add_user_to_group(user.id, group_id))
         self.grant_all(("user", user.id), self.assignments(self.properties[self.ROLES]))
 
     def handle_update(
@@ -193,17 +194,23 @@ class KeystoneUser(RoleAssignments, KeystoneResource):
             changes["is_enabled"] = bool(prop_diff[self.ENABLED])
         if changes:
             self._masked(
-                lambda: client.update_user(self.resource_id, **changes),
+                lambda: self.keystone(lambda: client.update_user(self.resource_id, **changes)),
                 prop_diff.get(self.PASSWORD),
             )
         if self.GROUPS in prop_diff:
             before = set(self.properties[self.GROUPS] or [])
             after = set(prop_diff[self.GROUPS] or [])
             for group_id in sorted(after - before):
-                client.add_user_to_group(self.resource_id, group_id)
+                self.keystone(
+                    lambda group_id=group_id: client.add_user_to_group(self.resource_id, group_id)
+                )
             for group_id in sorted(before - after):
                 try:
-                    client.remove_user_from_group(self.resource_id, group_id)
+                    self.keystone(
+                        lambda group_id=group_id: client.remove_user_from_group(
+                            self.resource_id, group_id
+                        )
+                    )
                 except Exception as error:  # noqa: BLE001 - openstacksdk's types
                     self.client_plugin().ignore_not_found(error)
         self.update_assignments(("user", str(self.resource_id)), prop_diff)
