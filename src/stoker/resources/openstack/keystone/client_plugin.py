@@ -186,9 +186,12 @@ class KeystoneClientPlugin(OpenStackClientPlugin):
 
     # -- what openstacksdk's data model leaves out ---------------------------------------
 
-    def send(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    def send(
+        self, method: str, path: str, body: dict[str, Any] | None = None, repeat: bool | None = None
+    ) -> dict[str, Any]:
         """A request on Keystone's API with the body as given (extra fields kept), its
-        answer's JSON; a refusal is openstacksdk's exception."""
+        answer's JSON; a refusal is openstacksdk's exception. ``repeat``: whether it is
+        sent again when no answer came (``repeatable``); by default all but a POST."""
         from openstack import exceptions
 
         arguments: dict[str, Any] = {} if body is None else {"json": body}
@@ -198,7 +201,9 @@ class KeystoneClientPlugin(OpenStackClientPlugin):
 
         # A create (POST) is sent once: a region without an id or an endpoint made twice
         # would be two objects.
-        response = request() if method == "POST" else self.repeatable(request)
+        if repeat is None:
+            repeat = method != "POST"
+        response = self.repeatable(request) if repeat else request()
         exceptions.raise_from_response(response)
         return response.json() if response.content else {}
 

@@ -96,10 +96,12 @@ class KeystoneEndpoint(KeystoneResource):
         return body
 
     def handle_create(self) -> None:
-        endpoint = self.client_plugin().send(
-            "POST", "/endpoints", {"endpoint": self.create_body()}
-        )["endpoint"]
-        self.resource_id_set(endpoint["id"])
+        body = {"endpoint": self.create_body()}
+        self.resource_id_set(
+            self.create_object(
+                lambda: str(self.client_plugin().send("POST", "/endpoints", body)["endpoint"]["id"])
+            )
+        )
 
     def handle_update(
         self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]

@@ -198,6 +198,11 @@ class _AssignmentResource(RoleAssignments, KeystoneResource):
         self.update_assignments(self.assignee(), prop_diff)
 
     def _revoke_granted(self) -> None:
+        if self.resource_id is None:
+            # Its create never got as far as recording whose roles it grants, which it
+            # does before granting any: it granted nothing (and the roles the template
+            # names may be another resource's grants, a replacement's).
+            return
         try:
             assignee = self.assignee()
         except Exception as error:  # noqa: BLE001 - the finders' types

@@ -57,8 +57,9 @@ class KeystoneService(KeystoneResource):
         }
         if self.given(self.DESCRIPTION) is not None:
             arguments["description"] = self.given(self.DESCRIPTION)
-        service = self.client().create_service(**arguments)
-        self.resource_id_set(service.id)
+        self.resource_id_set(
+            self.create_object(lambda: str(self.client().create_service(**arguments).id))
+        )
 
     def handle_update(
         self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]
