@@ -599,3 +599,70 @@ def test_keystone_region_service_endpoint_create_update_replace_check_delete(adm
     assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
     assert keystone.find_service(ids["service"]) is None
     assert region(keystone, new_ids["region"]) is None and region(keystone, ids["parent"]) is None
+
+
+class Context:
+    """A request context for client plugins used outside a stack."""
+
+
+def test_keystone_find_created_finds_by_physical_name_only(admin_cloud):
+    """What an interrupted create left (made, id never recorded) is found by the physical
+    resource name, exactly; a name the template gave is never claimed; and the finders
+    take Heat's ``name{domain}``."""
+    from stoker.resources.openstack.keystone.client_plugin import KeystoneClientPlugin
+    from stoker.resources.openstack.keystone.project import KeystoneProject
+    from stoker.resources.openstack.keystone.user import KeystoneUser
+    from stoker.sdk.exceptions import EntityNotFound
+    from stoker.sdk.testing import PluginHarness
+
+    suffix = secrets.token_hex(3)
+    keystone = admin_cloud.connect("admin").identity
+    plugin = KeystoneClientPlugin(Context(), name="keystone")
+
+    # (The keystone.* constraints are the stack tests' to check; any name passes here.)
+    names = {
+        f"keystone.{kind}": (lambda value: bool(value))
+        for kind in ("domain", "project", "group", "role")
+    }
+
+    def harness(cls, **properties):
+        return PluginHarness(
+            cls,
+            properties,
+            name="made",
+            stack_name=f"orphans-{suffix}",
+            clients={"keystone": plugin},
+            constraints=names,
+        )
+
+    project, user = harness(KeystoneProject).resource, harness(KeystoneUser).resource
+    assert project.find_created() is None and user.find_created() is None
+    made_project = keystone.create_project(
+        name=project.physical_resource_name(), domain_id="default"
+    )
+    made_user = keystone.create_user(name=user.physical_resource_name(), domain_id="default")
+    decoy = keystone.create_project(
+        name=project.physical_resource_name() + "x", domain_id="default"
+    )
+    try:
+        assert project.find_created() == made_project.id
+        assert user.find_created() == made_user.id
+        assert (
+            harness(KeystoneProject, name=project.physical_resource_name()).resource.find_created()
+            is None
+        )
+        # Heat's finders: by id, by name, and by name{domain} (the domain by name or id).
+        assert plugin.get_user_id(f"{user.physical_resource_name()}{{Default}}") == made_user.id
+        assert (
+            plugin.get_project_id(f"{project.physical_resource_name()}{{default}}")
+            == made_project.id
+        )
+        with pytest.raises(EntityNotFound) as missing:
+            plugin.get_project_id(f"no-such-{suffix}")
+        assert (
+            missing.value.message == f"The KeystoneProject (no-such-{suffix}) could not be found."
+        )
+    finally:
+        for made in (made_project, decoy):
+            keystone.delete_project(made, ignore_missing=True)
+        keystone.delete_user(made_user, ignore_missing=True)
