@@ -336,8 +336,19 @@ def test_keystone_user_in_a_group_with_roles_authenticates_to_the_new_project(ad
     )
     assert password not in recorded and new_password not in recorded
 
+    # Neutron makes a project's "default" security group when first asked for its groups;
+    # the project's delete deletes it too (Heat's), so nothing of it is orphaned.
+    network = admin_cloud.connect("admin").network
+    assert [group.name for group in network.security_groups(project_id=ids["project"])] == [
+        "default"
+    ]
+
     deleted = service.delete_stack(stack_name)
     assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
+    # (Filtered here: asked for a project's groups, Neutron would make its default again.)
+    assert [
+        group.id for group in network.security_groups() if group.project_id == ids["project"]
+    ] == []
     assert keystone.find_user(ids["user"]) is None and keystone.find_project(ids["project"]) is None
     assert keystone.find_group(ids["group"]) is None and keystone.find_role(ids["worker"]) is None
 
