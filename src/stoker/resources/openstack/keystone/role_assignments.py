@@ -203,12 +203,11 @@ class _AssignmentResource(RoleAssignments, KeystoneResource):
             # does before granting any: it granted nothing (and the roles the template
             # names may be another resource's grants, a replacement's).
             return
-        try:
-            assignee = self.assignee()
-        except Exception as error:  # noqa: BLE001 - the finders' types
-            self.client_plugin().ignore_not_found(error)
-            return  # the user or group is gone, and its roles with it
-        self.revoke_all(assignee, self.assignments(self.properties[self.ROLES], missing_ok=True))
+        # A user or group already gone took its roles with it: revoking is then a 404, ignored.
+        self.revoke_all(
+            (self.assignee_kind, self.resource_id),
+            self.assignments(self.properties[self.ROLES], missing_ok=True),
+        )
 
     def handle_delete(self) -> None:
         if self.data().get(self.RELEASED):
