@@ -2,8 +2,8 @@
 
 Owns: the monitor's schema, the request Heat makes (``pool_id``), and update in place of
 everything but pool, type and tenant. A monitor has no name in Heat, and Octavia allows
-one per pool: the object an interrupted create made is the pool's monitor. Waits,
-retries, delete and check are ``OctaviaBase``'s.
+one per pool: the object an interrupted create made is the pool's monitor, when its type
+is the one asked. Waits, retries, delete and check are ``OctaviaBase``'s.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ class HealthMonitor(OctaviaBase):
         )
 
     def is_mine(self, candidate: Any) -> bool:
-        return True
+        return candidate.type == self.properties[self.TYPE]
 
 
 def resource_mapping() -> dict[str, type[Resource]]:

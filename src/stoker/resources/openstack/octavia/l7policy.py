@@ -32,7 +32,7 @@ class L7Policy(OctaviaBase):
     listener.default_pool_id.
     """
 
-    sdk_name, noun = "l7_policy", "L7 policy"
+    sdk_name, sdk_plural, noun = "l7_policy", "l7_policies", "L7 policy"
 
     PROPERTIES = (
         NAME, DESCRIPTION, ADMIN_STATE_UP, ACTION, REDIRECT_POOL, REDIRECT_URL, POSITION, LISTENER,
@@ -116,7 +116,7 @@ class L7Policy(OctaviaBase):
     def validate(self) -> None:
         super().validate()
         action = self.properties[self.ACTION]
-        pool, url = self.properties[self.REDIRECT_POOL], self.properties[self.REDIRECT_URL]
+        pool, url = self.given(self.REDIRECT_POOL), self.given(self.REDIRECT_URL)
         if action == self.REJECT and (pool is not None or url is not None):
             raise ValidationError(
                 "Properties redirect_pool and redirect_url are not required when action type is set to REJECT.",
@@ -129,7 +129,7 @@ class L7Policy(OctaviaBase):
         ):
             if action != wanted:
                 continue
-            if self.properties[other] is not None:
+            if self.given(other) is not None:
                 allowed = (
                     self.REDIRECT_TO_URL if other == self.REDIRECT_URL else self.REDIRECT_TO_POOL
                 )
@@ -138,7 +138,7 @@ class L7Policy(OctaviaBase):
                     path=self.place(other),
                     hint=f"leave {other} out of a {wanted} policy",
                 )
-            if self.properties[needed] is None:
+            if self.given(needed) is None:
                 raise ValidationError(
                     f"Property {needed} is required when action type is set to {wanted}.",
                     path=self.place(needed),

@@ -9,7 +9,7 @@ same type, comparison, key, value and inversion. Waits, retries, delete and chec
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from stoker.resources.openstack.octavia.octavia_base import OctaviaBase
@@ -103,7 +103,7 @@ class L7Rule(OctaviaBase):
         super().validate()
         if (
             self.properties[self.TYPE] in (self.HEADER, self.COOKIE)
-            and self.properties[self.KEY] is None
+            and self.given(self.KEY) is None
         ):
             raise ValidationError(
                 "Property key is missing. This property should be specified for rules of HEADER and COOKIE types.",
@@ -113,6 +113,14 @@ class L7Rule(OctaviaBase):
 
     def parent(self) -> tuple[Any, ...]:
         return (self.properties[self.L7POLICY],)
+
+    def _update(self, changes: Mapping[str, Any]) -> Any:
+        # openstacksdk's update takes the object as ``value``: the rule's value goes by
+        # its attribute name instead.
+        fields = {
+            ("rule_value" if key == self.VALUE else key): value for key, value in changes.items()
+        }
+        return super()._update(fields)
 
     def candidates(self) -> Iterable[Any]:
         return self.client().l7_rules(self.properties[self.L7POLICY])

@@ -141,7 +141,7 @@ class Listener(OctaviaBase):
         super().validate()
         if (
             self.properties[self.PROTOCOL] == "TERMINATED_HTTPS"
-            and self.properties[self.DEFAULT_TLS_CONTAINER_REF] is None
+            and self.given(self.DEFAULT_TLS_CONTAINER_REF) is None
         ):
             raise ValidationError(
                 "Property default_tls_container_ref required when protocol is TERMINATED_HTTPS.",

@@ -39,6 +39,8 @@ class OctaviaBase(Resource):
     default_client_name = "octavia"
     # openstacksdk's noun: create_<sdk_name>, get_<sdk_name>, ... on the load-balancer proxy.
     sdk_name: ClassVar[str] = ""
+    # The proxy's listing of them, where it is not ``<sdk_name>s``.
+    sdk_plural: ClassVar[str] = ""
     # What Octavia calls the object in messages.
     noun: ClassVar[str] = ""
     # Property -> Octavia's field, where they differ.
@@ -100,11 +102,22 @@ class OctaviaBase(Resource):
 
     def candidates(self) -> Iterable[Any]:
         """The objects an interrupted create may have made (named types: by name)."""
-        lister = getattr(self.client(), f"{self.sdk_name}s")
+        lister = getattr(self.client(), self.sdk_plural or f"{self.sdk_name}s")
         return lister(name=self.physical_resource_name())
 
     def is_mine(self, candidate: Any) -> bool:
-        return getattr(candidate, "name", None) == self.physical_resource_name()
+        """A named type's object bears the physical resource name; an unnamed one's has
+        every field this resource cannot update in place as asked (so the object a
+        replacement replaces, which differs in one of them, is never taken for it)."""
+        if self.named:
+            return getattr(candidate, "name", None) == self.physical_resource_name()
+        live = candidate.to_dict(original_names=True, headers=False, computed=False)
+        fixed = {
+            key: value
+            for key, value in self.properties.resolved().items()
+            if not self.properties_schema[key].update_allowed
+        }
+        return all(live.get(key) == value for key, value in self.fields(fixed).items())
 
     def find_created(self) -> str | None:
         """The object an interrupted create made: for a named type, the one named with

@@ -149,13 +149,13 @@ class Pool(OctaviaBase):
 
     def validate(self) -> None:
         super().validate()
-        if self.properties[self.LISTENER] is None and self.properties[self.LOADBALANCER] is None:
+        if self.given(self.LISTENER) is None and self.given(self.LOADBALANCER) is None:
             raise ValidationError(
                 "At least one of the following properties must be specified: listener, loadbalancer.",
                 path=f"resources.{self.name}.properties",
                 hint="give the listener or the load balancer the pool belongs to",
             )
-        persistence = self.properties[self.SESSION_PERSISTENCE]
+        persistence = self.given(self.SESSION_PERSISTENCE)
         if persistence is None:
             return
         kind, cookie = (

@@ -3,7 +3,8 @@
 Owns: the member's schema, the request Heat makes (under its pool, ``subnet_id``), and
 update in place of weight, admin state and tags; everything else is replacement. A member
 has no name in Heat: the object an interrupted create made is found by what Octavia keeps
-unique in a pool, its address and port. Waits, retries, delete and check are
+unique in a pool, its address and port (and the
+rest of what cannot be updated in place). Waits, retries, delete and check are
 ``OctaviaBase``'s.
 """
 
@@ -113,12 +114,6 @@ class PoolMember(OctaviaBase):
 
     def candidates(self) -> Iterable[Any]:
         return self.client().members(self.properties[self.POOL])
-
-    def is_mine(self, candidate: Any) -> bool:
-        return (
-            candidate.address == self.properties[self.ADDRESS]
-            and candidate.protocol_port == self.properties[self.PROTOCOL_PORT]
-        )
 
 
 def resource_mapping() -> dict[str, type[Resource]]:

@@ -84,9 +84,12 @@ class OctaviaQuota(Resource):
             )
         ]
 
+    def given(self, key: str) -> Any:
+        return self.properties.resolved().get(key)
+
     def validate(self) -> None:
         super().validate()
-        if all(self.properties[key] is None for key in self.SDK_NAMES):
+        if all(self.given(key) is None for key in self.SDK_NAMES):
             raise ValidationError(
                 "At least one of the following properties must be specified: "
                 + ", ".join(sorted(self.SDK_NAMES))
@@ -110,8 +113,9 @@ class OctaviaQuota(Resource):
     def handle_update(
         self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]
     ) -> None:
-        new = json_snippet.properties(self.properties_schema, self.context)
-        self._set_quota({key: new[key] for key in self.PROPERTIES})
+        # The whole quota set again, as Heat does: the project (never updated in place,
+        # already resolved to its id) and every limit as it now is.
+        self._set_quota({**self.properties.resolved(), **prop_diff})
 
     def handle_delete(self) -> None:
         if self.resource_id is None:
