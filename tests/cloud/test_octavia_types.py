@@ -20,6 +20,7 @@ import time
 import pytest
 
 from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.template.errors import TemplateErrors
 from tests.support.stacks import from_data, states
 
 
@@ -288,3 +289,200 @@ def test_octavia_stack_create_update_replace_check_delete(admin_cloud, stacks):
     assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
     assert lbaas.find_load_balancer(ids["lb"]) is None
     assert [lb for lb in lbaas.load_balancers() if suffix in (lb.name or "")] == []
+
+
+def _refused(service, template: dict) -> str:
+    name = f"invalid-{secrets.token_hex(3)}"
+    try:
+        service.create_stack(name, from_data(template))
+    except TemplateErrors as refused:
+        return str(refused)
+    service.delete_stack(name)
+    raise AssertionError(f"the template was accepted: {template['resources'].get('it')}")
+
+
+def test_octavia_validation_errors_name_the_resource_and_property(admin_cloud, stacks):
+    service, names = stacks
+    suffix = secrets.token_hex(3)
+    # Real objects to name: a resource whose properties are all known is checked whole
+    # when the stack is created (one naming a resource of its own stack, when it is made).
+    names.append(f"named-{suffix}")
+    made = service.create_stack(names[-1], from_data(balanced(suffix, "10.42.0.0/24")))
+    assert made.state == "CREATE_COMPLETE", made.status_reason
+    ids = physical_ids(service, names[-1])
+
+    def one(resource_type: str, properties: dict) -> dict:
+        return {
+            "heat_template_version": "2021-04-16",
+            "resources": {"it": {"type": resource_type, "properties": properties}},
+        }
+
+    # A name the cloud does not know: Heat's octavia.* constraint, at the property.
+    missing = _refused(
+        service,
+        one(
+            "OS::Octavia::Listener",
+            {"loadbalancer": f"nowhere-{suffix}", "protocol": "HTTP", "protocol_port": 80},
+        ),
+    )
+    assert "resources.it.properties.loadbalancer" in missing
+    assert f"nowhere-{suffix}" in missing
+
+    # Heat's rules between properties, each placed at the property to fix.
+    pool = _refused(
+        service, one("OS::Octavia::Pool", {"lb_algorithm": "ROUND_ROBIN", "protocol": "HTTP"})
+    )
+    assert (
+        "At least one of the following properties must be specified: listener, loadbalancer."
+        in pool
+    )
+    assert "resources.it.properties" in pool
+    cookie = _refused(
+        service,
+        one("OS::Octavia::Pool", {"loadbalancer": ids["lb"], "lb_algorithm": "ROUND_ROBIN", "protocol": "HTTP",
+                                  "session_persistence": {"type": "APP_COOKIE"}}),
+    )  # fmt: skip
+    assert "cookie_name is required when session_persistence type is set to APP_COOKIE" in cookie
+    tls = _refused(
+        service,
+        one(
+            "OS::Octavia::Listener",
+            {
+                "loadbalancer": ids["lb"],
+                "protocol": "TERMINATED_HTTPS",
+                "protocol_port": 443,
+            },
+        ),
+    )
+    assert "Property default_tls_container_ref required when protocol is TERMINATED_HTTPS." in tls
+    assert "resources.it.properties.default_tls_container_ref" in tls
+    reject = _refused(
+        service,
+        one(
+            "OS::Octavia::L7Policy",
+            {
+                "listener": ids["listener"],
+                "action": "REJECT",
+                "redirect_url": "http://example.com",
+            },
+        ),
+    )
+    assert (
+        "Properties redirect_pool and redirect_url are not required when action type is set to REJECT."
+        in reject
+    )
+    assert "resources.it.properties.redirect_url" in reject
+    header = _refused(
+        service,
+        one(
+            "OS::Octavia::L7Rule",
+            {
+                "l7policy": ids["policy"],
+                "type": "HEADER",
+                "compare_type": "EQUAL_TO",
+                "value": "v",
+            },
+        ),
+    )
+    assert "Property key is missing." in header
+    assert "resources.it.properties.key" in header
+    quota = _refused(service, one("OS::Octavia::Quota", {"project": "demo"}))
+    assert (
+        "At least one of the following properties must be specified: healthmonitor, listener, loadbalancer, member, pool."
+        in quota
+    )
+    # The schema's own constraints, at the property.
+    port = _refused(
+        service,
+        one(
+            "OS::Octavia::PoolMember",
+            {"pool": ids["pool"], "address": "10.0.0.1", "protocol_port": 70000},
+        ),
+    )
+    assert "resources.it.properties.protocol_port" in port
+    protocol = _refused(
+        service,
+        one(
+            "OS::Octavia::Listener",
+            {"loadbalancer": ids["lb"], "protocol": "SMTP", "protocol_port": 25},
+        ),
+    )
+    assert "resources.it.properties.protocol" in protocol and "SMTP" in protocol
+
+
+def test_octavia_flavor_profile_flavor_and_quota(admin_cloud, stacks):
+    service, names = stacks
+    suffix = secrets.token_hex(3)
+    connection = admin_cloud.connect("admin")
+    lbaas = connection.load_balancer
+    demo = connection.identity.find_project("demo")
+    stack_name = f"octavia-admin-{suffix}"
+    names.append(stack_name)
+
+    def template(profile_data: str, flavor: dict, quota: dict) -> dict:
+        return {
+            "heat_template_version": "2021-04-16",
+            "resources": {
+                "profile": {
+                    "type": "OS::Octavia::FlavorProfile",
+                    "properties": {"provider_name": "amphora", "flavor_data": profile_data},
+                },
+                "flavor": {
+                    "type": "OS::Octavia::Flavor",
+                    "properties": {"flavor_profile": {"get_resource": "profile"}, **flavor},
+                },
+                "quota": {"type": "OS::Octavia::Quota", "properties": {"project": "demo", **quota}},
+            },
+            "outputs": {
+                "profile_of_flavor": {"value": {"get_attr": ["flavor", "flavor_profile_id"]}}
+            },
+        }
+
+    single = '{"loadbalancer_topology": "SINGLE"}'
+    stack = service.create_stack(
+        stack_name,
+        from_data(template(single, {"description": "small"}, {"loadbalancer": 5, "listener": 7})),
+    )
+
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    ids = physical_ids(service, stack_name)
+    profile = lbaas.get_flavor_profile(ids["profile"])
+    assert (profile.name, profile.provider_name, profile.flavor_data) == (
+        f"{stack_name}-profile-" + profile.name.rsplit("-", 1)[1],
+        "amphora",
+        single,
+    )
+    flavor = lbaas.get_flavor(ids["flavor"])
+    assert (flavor.flavor_profile_id, flavor.description, flavor.is_enabled) == (
+        ids["profile"],
+        "small",
+        True,
+    )
+    assert outputs(service, stack_name) == {"profile_of_flavor": ids["profile"]}
+    quota = lbaas.get_quota(demo.id)
+    assert (quota.load_balancers, quota.listeners) == (5, 7)
+    assert ids["quota"].startswith(f"{stack_name}-quota-")
+    assert service.stack_action(stack_name, "CHECK").state == "CHECK_COMPLETE"
+
+    # In place: the flavor's description and state, the quota. (Not the profile: Octavia
+    # refuses to change a profile a flavor uses, 409 "in use and cannot be modified".)
+    stack = service.update_stack(
+        stack_name,
+        from_data(template(single, {"description": "big", "enabled": False}, {"loadbalancer": 9})),
+    )
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    assert physical_ids(service, stack_name) == ids
+    flavor = lbaas.get_flavor(ids["flavor"])
+    assert (flavor.description, flavor.is_enabled) == ("big", False)
+    # The quota is set again whole, from the template's limits.
+    quota = lbaas.get_quota(demo.id)
+    assert quota.load_balancers == 9
+
+    # Deleting resets the quota and removes flavor and profile.
+    deleted = service.delete_stack(stack_name)
+    assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
+    assert lbaas.find_flavor(ids["flavor"]) is None
+    assert lbaas.find_flavor_profile(ids["profile"]) is None
+    defaults = lbaas.get_quota_default()
+    quota = lbaas.get_quota(demo.id)
+    assert (quota.load_balancers, quota.listeners) == (defaults.load_balancers, defaults.listeners)

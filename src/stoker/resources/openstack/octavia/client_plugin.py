@@ -1,7 +1,8 @@
 """The ``octavia`` client plugin (openstacksdk's load-balancer proxy) and the custom
 constraints Heat registers for Octavia: ``octavia.loadbalancer``, ``octavia.listener``,
 ``octavia.pool``, ``octavia.l7policy``, ``octavia.flavor``, ``octavia.flavorprofile``,
-``octavia.availabilityzone`` and ``octavia.availabilityzoneprofile``.
+``octavia.availabilityzone`` and ``octavia.availabilityzoneprofile``; and Heat's common
+``json_string`` (a flavor profile's data), which no other family registered yet.
 
 Owns: the finders Heat's Octavia types resolve names with (``get_loadbalancer``,
 ``get_listener``, ``get_pool``, ``get_l7policy``, ``get_flavor``, ``get_flavorprofile``,
@@ -11,6 +12,9 @@ base). Octavia has no microversions.
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from stoker.resources.openstack.client_plugin import OpenStackClientPlugin
 from stoker.resources.openstack.constraints import LookupConstraint
@@ -83,21 +87,46 @@ class AvailabilityZoneProfileConstraint(_OctaviaConstraint):
     name, entity = "octavia.availabilityzoneprofile", "availability_zone_profile"
 
 
+class JsonStringConstraint:
+    """Heat's ``json_string``: an empty value, or text that parses as JSON."""
+
+    name = "json_string"
+
+    def __init__(self) -> None:
+        self._error_message = ""
+
+    def validate(self, value: Any, context: Any = None, template: Any = None) -> bool:
+        if not value:
+            return True
+        try:
+            json.loads(value)
+        except (TypeError, ValueError) as error:
+            self._error_message = f"{value!r} is not a JSON string: {error}"
+            return False
+        return True
+
+    def error(self, value: Any) -> str:
+        return self._error_message
+
+
 def client_mapping() -> dict[str, type[OpenStackClientPlugin]]:
     return {"octavia": OctaviaClientPlugin}
 
 
-def constraint_mapping() -> dict[str, type[LookupConstraint]]:
+def constraint_mapping() -> dict[str, Any]:
     return {
-        c.name: c
-        for c in (
-            LoadBalancerConstraint,
-            ListenerConstraint,
-            PoolConstraint,
-            L7PolicyConstraint,
-            FlavorConstraint,
-            FlavorProfileConstraint,
-            AvailabilityZoneConstraint,
-            AvailabilityZoneProfileConstraint,
-        )
+        JsonStringConstraint.name: JsonStringConstraint,
+        **{
+            c.name: c
+            for c in (
+                LoadBalancerConstraint,
+                ListenerConstraint,
+                PoolConstraint,
+                L7PolicyConstraint,
+                FlavorConstraint,
+                FlavorProfileConstraint,
+                AvailabilityZoneConstraint,
+                AvailabilityZoneProfileConstraint,
+            )
+        },
     }
