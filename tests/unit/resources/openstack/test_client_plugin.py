@@ -44,6 +44,7 @@ def test_client_plugins_have_heat_names():
         "barbican",
         "designate",
         "swift",
+        "octavia",
     }
 
 
