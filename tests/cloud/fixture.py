@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.cloud.addons import fixtures as addon_fixtures
 from tests.cloud.cloud import CloudError, DevCloud
 from tests.cloud.infrastructure import missing_prerequisites
 
@@ -60,18 +61,22 @@ def mark_cloud_tests(items: list[pytest.Item]) -> None:
     start, and run them last: the cloud (12 processes, ~2 GB) is up only from the first
     of them to the end of the session.
 
-    With pytest-xdist (``-n 2 --dist loadgroup``, as the README's command runs the suite)
-    the cloud's tests are one group and every other test another: one worker runs the
-    cloud's tests in order, with one cloud, while the other runs the rest, as a plain
-    run would run them, one at a time."""
+    With pytest-xdist (``-n 3 --dist loadgroup``, as the README's command runs the suite)
+    the tests are three groups, each run in order by one worker: those of the six
+    services, those that also need an add-on service (``tests/cloud/addons/``), and every
+    other test, run one at a time as a plain run would. Each cloud group's worker starts
+    its own cloud (names and ports are per session), so the two halves of the cloud's
+    tests, mostly waiting on the services, run side by side."""
     cloud = []
+    addons = set(addon_fixtures())
     for item in items:
-        if "openstack_cloud" in getattr(item, "fixturenames", ()):
+        names = set(getattr(item, "fixturenames", ()))
+        if "openstack_cloud" in names:
             item.add_marker(pytest.mark.cloud)
             marker = item.get_closest_marker("timeout")
             if marker is None or (marker.args and marker.args[0] < CLOUD_TEST_TIMEOUT_S):
                 item.add_marker(pytest.mark.timeout(CLOUD_TEST_TIMEOUT_S), append=False)
-            item.add_marker(pytest.mark.xdist_group("cloud"))
+            item.add_marker(pytest.mark.xdist_group("cloud-addons" if names & addons else "cloud"))
             cloud.append(item)
         else:
             item.add_marker(pytest.mark.xdist_group("local"))
