@@ -34,7 +34,7 @@ def _http_error_response(status: int) -> requests.Response:
 
 
 def test_client_plugins_have_heat_names():
-    assert set(client_mapping()) == {"nova", "neutron", "cinder", "glance", "keystone", "placement"}
+    assert set(client_mapping()) == {"nova", "neutron", "cinder", "glance", "keystone", "placement", "zaqar"}
 
 
 @pytest.mark.parametrize(
