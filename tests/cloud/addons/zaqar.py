@@ -208,6 +208,7 @@ class Zaqar:
         self.logs = self.directory / "logs"
         self.popen: subprocess.Popen | None = None
         self.record: SessionRecord | None = None
+        self.registered = False
         self.timings: dict[str, float] = {}
 
     # -- start ------------------------------------------------------------------------
@@ -354,6 +355,7 @@ class Zaqar:
         )
         for role in roles.values():
             keystone.grant(project["id"], user["id"], role)
+        self.registered = True
         services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
         service = (
             next((s for s in services if s["name"] == SERVICE_NAME), None)
@@ -384,6 +386,17 @@ class Zaqar:
                     f"/endpoints/{existing['id']}",
                     body={"endpoint": {"url": self.endpoint}},
                 )
+
+    def _unregister(self) -> None:
+        """Delete the catalog's endpoints that still lead to this Zaqar (another session
+        may have pointed them at its own since)."""
+        keystone = identity.Keystone(self.cloud.keystone_url)
+        services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
+        for service in services:
+            endpoints = keystone.call("GET", f"/endpoints?service_id={service['id']}")["endpoints"]
+            for endpoint in endpoints:
+                if endpoint["url"] == self.endpoint:
+                    keystone.call("DELETE", f"/endpoints/{endpoint['id']}")
 
     def _launch(self, command: list[str]) -> None:
         with open(self.logs / "zaqar-api.out", "ab") as output:
@@ -440,7 +453,14 @@ class Zaqar:
     # -- stop -------------------------------------------------------------------------
 
     def stop(self) -> None:
-        """Stop the API, drop the database. Safe to call twice."""
+        """Stop the API, drop the database, take this Zaqar's endpoints out of the catalog
+        (on the dev cloud, which outlives the session). Safe to call twice."""
+        if self.registered:
+            self.registered = False
+            try:
+                self._unregister()
+            except (identity.ServiceError, OSError):
+                pass  # the session's own Keystone may be stopping with it
         if self.popen is not None:
             stop_groups([self.popen.pid])
             try:
