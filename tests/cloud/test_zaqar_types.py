@@ -29,7 +29,9 @@ from tests.support.stacks import from_data, states
 
 @pytest.fixture
 def zaqar_cloud(openstack_cloud, zaqar_service):
-    set_cloud_source(EnvironmentCloudSource(openstack_cloud.cloud_environ("admin")))
+    # As a project member (demo), as a template author is: Zaqar's default policy lets
+    # members manage their project's queues and subscriptions.
+    set_cloud_source(EnvironmentCloudSource(openstack_cloud.cloud_environ("demo")))
     yield openstack_cloud
     set_cloud_source(None)
 
@@ -109,7 +111,7 @@ def queue_template(name: str | None = None, metadata: dict | None = None) -> dic
 def test_zaqar_queue_create_update_replace_check_delete(zaqar_cloud, zaqar_service, stacks):
     service, names = stacks
     suffix = secrets.token_hex(3)
-    connection = zaqar_cloud.connect("admin")
+    connection = zaqar_cloud.connect("demo")
     stack_name = f"zq-{suffix}"
     names.append(stack_name)
 
@@ -219,7 +221,7 @@ def subscription_template(
 def test_zaqar_subscription_delivers_updates_replaces_and_deletes(zaqar_cloud, stacks, webhook):
     service, names = stacks
     suffix = secrets.token_hex(3)
-    connection = zaqar_cloud.connect("admin")
+    connection = zaqar_cloud.connect("demo")
     stack_name = f"zs-{suffix}"
     names.append(stack_name)
     queue = f"zs-{suffix}"
@@ -321,7 +323,7 @@ def read_with_signature(zaqar_service, queue: str, signed: dict) -> identity.Res
 def test_zaqar_signed_queue_url_reads_the_queue_and_is_replaced(zaqar_cloud, zaqar_service, stacks):
     service, names = stacks
     suffix = secrets.token_hex(3)
-    connection = zaqar_cloud.connect("admin")
+    connection = zaqar_cloud.connect("demo")
     stack_name = f"zu-{suffix}"
     names.append(stack_name)
     queue = f"zu-{suffix}"
@@ -332,7 +334,7 @@ def test_zaqar_signed_queue_url_reads_the_queue_and_is_replaced(zaqar_cloud, zaq
     signed = outputs(service, stack_name)
     assert signed["methods"] == ["GET"]
     assert signed["paths"] == [f"/v2/queues/{queue}/messages"]
-    assert signed["project"] == zaqar_cloud.project_id
+    assert signed["project"] == connection.current_project_id
     query = parse_qs(signed["query_str"])
     assert query["queue_name"] == [queue] and query["signature"] == [signed["signature"]]
     assert query["project_id"] == [signed["project"]]
