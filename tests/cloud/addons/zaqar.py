@@ -14,7 +14,8 @@ Attached to the dev cloud (``STOKER_TEST_CLOUD=dev``), each test session still s
 own Zaqar (own database) and points the catalog's ``messaging`` endpoints at it: two
 sessions using Zaqar on the dev cloud at the same moment would take the catalog from each
 other. The Redis message store is shared by every session (database ``REDIS_DB``): Zaqar
-keys it by project and queue, and the tests name their queues with random suffixes.
+keys it by project and queue, the tests name their queues with random suffixes, and a
+session's own cloud deletes its projects' keys at stop (``_redis.py`` speaks to Redis).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.cloud import identity, installation
+from tests.cloud.addons._redis import RedisCommands
 from tests.cloud.infrastructure import InfrastructureError, reachable
 from tests.cloud.sessions import SessionRecord, die_with_parent, stop_groups
 from tests.support import venv_cache
@@ -398,6 +401,22 @@ class Zaqar:
                 if endpoint["url"] == self.endpoint:
                     keystone.call("DELETE", f"/endpoints/{endpoint['id']}")
 
+    def _forget_messages(self) -> None:
+        """Delete what the session's projects left in the shared Redis database: Zaqar
+        keys it ``<project>.<queue>...`` and keeps a queue's counters after the queue is
+        deleted. Only for a session's own cloud: the dev cloud's projects are shared."""
+        if self.cloud.session == "dev":
+            return
+        keystone = identity.Keystone(self.cloud.keystone_url)
+        projects = [project["id"] for project in keystone.call("GET", "/projects")["projects"]]
+        with socket.create_connection((REDIS_HOST, REDIS_PORT), timeout=10) as connection:
+            redis = RedisCommands(connection)
+            redis.call("SELECT", str(REDIS_DB))
+            for project in projects:
+                keys = redis.call("KEYS", f"{project}.*")
+                if keys:
+                    redis.call("DEL", *keys)
+
     def _launch(self, command: list[str]) -> None:
         with open(self.logs / "zaqar-api.out", "ab") as output:
             self.popen = subprocess.Popen(
@@ -455,12 +474,6 @@ class Zaqar:
     def stop(self) -> None:
         """Stop the API, drop the database, take this Zaqar's endpoints out of the catalog
         (on the dev cloud, which outlives the session). Safe to call twice."""
-        if self.registered:
-            self.registered = False
-            try:
-                self._unregister()
-            except (identity.ServiceError, OSError):
-                pass  # the session's own Keystone may be stopping with it
         if self.popen is not None:
             stop_groups([self.popen.pid])
             try:
@@ -468,6 +481,13 @@ class Zaqar:
             except subprocess.TimeoutExpired:
                 pass
             self.popen = None
+        if self.registered:
+            self.registered = False
+            for forget in (self._forget_messages, self._unregister):
+                try:
+                    forget()
+                except (identity.ServiceError, OSError):
+                    pass  # the session's own Keystone may be stopping with it
         try:
             self.cloud.mariadb.drop([self.database])
         except InfrastructureError as error:
