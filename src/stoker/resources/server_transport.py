@@ -11,7 +11,7 @@ stoker serves POLL_TEMP_URL itself: instead of a Swift temp URL, the agent's ``r
 collector polls a stoker capability URL (``/v1/server_metadata/<id>?secret=...``), whose
 credential is valid only for reading this server's metadata and is revoked when the
 server is deleted. POLL_SERVER_CFN (the CFN metadata API with EC2-signed requests),
-POLL_SERVER_HEAT (Keystone stack users) and ZAQAR_MESSAGE (Zaqar) need what stoker does
+POLL_SERVER_HEAT and ZAQAR_MESSAGE (Keystone stack users, the latter on Zaqar) need what stoker does
 not have and are refused when validating, naming what is missing. POLL_TEMP_URL is
 stoker's default (Heat's default is an operator setting, ``default_software_config_
 transport``).
@@ -37,7 +37,7 @@ DEFAULT_TRANSPORT = POLL_TEMP_URL
 UNSERVED = {
     POLL_SERVER_CFN: "POLL_SERVER_CFN needs the CloudFormation-compatible metadata API (DescribeStackResource with EC2-signed requests), which stoker does not serve",
     POLL_SERVER_HEAT: "POLL_SERVER_HEAT needs Keystone stack-user credentials, which stoker does not issue yet",
-    ZAQAR_MESSAGE: "ZAQAR_MESSAGE needs a Zaqar messaging service, which stoker does not have",
+    ZAQAR_MESSAGE: "ZAQAR_MESSAGE needs Keystone stack-user credentials for the agent to read its Zaqar queue, which stoker does not issue yet",
 }
 
 # The server's data: its metadata credential and URL (the URL holds the secret).

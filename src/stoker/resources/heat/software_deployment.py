@@ -55,7 +55,7 @@ DEFAULT_SIGNAL_TRANSPORT = CFN_SIGNAL
 # What a transport stoker cannot serve is missing.
 UNSERVED_SIGNAL_TRANSPORTS = {
     HEAT_SIGNAL: "HEAT_SIGNAL needs Keystone stack-user credentials, which stoker does not issue yet",
-    ZAQAR_SIGNAL: "ZAQAR_SIGNAL needs a Zaqar messaging service and Keystone stack-user credentials, which stoker does not have",
+    ZAQAR_SIGNAL: "ZAQAR_SIGNAL needs Keystone stack-user credentials for the agent to post to its Zaqar queue, which stoker does not issue yet",
 }
 _VERBS = {CFN_SIGNAL: "POST", TEMP_URL_SIGNAL: "PUT"}
 

@@ -34,7 +34,7 @@ _CREDENTIAL_TRANSPORTS = (TOKEN_SIGNAL, CFN_SIGNAL, TEMP_URL_SIGNAL)
 # What a transport stoker cannot serve is missing.
 _UNSERVED = {
     HEAT_SIGNAL: "HEAT_SIGNAL needs Keystone stack-user credentials, which stoker does not issue yet",
-    ZAQAR_SIGNAL: "ZAQAR_SIGNAL needs a Zaqar messaging service and Keystone stack-user credentials, which stoker does not have",
+    ZAQAR_SIGNAL: "ZAQAR_SIGNAL needs Keystone stack-user credentials for the agent to post to its Zaqar queue, which stoker does not issue yet",
 }
 
 # Keys of the handle's data.

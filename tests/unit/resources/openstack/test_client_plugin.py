@@ -45,6 +45,7 @@ def test_client_plugins_have_heat_names():
         "designate",
         "swift",
         "octavia",
+        "zaqar",
     }
 
 

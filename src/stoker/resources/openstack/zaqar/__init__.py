@@ -1,0 +1,1 @@
+"""Zaqar (messaging) resource types, as Heat has them, and the ``zaqar`` client plugin."""

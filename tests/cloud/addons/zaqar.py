@@ -1,0 +1,512 @@
+"""Zaqar (the messaging service) in the test cloud, started only when a test asks for
+``zaqar_service``: the Zaqar 2026.2 API (its WSGI application under uWSGI) with its SQL
+management store (queues, pools, flavors) on the machine's MariaDB and its message store
+(messages, claims, subscriptions) on the machine's Redis, behind Keystone's authtoken like
+the six services of ``cloud.py``, with signed URLs enabled and the notifier in the message
+pipeline (so subscriptions are delivered).
+
+Owns Zaqar's venv (its pins in ``zaqar-requirements.txt``, cached beside the cloud's), its
+configuration, database, Redis database number, catalog entry and process for one test
+session. It reuses the cloud's modules (``venv_cache``, ``identity``, ``infrastructure``,
+``sessions``) and must not change the cloud's six services or their golden copy.
+
+Attached to the dev cloud (``STOKER_TEST_CLOUD=dev``), each test session still starts its
+own Zaqar (own database) and points the catalog's ``messaging`` endpoints at it: two
+sessions using Zaqar on the dev cloud at the same moment would take the catalog from each
+other. The Redis message store is shared by every session (database ``REDIS_DB``): Zaqar
+keys it by project and queue, the tests name their queues with random suffixes, and a
+session's own cloud deletes its projects' keys at stop (``_redis.py`` speaks to Redis).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.cloud import identity, installation
+from tests.cloud.addons._redis import RedisCommands
+from tests.cloud.infrastructure import InfrastructureError, reachable
+from tests.cloud.sessions import SessionRecord, die_with_parent, stop_groups
+from tests.support import venv_cache
+
+if TYPE_CHECKING:
+    from tests.cloud.cloud import DevCloud
+
+REQUIREMENTS = Path(__file__).with_name("zaqar-requirements.txt")
+SERVICE_USER = "zaqar"
+SERVICE_NAME = "zaqar"
+SERVICE_TYPE = "messaging"
+REDIS_HOST = "127.0.0.1"
+REDIS_PORT = int(os.environ.get("STOKER_DEVCLOUD_REDIS_PORT", "6379"))
+# The Redis database (of the server's 16) that holds the test cloud's Zaqar messages.
+REDIS_DB = 11
+# Seconds Zaqar may take to answer after its launch (about 6 s here).
+READY_TIMEOUT_S = 180
+# Seconds the SQL store's migration may take (about 5 s here).
+MIGRATION_TIMEOUT_S = 600
+
+UWSGI_INI = """\
+# zaqar's API of the test cloud under uWSGI: one process, four threads (as cloud.py's APIs).
+[uwsgi]
+http-socket = 127.0.0.1:{port}
+module = zaqar.transport.wsgi.app:application
+virtualenv = {venv}
+master = true
+processes = 1
+threads = 4
+lazy-apps = true
+die-on-term = true
+need-app = true
+add-header = Connection: close
+buffer-size = 65535
+"""
+
+ZAQAR_CONF = """\
+[DEFAULT]
+auth_strategy = keystone
+log_file = {log_file}
+
+[drivers]
+transport = wsgi
+message_store = redis
+management_store = sqlalchemy
+
+[drivers:message_store:redis]
+uri = redis://{redis_host}:{redis_port}?dbid={redis_db}
+
+[drivers:management_store:sqlalchemy]
+uri = {database_url}
+
+[storage]
+# Posting a message notifies the queue's subscribers (webhooks, mail).
+message_pipeline = zaqar.notification.notifier
+
+[signed_url]
+secret_key = {signed_url_key}
+
+[keystone_authtoken]
+{authentication}
+"""
+
+
+class ZaqarError(Exception):
+    """Zaqar did not start; the message names the step or process and ends with its log tail."""
+
+
+def requirements_hash() -> str:
+    return venv_cache.environment_key(
+        [REQUIREMENTS.read_bytes(), installation.UV_REQUIREMENT.encode()]
+    )
+
+
+class ZaqarEnvironment:
+    """Zaqar's own venv: ``<cache>/zaqar-venv-<hash>``, built once under a lock."""
+
+    def __init__(self, cache: Path | None = None):
+        self.cache = cache or installation.cache_directory()
+        self.path = self.cache / f"zaqar-venv-{requirements_hash()}"
+        self.marker = self.path / ".stoker-complete"
+
+    def bin(self, name: str) -> Path:
+        return self.path / "bin" / name
+
+    def ensure(self, log_path: Path) -> float:
+        """Build the venv unless a complete one is cached; the seconds spent building."""
+        lock = venv_cache.cache_lock(
+            self.cache, "zaqar-install", installation.LOCK_WAIT_S, ZaqarError
+        )
+        return venv_cache.build_once(self.marker, lock, lambda: self._build(log_path))
+
+    def _build(self, log_path: Path) -> None:
+        # Built in place from nothing (scripts carry the venv's absolute path).
+        shutil.rmtree(self.path, ignore_errors=True)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        environment = venv_cache.outside_environment(("UV_PYTHON",))
+        environment.update(
+            UV_CACHE_DIR=str(self.cache / "uv-cache"),
+            UV_NO_PROGRESS="1",
+            PIP_DISABLE_PIP_VERSION_CHECK="1",
+        )
+        python = str(self.bin("python"))
+        steps = [
+            ("create the venv", None, [sys.executable, "-m", "venv", str(self.path)]),
+            (
+                "install uv",
+                None,
+                [python, "-m", "pip", "install", "-q", installation.UV_REQUIREMENT],
+            ),
+            (
+                "install Zaqar",
+                str(REQUIREMENTS),
+                [
+                    str(self.bin("uv")),
+                    "pip",
+                    "install",
+                    "--python",
+                    python,
+                    "-r",
+                    str(REQUIREMENTS),
+                ],
+            ),
+        ]
+        with open(log_path, "a") as log:
+            venv_cache.run_steps(
+                steps,
+                log,
+                log_path,
+                environment,
+                installation.BUILD_STEP_TIMEOUT_S,
+                "Zaqar's venv",
+                ZaqarError,
+                shown=" ".join,
+            )
+
+
+@dataclass
+class ZaqarService:
+    """What tests get: Zaqar's endpoint (as the catalog has it), its signed-URL key and
+    where its logs are."""
+
+    endpoint: str
+    directory: Path
+    database: str
+    redis_db: int
+    signed_url_key: str
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def logs(self) -> Path:
+        return self.directory / "logs"
+
+
+class Zaqar:
+    """Zaqar beside a running ``DevCloud``: ``start()`` then ``stop()`` (safe after a failure)."""
+
+    def __init__(
+        self, cloud: DevCloud, directory: Path, environment: ZaqarEnvironment | None = None
+    ):
+        from tests.cloud.cloud import free_port
+
+        self.cloud = cloud
+        self.directory = directory.resolve()
+        self.environment = environment or ZaqarEnvironment(cloud.environment.cache)
+        suffix = secrets.token_hex(3)
+        self.session = f"{cloud.session}_zaqar_{suffix}"
+        self.database = f"{cloud.database_prefix}zaqar_{suffix}"
+        self.signed_url_key = secrets.token_hex(16)
+        self.port = free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.home = self.directory / "home"
+        self.logs = self.directory / "logs"
+        self.popen: subprocess.Popen | None = None
+        self.record: SessionRecord | None = None
+        self.registered = False
+        self.timings: dict[str, float] = {}
+
+    # -- start ------------------------------------------------------------------------
+
+    def start(self) -> ZaqarService:
+        if not reachable(REDIS_HOST, REDIS_PORT):
+            raise ZaqarError(
+                f"Zaqar: Redis is not reachable at {REDIS_HOST}:{REDIS_PORT}; its message store needs it"
+            )
+        started = time.monotonic()
+        try:
+            self.timings["venv_s"] = self.environment.ensure(
+                self.environment.cache / "zaqar-install.log"
+            )
+            self._start()
+        except (identity.ServiceError, InfrastructureError, OSError) as error:
+            self.stop()
+            raise ZaqarError(f"Zaqar: {error}\nAll logs: {self.logs}") from error
+        except BaseException:
+            self.stop()
+            raise
+        self.timings["start_s"] = time.monotonic() - started - self.timings["venv_s"]
+        return ZaqarService(
+            self.endpoint,
+            self.directory,
+            self.database,
+            REDIS_DB,
+            self.signed_url_key,
+            dict(self.timings),
+        )
+
+    def _start(self) -> None:
+        # Recorded before anything is made: a killed run's database and process are reaped
+        # by the next cloud start (sessions.reap_abandoned_sessions).
+        self.record = SessionRecord(
+            self.environment.cache,
+            self.session,
+            owned=True,
+            databases=[self.database],
+            vhost="",
+            directory=self.directory,
+            venv=self.environment.path,
+        )
+        self.logs.mkdir(parents=True, exist_ok=True)
+        (self.home / ".zaqar").mkdir(parents=True, exist_ok=True)
+        self._write_configuration()
+        phase = time.monotonic()
+        self.cloud.mariadb.create([self.database])
+        self._run(
+            "zaqar-sql-db-manage upgrade head",
+            [
+                str(self.environment.bin("zaqar-sql-db-manage")),
+                "--config-file",
+                str(self.configuration),
+                "upgrade",
+                "head",
+            ],
+        )
+        self.timings["migrate_s"] = time.monotonic() - phase
+        self._register()
+        phase = time.monotonic()
+        self._launch(
+            [str(self.environment.bin("uwsgi")), "--ini", str(self.directory / "uwsgi.ini")]
+        )
+        keystone = identity.Keystone(self.cloud.keystone_url)
+        self._wait(lambda: self._queues_listed(keystone))
+        self.timings["ready_s"] = time.monotonic() - phase
+
+    @property
+    def configuration(self) -> Path:
+        return self.home / ".zaqar" / "zaqar.conf"
+
+    def _write_configuration(self) -> None:
+        self.configuration.write_text(
+            ZAQAR_CONF.format(
+                log_file=self.logs / "zaqar-api.log",
+                redis_host=REDIS_HOST,
+                redis_port=REDIS_PORT,
+                redis_db=REDIS_DB,
+                database_url=f"{self.cloud.mariadb.url}/{self.database}",
+                signed_url_key=self.signed_url_key,
+                authentication=identity.service_authentication(
+                    SERVICE_USER, self.cloud.keystone_url
+                ),
+            )
+        )
+        (self.directory / "uwsgi.ini").write_text(
+            UWSGI_INI.format(port=self.port, venv=self.environment.path)
+        )
+
+    def _environment(self) -> dict[str, str]:
+        # Zaqar's WSGI application reads its configuration from the default places only
+        # (~/.zaqar/zaqar.conf first; it passes no arguments): HOME is the session's directory.
+        environment = {
+            "PATH": f"{self.environment.path / 'bin'}:{os.defpath}",
+            "HOME": str(self.home),
+            "LANG": "C.UTF-8",
+            "PYTHONWARNINGS": "ignore",
+        }
+        for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"):
+            if name in os.environ:
+                environment[name] = os.environ[name]
+        return environment
+
+    def _run(self, what: str, command: list[str]) -> None:
+        log = self.logs / "manage.out"
+        with open(log, "ab") as output:
+            try:
+                result = subprocess.run(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    cwd=self.directory,
+                    env=self._environment(),
+                    timeout=MIGRATION_TIMEOUT_S,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                raise ZaqarError(
+                    f"Zaqar: {what} took over {MIGRATION_TIMEOUT_S} s; see {log}"
+                ) from None
+        if result.returncode != 0:
+            raise ZaqarError(
+                f"Zaqar: {what} failed (exit {result.returncode}):\n{venv_cache.tail(log)}\nFull log: {log}"
+            )
+
+    def _register(self) -> None:
+        """The service user (admin and service in project ``service``), the service and
+        its three endpoints, made or re-pointed at this Zaqar: registering twice (the dev
+        cloud, a retry) changes nothing but the URL."""
+        keystone = identity.Keystone(self.cloud.keystone_url)
+        roles = {
+            role: keystone.ensure("roles", "role", role)["id"] for role in ("admin", "service")
+        }
+        project = keystone.ensure("projects", "project", "service", domain_id="default")
+        user = keystone.ensure(
+            "users",
+            "user",
+            SERVICE_USER,
+            domain_id="default",
+            password=identity.SERVICE_PASSWORD,
+            default_project_id=project["id"],
+        )
+        for role in roles.values():
+            keystone.grant(project["id"], user["id"], role)
+        self.registered = True
+        services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
+        service = (
+            next((s for s in services if s["name"] == SERVICE_NAME), None)
+            or keystone.call(
+                "POST", "/services", body={"service": {"name": SERVICE_NAME, "type": SERVICE_TYPE}}
+            )["service"]
+        )
+        endpoints = keystone.call("GET", f"/endpoints?service_id={service['id']}")["endpoints"]
+        by_interface = {endpoint["interface"]: endpoint for endpoint in endpoints}
+        for interface in ("public", "internal", "admin"):
+            existing = by_interface.get(interface)
+            if existing is None:
+                keystone.call(
+                    "POST",
+                    "/endpoints",
+                    body={
+                        "endpoint": {
+                            "service_id": service["id"],
+                            "interface": interface,
+                            "url": self.endpoint,
+                            "region_id": identity.REGION,
+                        }
+                    },
+                )
+            elif existing["url"] != self.endpoint:
+                keystone.call(
+                    "PATCH",
+                    f"/endpoints/{existing['id']}",
+                    body={"endpoint": {"url": self.endpoint}},
+                )
+
+    def _unregister(self) -> None:
+        """Delete the catalog's endpoints that still lead to this Zaqar (another session
+        may have pointed them at its own since)."""
+        keystone = identity.Keystone(self.cloud.keystone_url)
+        services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
+        for service in services:
+            endpoints = keystone.call("GET", f"/endpoints?service_id={service['id']}")["endpoints"]
+            for endpoint in endpoints:
+                if endpoint["url"] == self.endpoint:
+                    keystone.call("DELETE", f"/endpoints/{endpoint['id']}")
+
+    def _forget_messages(self) -> None:
+        """Delete what the session's projects left in the shared Redis database: Zaqar
+        keys it ``<project>.<queue>...`` and keeps a queue's counters after the queue is
+        deleted. Only for a session's own cloud: the dev cloud's projects are shared."""
+        if self.cloud.session == "dev":
+            return
+        keystone = identity.Keystone(self.cloud.keystone_url)
+        projects = [project["id"] for project in keystone.call("GET", "/projects")["projects"]]
+        with socket.create_connection((REDIS_HOST, REDIS_PORT), timeout=10) as connection:
+            redis = RedisCommands(connection)
+            redis.call("SELECT", str(REDIS_DB))
+            for project in projects:
+                keys = redis.call("KEYS", f"{project}.*")
+                if keys:
+                    redis.call("DEL", *keys)
+
+    def _launch(self, command: list[str]) -> None:
+        with open(self.logs / "zaqar-api.out", "ab") as output:
+            self.popen = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                cwd=self.directory,
+                env=self._environment(),
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
+        self.record.remember_group(self.popen.pid)
+
+    # -- readiness --------------------------------------------------------------------
+
+    def _wait(self, ready: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        last = "not ready"
+        while True:
+            if self.popen is not None and self.popen.poll() is not None:
+                raise ZaqarError(self._failure(f"exited with status {self.popen.returncode}"))
+            try:
+                if ready():
+                    return
+            except (OSError, identity.ServiceError, ValueError, KeyError) as error:
+                last = str(error)
+            if time.monotonic() > deadline:
+                raise ZaqarError(
+                    self._failure(f"not ready after {READY_TIMEOUT_S} s (last: {last})")
+                )
+            time.sleep(0.5)
+
+    def _failure(self, what: str) -> str:
+        parts = [f"test cloud: zaqar-api {what}."]
+        for log in (self.logs / "zaqar-api.out", self.logs / "zaqar-api.log"):
+            if log.exists() and log.stat().st_size:
+                parts.append(f"--- last lines of {log}:\n{venv_cache.tail(log, 25)}")
+        parts.append(f"All logs: {self.logs}")
+        return "\n".join(parts)
+
+    def _queues_listed(self, keystone: identity.Keystone) -> bool:
+        # Through Keystone's authtoken and both stores: the listing reads the SQL store.
+        answer = identity.request(
+            "GET",
+            f"{self.endpoint}/v2/queues",
+            token=keystone.token,
+            headers={"Client-ID": "0b6a9c5e-7f4d-4d0e-9a57-3c2f1d8e6b10"},
+            timeout_s=identity.PROBE_TIMEOUT_S,
+        )
+        return answer.status == 200
+
+    # -- stop -------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop the API, drop the database, take this Zaqar's endpoints out of the catalog
+        (on the dev cloud, which outlives the session). Safe to call twice."""
+        if self.popen is not None:
+            stop_groups([self.popen.pid])
+            try:
+                self.popen.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            self.popen = None
+        if self.registered:
+            self.registered = False
+            for forget in (self._forget_messages, self._unregister):
+                try:
+                    forget()
+                except (identity.ServiceError, OSError):
+                    pass  # the session's own Keystone may be stopping with it
+        try:
+            self.cloud.mariadb.drop([self.database])
+        except InfrastructureError as error:
+            raise ZaqarError(f"stopping Zaqar: {error}") from None
+        if self.record is not None:
+            self.record.remove()
+
+
+@pytest.fixture(scope="session")
+def zaqar_service(
+    openstack_cloud: DevCloud, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ZaqarService]:
+    """Zaqar registered in the session's cloud as ``messaging`` (service ``zaqar``)."""
+    zaqar = Zaqar(openstack_cloud, tmp_path_factory.mktemp("zaqar"))
+    try:
+        service = zaqar.start()
+    except ZaqarError as error:
+        pytest.fail(str(error), pytrace=False)
+    try:
+        yield service
+    finally:
+        zaqar.stop()
