@@ -42,7 +42,8 @@ SIGTERM. stoker adds no queue of its own; what it keeps is what it already had:
   the workers; a child whose job no worker takes soon is run by its parent's worker, so
   a tree never waits forever for a free slot. A parent that stops asks its children to
   stop through their lock rows (``Engine.stop_children``).
-- **A scaling signal** is a job too (``SIGNAL_TASK``): the API answers once it is queued.
+- **A scaling signal** is a job too (``SIGNAL_TASK``): the API answers once it is queued;
+  it is an accepted action, run once like the others (``engine.scaling.signal``).
 
 A job's arguments hold the ``Job`` sealed (store.sealing): an update's parameters and
 adopt data carry the user's values, hidden ones included, and procrastinate's table is
@@ -383,13 +384,20 @@ class QueuedJobs(BackgroundJobs):
 
     def enqueue_signal(self, stack_id: str, resource_name: str, details: Mapping[str, Any]) -> int:
         """A scaling signal, for a worker to run under the stack's lock (the request is
-        answered once it is queued, as Heat's signal returns before the engine acts)."""
+        answered once it is queued, as Heat's signal returns before the engine acts).
+        It is an accepted action like the others: its row commits with its job, so a
+        worker that dies before it acts leaves it to be queued again."""
+        from stoker.identifiers import new_id
+
         sealed = self.store.sealer.seal_value(dict(details))
+        accepted = new_id()
 
         def write(connection: Any) -> int:
             dbapi = connection.connection.dbapi_connection
             task = self.app.configure_task(SIGNAL_TASK, queue=QUEUE, connection=dbapi)
-            return int(task.defer(stack_id=stack_id, resource_name=resource_name, details=sealed))
+            job_id = int(task.defer(stack_id=stack_id, resource_name=resource_name, details=sealed, accepted=accepted))
+            self.store.accept_action_on(connection, accepted, stack_id, "SIGNAL", job_id)
+            return job_id
 
         return int(self.store.writes.run(write, fence=None))
 
@@ -450,16 +458,33 @@ class StackWorker:
                 # which is the accepted action's outcome; no other job runs it.
                 await asyncio.to_thread(self.store.forget_accepted, job_.accepted)
 
-    async def _signal_job(self, context: Any, stack_id: str, resource_name: str, details: Any) -> None:
+    async def _signal_job(self, context: Any, stack_id: str, resource_name: str, details: Any, accepted: str | None = None) -> None:
         """A scaling signal (engine/scaling.py) under the stack's lock. A stack that another
         action holds drops the signal, with an event that says so (Heat ignores a
-        scaling signal its group cannot act on then)."""
+        scaling signal its group cannot act on then). ``accepted``: the signal's
+        accepted action (None in a job queued before signals were), which runs once:
+        a delivery that finds it started does nothing."""
+        faults.point("job-taken")
+        handed_back = False
+        try:
+            await self._signal(stack_id, resource_name, details, accepted)
+        except asyncio.CancelledError:
+            handed_back = True  # SIGTERM: queued again unless it started
+            raise
+        finally:
+            if accepted is not None and not handed_back:
+                # Ended (ran, was dropped or failed): that is the signal's outcome.
+                await asyncio.to_thread(self.store.forget_accepted, accepted)
+
+    async def _signal(self, stack_id: str, resource_name: str, details: Any, accepted: str | None) -> None:
         from stoker.engine import scaling
         from stoker.engine.events import resource_event
 
         opened = self.store.sealer.open_value(details, "signal details")
         try:
-            await scaling.signal(self.engine, stack_id, resource_name, opened)
+            await scaling.signal(self.engine, stack_id, resource_name, opened, accepted)
+        except ActionStartedError as started:
+            LOG.info("stack %s: signal to %s not run: %s", stack_id, resource_name, started)
         except ActionInProgressError as busy:
             record = next((r for r in self.store.list_resources(stack_id) if r.current and r.name == resource_name), None)
             if record is not None:
