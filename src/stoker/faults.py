@@ -8,9 +8,11 @@ nothing else: unset (always, outside the tests), reaching a point is one compari
 let other processes act before it sends SIGCONT. The points:
 
 - ``job-taken``: a worker has taken a stack job from the queue (procrastinate has it
-  ``doing``) and has not run it yet (``workers.StackWorker._stack_job``).
+  ``doing``) and has not run it yet (``workers.StackWorker._stack_job``, and
+  ``_signal_job`` for a scaling signal's job).
 - ``lock-taken``: a job holds its stack's lock and has recorded nothing yet, its action
-  not IN_PROGRESS (``Engine.run``).
+  not IN_PROGRESS (``Engine.run``); a scaling signal holds the lock and its policy
+  has not acted (``engine.scaling.signal``).
 - ``delete-complete``: a delete has recorded its stack DELETE_COMPLETE and has not yet
   deleted the stack's resource rows nor marked the stack deleted (``engine.delete``).
 - ``stalled-jobs-listed``: a worker's recovery round has listed the stalled jobs of

@@ -144,6 +144,11 @@ class Settings:
     # Seconds a nested stack's job may wait in the queue for a worker before its parent's
     # worker runs it itself (STOKER_CHILD_QUEUE_WAIT_S; workers.ChildJobs).
     child_queue_wait_s: float = 2.0
+    # Nested stacks' jobs one stack tree may have on the queue (waiting or running) at
+    # once, over all workers (STOKER_MAX_JOBS_PER_TREE; -1: no limit). A tree's further
+    # nested stacks run in their parent's worker, so a huge tree holds at most this many
+    # worker slots besides its root's, and other projects' jobs still find free ones.
+    max_jobs_per_tree: int = 4
     # An operator's oslo.policy file (YAML or JSON) overriding Heat's policy defaults
     # (STOKER_POLICY_FILE; Heat's [oslo_policy] policy_file).
     policy_file: str | None = None
@@ -207,6 +212,7 @@ class Settings:
             ("yaql_worker_memory_bytes", "STOKER_YAQL_WORKER_MEMORY_BYTES"),
             ("service_report_interval_s", "STOKER_SERVICE_REPORT_INTERVAL_S"),
             ("worker_concurrency", "STOKER_WORKER_CONCURRENCY"),
+            ("max_jobs_per_tree", "STOKER_MAX_JOBS_PER_TREE"),
             ("lock_lease_s", "STOKER_LOCK_LEASE_S"),
             ("worker_shutdown_timeout_s", "STOKER_WORKER_SHUTDOWN_TIMEOUT_S"),
             ("max_event_streams_per_project", "STOKER_MAX_EVENT_STREAMS_PER_PROJECT"),

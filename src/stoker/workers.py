@@ -42,7 +42,8 @@ SIGTERM. stoker adds no queue of its own; what it keeps is what it already had:
   the workers; a child whose job no worker takes soon is run by its parent's worker, so
   a tree never waits forever for a free slot. A parent that stops asks its children to
   stop through their lock rows (``Engine.stop_children``).
-- **A scaling signal** is a job too (``SIGNAL_TASK``): the API answers once it is queued.
+- **A scaling signal** is a job too (``SIGNAL_TASK``): the API answers once it is queued;
+  it is an accepted action, run once like the others (``engine.scaling.signal``).
 
 A job's arguments hold the ``Job`` sealed (store.sealing): an update's parameters and
 adopt data carry the user's values, hidden ones included, and procrastinate's table is
@@ -67,6 +68,7 @@ from stoker.engine.states import STACK_TYPE, Action
 from stoker.jobs import JOB_START_WAIT_S, BackgroundJobs
 from stoker.sdk.exceptions import StokerError
 from stoker.store import StackRecord, Store
+from stoker.store.connection_loss import repeated
 from stoker.store.writer import Alone
 from stoker.unfinished_jobs import requeue_handed_back_jobs, settle_stalled_job
 
@@ -101,7 +103,10 @@ def conninfo(database_url: str) -> str:
 def make_app(database_url: str) -> Any:
     import procrastinate
 
-    return procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(database_url)))
+    from stoker.queue_connector import QueueConnector
+
+    # Its queries are repeated on a lost connection (queue_connector.py).
+    return procrastinate.App(connector=QueueConnector(conninfo=conninfo(database_url)))
 
 
 # Which of procrastinate's migrations the queue's schema has: the name of the last one
@@ -158,7 +163,7 @@ def ensure_schema(store: Store) -> list[str]:
 # -- a Job as a job's arguments ---------------------------------------------------------
 
 
-def job_arguments(job: Job, store: Store) -> dict[str, Any]:
+def job_arguments(job: Job, store: Store, tree: str | None = None) -> dict[str, Any]:
     fields = {
         "stack_id": job.stack_id,
         "action": str(job.action),
@@ -171,7 +176,10 @@ def job_arguments(job: Job, store: Store) -> dict[str, Any]:
         "stack_fields": dict(job.stack_fields),
         "accepted": job.accepted,
     }
-    return {"stack_id": job.stack_id, "action": str(job.action), "job": store.sealer.seal_value(fields)}
+    arguments = {"stack_id": job.stack_id, "action": str(job.action), "job": store.sealer.seal_value(fields)}
+    if tree is not None:
+        arguments["tree"] = tree  # a nested stack's job: its root stack (ChildJobs' share)
+    return arguments
 
 
 def job_from_arguments(arguments: Mapping[str, Any], store: Store) -> Job:
@@ -180,13 +188,22 @@ def job_from_arguments(arguments: Mapping[str, Any], store: Store) -> Job:
     return Job(**fields)
 
 
-def enqueue_on(app: Any, store: Store, connection: Any, job: Job, queueing_lock: str | None = None) -> int:
+def enqueue_on(app: Any, store: Store, connection: Any, job: Job, queueing_lock: str | None = None, tree: str | None = None) -> int:
     """Enqueue ``job`` in the transaction of ``connection`` (a SQLAlchemy connection of
     the store). With ``queueing_lock``, procrastinate refuses a second job with the same
-    lock while the first still waits (``AlreadyEnqueued``)."""
+    lock while the first still waits (``AlreadyEnqueued``); ``tree``: the root stack of
+    a nested stack's job."""
     dbapi = connection.connection.dbapi_connection
     task = app.configure_task(TASK, queue=QUEUE, connection=dbapi, queueing_lock=queueing_lock)
-    return int(task.defer(**job_arguments(job, store)))
+    return int(task.defer(**job_arguments(job, store, tree)))
+
+
+def connection_lost(error: BaseException) -> bool:
+    """Whether ``error`` is a lost database connection, the store's or the queue's."""
+    from stoker import queue_connector
+    from stoker.store import connection_loss
+
+    return connection_loss.lost(error) or queue_connector.lost(error)
 
 
 def pending_job_stacks(store: Store, stack_ids: list[str]) -> set[str]:
@@ -200,18 +217,60 @@ def pending_job_stacks(store: Store, stack_ids: list[str]) -> set[str]:
         "SELECT DISTINCT args->>'stack_id' FROM procrastinate_jobs "
         "WHERE status IN ('todo', 'doing') AND task_name = :task AND args->>'stack_id' IN :ids"
     ).bindparams(sa.bindparam("ids", expanding=True))
-    with store.engine.connect() as connection:
-        return {row[0] for row in connection.execute(query, {"task": TASK, "ids": stack_ids})}
+    def read() -> set[str]:
+        with store.engine.connect() as connection:
+            return {row[0] for row in connection.execute(query, {"task": TASK, "ids": stack_ids})}
+
+    return repeated(read)
+
+
+# How long a queue write of the store's writer thread waits for a job row another
+# transaction holds (seconds). A worker taking a job holds its row until its own event
+# loop commits the fetch; that loop may itself wait for this process's writer thread,
+# so a write there that waited for the row without end would stop the whole worker.
+QUEUE_LOCK_WAIT_S = 2
+
+
+def bounded_lock_wait(connection: Any) -> None:
+    """In the caller's transaction: a row or lock it waits for longer than
+    QUEUE_LOCK_WAIT_S fails it (``lock_wait_ran_out``) instead of waiting on."""
+    import sqlalchemy as sa
+
+    connection.execute(sa.text(f"SET LOCAL lock_timeout = '{QUEUE_LOCK_WAIT_S}s'"))
+
+
+def lock_wait_ran_out(error: BaseException) -> bool:
+    """Whether ``error`` (or what caused it) is PostgreSQL's lock_not_available."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if getattr(seen, "sqlstate", None) == "55P03" or getattr(getattr(seen, "orig", None), "sqlstate", None) == "55P03":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def tree_jobs_held(connection: Any, tree: str) -> int:
+    """The nested stacks' jobs of stack tree ``tree`` (its root's id) waiting or running,
+    counted in the caller's transaction under the tree's advisory lock (held until it
+    ends), so two parents of one tree enqueueing at once count each other's."""
+    import sqlalchemy as sa
+
+    connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext('stoker.tree.' || :tree))"), {"tree": tree})
+    query = "SELECT count(*) FROM procrastinate_jobs WHERE status IN ('todo', 'doing') AND task_name = :task AND args->>'tree' = :tree"
+    return int(connection.execute(sa.text(query), {"task": TASK, "tree": tree}).scalar_one())
 
 
 def waiting_job(store: Store, queueing_lock: str) -> int | None:
     """The id of the job with this queueing lock that waits for a worker, if any."""
     import sqlalchemy as sa
 
-    with store.engine.connect() as connection:
-        return connection.execute(
-            sa.text("SELECT id FROM procrastinate_jobs WHERE queueing_lock = :lock AND status = 'todo'"), {"lock": queueing_lock}
-        ).scalar()
+    def read() -> int | None:
+        with store.engine.connect() as connection:
+            return connection.execute(
+                sa.text("SELECT id FROM procrastinate_jobs WHERE queueing_lock = :lock AND status = 'todo'"), {"lock": queueing_lock}
+            ).scalar()
+
+    return repeated(read)
 
 
 def cancel_waiting_job(store: Store, job_id: int) -> bool:
@@ -220,12 +279,18 @@ def cancel_waiting_job(store: Store, job_id: int) -> bool:
     from procrastinate import sql
 
     def write(connection: Any) -> bool:
+        bounded_lock_wait(connection)
         with connection.connection.dbapi_connection.cursor() as cursor:
             cursor.execute(sql.queries["cancel_job"], {"job_id": job_id, "abort": False, "delete_job": False})
             row = cursor.fetchone()
         return row is not None and row[0] is not None
 
-    return bool(store.writes.run(Alone(write), fence=None))
+    try:
+        return bool(store.writes.run(Alone(write), fence=None))
+    except Exception as error:
+        if lock_wait_ran_out(error):
+            return False  # a worker is taking it now
+        raise
 
 
 # -- nested stacks' jobs: on the queue, so that they spread over the workers -------------
@@ -253,27 +318,58 @@ class ChildJobs:
     its job still waits, has been taken, or was lost; after ``wait_s`` of waiting, or
     when it was lost, the parent's engine runs the child itself."""
 
-    def __init__(self, app: Any, store: Store, wait_s: float = CHILD_QUEUE_WAIT_S):
+    def __init__(self, app: Any, store: Store, wait_s: float = CHILD_QUEUE_WAIT_S, tree_jobs: int = -1):
         self.app = app
         self.store = store
         self.wait_s = wait_s
+        self.tree_jobs = tree_jobs
         self._queued: dict[str, _QueuedChild] = {}
         self._lock = threading.Lock()
 
+    def enqueue_in_share(self, job: Job, owner_id: str) -> bool:
+        """Enqueue a nested stack's job (from a handler thread) unless its tree has its
+        share of jobs on the queue already (``tree_jobs`` waiting or running, over all
+        workers): False then, and the parent's engine runs the child itself. The count
+        and the enqueue are one transaction, serialised per tree by an advisory lock."""
+        from stoker.engine.trees import root_of
+
+        owner = self.store.get_stack(owner_id) if self.tree_jobs >= 0 else None
+        root = root_of(self.store, owner).id if owner is not None else None
+        return self._enqueue(job, root, self.tree_jobs) != "full"
+
     def enqueue(self, job: Job) -> bool:
         """Enqueue a child's job (from a handler thread); False when one already waits."""
+        return self._enqueue(job, None, -1) == "queued"
+
+    def _enqueue(self, job: Job, tree: str | None, share: int) -> str:
+        """"queued"; "waiting" when a job of the child waits already (watched from now
+        on); "full" when ``tree`` has ``share`` jobs on the queue already."""
         from procrastinate.exceptions import AlreadyEnqueued
 
         lock = f"stoker.stack.{job.stack_id}"
+
+        def write(connection: Any) -> int | None:
+            bounded_lock_wait(connection)
+            if tree is not None and share >= 0 and tree_jobs_held(connection, tree) >= share:
+                return None
+            return enqueue_on(self.app, self.store, connection, job, lock, tree)
+
         try:
-            job_id = self.store.writes.run(Alone(lambda connection: enqueue_on(self.app, self.store, connection, job, lock)), fence=None)
-        except AlreadyEnqueued:
-            # One waits already (another engine's, before it stopped): watch that one.
+            job_id = self.store.writes.run(Alone(write), fence=None)
+        except Exception as error:
+            if not isinstance(error, AlreadyEnqueued) and not lock_wait_ran_out(error):
+                raise
+            # One waits already (another engine's, before it stopped), or the tree's
+            # count or a job row was held too long: watch the waiting one, if any; with
+            # none, the parent's engine runs the child (its lock decides who acts).
             waiting = waiting_job(self.store, lock)
-            if waiting is not None:
-                with self._lock:
-                    self._queued.setdefault(job.stack_id, _QueuedChild(waiting, job, time.monotonic()))
-            return False
+            if waiting is None:
+                return "full" if lock_wait_ran_out(error) else "waiting"
+            with self._lock:
+                self._queued.setdefault(job.stack_id, _QueuedChild(waiting, job, time.monotonic()))
+            return "waiting"
+        if job_id is None:
+            return "full"
         now = time.monotonic()
         with self._lock:
             self._queued[job.stack_id] = _QueuedChild(int(job_id), job, now)
@@ -281,7 +377,7 @@ class ChildJobs:
             # (``orphan`` finds a waiting job again by its queueing lock).
             for child_id in [c for c, queued in self._queued.items() if now - queued.since > FORGET_AFTER_S]:
                 del self._queued[child_id]
-        return True
+        return "queued"
 
     def orphan(self, child: StackRecord) -> Job | None:
         """A child IN_PROGRESS that no live engine holds: the job to run here now, or
@@ -383,13 +479,20 @@ class QueuedJobs(BackgroundJobs):
 
     def enqueue_signal(self, stack_id: str, resource_name: str, details: Mapping[str, Any]) -> int:
         """A scaling signal, for a worker to run under the stack's lock (the request is
-        answered once it is queued, as Heat's signal returns before the engine acts)."""
+        answered once it is queued, as Heat's signal returns before the engine acts).
+        It is an accepted action like the others: its row commits with its job, so a
+        worker that dies before it acts leaves it to be queued again."""
+        from stoker.identifiers import new_id
+
         sealed = self.store.sealer.seal_value(dict(details))
+        accepted = new_id()
 
         def write(connection: Any) -> int:
             dbapi = connection.connection.dbapi_connection
             task = self.app.configure_task(SIGNAL_TASK, queue=QUEUE, connection=dbapi)
-            return int(task.defer(stack_id=stack_id, resource_name=resource_name, details=sealed))
+            job_id = int(task.defer(stack_id=stack_id, resource_name=resource_name, details=sealed, accepted=accepted))
+            self.store.accept_action_on(connection, accepted, stack_id, "SIGNAL", job_id)
+            return job_id
 
         return int(self.store.writes.run(write, fence=None))
 
@@ -420,16 +523,20 @@ class StackWorker:
         # threads too), through an app of their own that is never opened (the worker's,
         # open, only runs async).
         self.defer_app = make_app(service.settings.database_url)
-        self.engine.child_jobs = ChildJobs(self.defer_app, self.store, service.settings.child_queue_wait_s)
+        self.engine.child_jobs = ChildJobs(self.defer_app, self.store, service.settings.child_queue_wait_s, service.settings.max_jobs_per_tree)
         # stack ids this worker runs a job of now (this process's own view)
         self.running: set[str] = set()
+        # procrastinate's ids of the stack jobs this worker runs now: never stalled, even
+        # when its heartbeat was late (a lost connection, a loaded host).
+        self.running_jobs: set[int] = set()
         self._lock = threading.Lock()
 
-    async def _stack_job(self, context: Any, stack_id: str, action: str, job: dict[str, Any]) -> None:
+    async def _stack_job(self, context: Any, stack_id: str, action: str, job: dict[str, Any], tree: str | None = None) -> None:
         faults.point("job-taken")
         job_ = job_from_arguments({"job": job}, self.store)
         with self._lock:
             self.running.add(stack_id)
+            self.running_jobs.add(int(context.job.id))
         handed_back = False
         try:
             await self.engine.run(job_)
@@ -445,21 +552,39 @@ class StackWorker:
         finally:
             with self._lock:
                 self.running.discard(stack_id)
+                self.running_jobs.discard(int(context.job.id))
             if job_.accepted is not None and not handed_back:
                 # The job ended: its action started (the row went then) or was refused,
                 # which is the accepted action's outcome; no other job runs it.
                 await asyncio.to_thread(self.store.forget_accepted, job_.accepted)
 
-    async def _signal_job(self, context: Any, stack_id: str, resource_name: str, details: Any) -> None:
+    async def _signal_job(self, context: Any, stack_id: str, resource_name: str, details: Any, accepted: str | None = None) -> None:
         """A scaling signal (engine/scaling.py) under the stack's lock. A stack that another
         action holds drops the signal, with an event that says so (Heat ignores a
-        scaling signal its group cannot act on then)."""
+        scaling signal its group cannot act on then). ``accepted``: the signal's
+        accepted action (None in a job queued before signals were), which runs once:
+        a delivery that finds it started does nothing."""
+        faults.point("job-taken")
+        handed_back = False
+        try:
+            await self._signal(stack_id, resource_name, details, accepted)
+        except asyncio.CancelledError:
+            handed_back = True  # SIGTERM: queued again unless it started
+            raise
+        finally:
+            if accepted is not None and not handed_back:
+                # Ended (ran, was dropped or failed): that is the signal's outcome.
+                await asyncio.to_thread(self.store.forget_accepted, accepted)
+
+    async def _signal(self, stack_id: str, resource_name: str, details: Any, accepted: str | None) -> None:
         from stoker.engine import scaling
         from stoker.engine.events import resource_event
 
         opened = self.store.sealer.open_value(details, "signal details")
         try:
-            await scaling.signal(self.engine, stack_id, resource_name, opened)
+            await scaling.signal(self.engine, stack_id, resource_name, opened, accepted)
+        except ActionStartedError as started:
+            LOG.info("stack %s: signal to %s not run: %s", stack_id, resource_name, started)
         except ActionInProgressError as busy:
             record = next((r for r in self.store.list_resources(stack_id) if r.current and r.name == resource_name), None)
             if record is not None:
@@ -478,8 +603,13 @@ class StackWorker:
                 suspects = await self.recovery_round(suspects)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - the next round tries again
-                LOG.exception("recovery round failed")
+            except Exception as error:  # noqa: BLE001 - the next round tries again
+                if connection_lost(error):
+                    # The database went away for longer than the repeats: one line, no
+                    # traceback (the next round is the retry).
+                    LOG.warning("recovery round failed: database connection lost; the next round tries again")
+                else:
+                    LOG.exception("recovery round failed")
 
     async def recovery_round(self, suspects: dict[str, str]) -> dict[str, str]:
         """One look: settle dead workers' jobs, then queue a resume of each abandoned
@@ -510,10 +640,16 @@ class StackWorker:
         from procrastinate.exceptions import AlreadyEnqueued
 
         job = Job(stack.id, Action(stack.action), resume=True)
+        def write(connection: Any) -> int:
+            bounded_lock_wait(connection)
+            return enqueue_on(self.defer_app, self.store, connection, job, f"stoker.stack.{stack.id}")
+
         try:
-            self.store.writes.run(Alone(lambda connection: enqueue_on(self.defer_app, self.store, connection, job, f"stoker.stack.{stack.id}")), fence=None)
-        except AlreadyEnqueued:
-            return False
+            self.store.writes.run(Alone(write), fence=None)
+        except Exception as error:
+            if isinstance(error, AlreadyEnqueued) or lock_wait_ran_out(error):
+                return False  # one waits already (or is being taken): the next look sees
+            raise
         return True
 
     async def _settle_stalled_jobs(self) -> None:
@@ -528,7 +664,11 @@ class StackWorker:
         if not stalled:
             return
         faults.point("stalled-jobs-listed")
+        with self._lock:
+            own = set(self.running_jobs)
         for job in stalled:
+            if int(job.id) in own:
+                continue  # this worker runs it: alive, whatever its heartbeat says
             outcome = await asyncio.to_thread(settle_stalled_job, self.store, int(job.id), lease)
             LOG.info("job %s (%s) of a stopped worker: %s", job.id, job.call_string, outcome)
 

@@ -1,5 +1,5 @@
 """Another project's objects at every route (issue 26), through a real ``stoker serve``
-on 127.0.0.1 in auth mode token, with a member token for project A, one for project B
+on 127.0.0.1 in auth mode token, on SQLite and on PostgreSQL, with a member token for project A, one for project B
 and a cloud admin's.
 
 Project A owns a stack whose DeployedServer has a software deployment its agent polls
@@ -34,6 +34,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+import sqlalchemy as sa
 import yaml
 
 from stoker.api.openapi import document
@@ -193,13 +194,32 @@ def make_objects(server: Server, project: Project, stack_name: str, script: str)
     return project
 
 
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(request, tmp_path_factory) -> Iterator[str]:
+    """The sweep runs once on SQLite and once on PostgreSQL (a schema of its own on the
+    suite's server, tests/conftest.py), the whole module against each."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('tenancy-sqlite') / 'stoker.sqlite'}"
+        return
+    postgres_server = request.getfixturevalue("postgres_server")
+    schema = f"stoker_tenancy_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(postgres_server)
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in postgres_server else "?"
+    yield f"{postgres_server}{separator}options=-csearch_path%3D{schema}"
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[Server]:
+def server(database: str, tmp_path_factory) -> Iterator[Server]:
     directory = tmp_path_factory.mktemp("tenancy")
     tokens = directory / "tokens.yaml"
     tokens.write_text(yaml.safe_dump(TOKENS))
     running = Server(
-        f"sqlite:///{directory / 'stoker.sqlite'}", directory / "serve.log",
+        database, directory / "serve.log",
         STOKER_AUTH_MODE="token", STOKER_AUTH_TOKENS_FILE=str(tokens), STOKER_ENABLE_STACK_ABANDON="true", STOKER_ENABLE_STACK_ADOPT="true",
     )  # fmt: skip
     running.environment["STOKER_PUBLIC_URL"] = running.url

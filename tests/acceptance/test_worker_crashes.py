@@ -62,6 +62,23 @@ resources:
 """
 
 
+SCALED = """
+heat_template_version: 2021-04-16
+resources:
+  group:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 1
+      max_size: 3
+      resource: {type: OS::Heat::TestResource, properties: {value: member}}
+  up:
+    type: OS::Heat::ScalingPolicy
+    properties: {auto_scaling_group_id: {get_resource: group}, adjustment_type: change_in_capacity, scaling_adjustment: 1, cooldown: 0}
+outputs:
+  size: {value: {get_attr: [group, current_size]}}
+"""
+
+
 def created(cluster: Cluster, name: str, template: str = PAIR) -> str:
     """Create a stack with the workers running now; its id once CREATE_COMPLETE."""
     status, body = cluster.server.request("POST", "/stacks", {"stack_name": name, "template": template})
@@ -253,3 +270,40 @@ def test_an_accepted_action_handed_back_at_sigterm_before_it_starts_runs(cluster
     wait_for(lambda: cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=stack_id) == "UPDATE_COMPLETE", "the update ran")
     assert cluster.wait("kept")["parameters"]["label"] == "two"
     assert stack_events(cluster, stack_id, "Stack UPDATE started") == 1
+
+
+def group_size(cluster: Cluster, stack_id: str) -> int:
+    status, body = cluster.server.request("GET", f"/stacks/scaled/{stack_id}/outputs/size")
+    assert status == 200, body
+    return int(body["output"]["output_value"])
+
+
+def signal_events(cluster: Cluster, stack_id: str) -> list[str]:
+    status, body = cluster.server.request("GET", f"/stacks/scaled/{stack_id}/resources/up/events")
+    assert status == 200, body
+    return [e["resource_status"] for e in body["events"] if e["resource_status"].startswith("SIGNAL_")]
+
+
+@pytest.mark.parametrize("point", ["job-taken", "lock-taken"])
+def test_an_accepted_scaling_signal_whose_worker_dies_before_it_acts_runs_once(cluster, point):
+    # The signal is answered once queued; its worker takes the job (and, at lock-taken,
+    # the stack's lock) and dies before the policy acts: another worker resizes the
+    # group, once.
+    first = cluster.start_worker()
+    stack_id = created(cluster, "scaled", SCALED)
+    stopped(first)
+    doomed = cluster.start_worker(fault=point)
+    status, body = cluster.server.request("POST", f"/stacks/scaled/{stack_id}/resources/up/signal", {})
+    assert status == 200, body
+    killed_at(doomed)
+    assert group_size(cluster, stack_id) == 1 and signal_events(cluster, stack_id) == []  # it never acted
+
+    cluster.start_worker()
+    wait_for(lambda: signal_events(cluster, stack_id), "the signal ran")
+    wait_for(lambda: unfinished_jobs(cluster) == 0, "every job ended")
+    assert group_size(cluster, stack_id) == 2
+    assert signal_events(cluster, stack_id) == ["SIGNAL_COMPLETE"]
+    # The dead worker's job went back to the queue and ran on the other worker; no
+    # accepted action is left waiting.
+    assert cluster.scalar("SELECT attempts FROM procrastinate_jobs WHERE task_name = 'stoker.scaling_signal'") == 2
+    assert cluster.scalar("SELECT count(*) FROM accepted_actions") == 0

@@ -12,15 +12,14 @@ database is shared with other tests.
 from __future__ import annotations
 
 import inspect
-import threading
 import uuid
 from collections.abc import Iterator
 
 import pytest
-import sqlalchemy as sa
 
 from stoker.store import Store
 from tests.support.server import Server
+from tests.support.terminator import Terminator
 
 pytestmark = pytest.mark.postgres
 
@@ -46,40 +45,6 @@ def server(postgres_url: str, application_name: str, tmp_path) -> Iterator[Serve
     yield running
     if running.process is not None and running.process.poll() is None:  # the test stops it itself when it passes
         running.stop()
-
-
-class Terminator:
-    """Terminates every connection named ``application_name``, over and over, from a
-    thread of its own, until stopped; counts the connections it ended."""
-
-    def __init__(self, url: str, application_name: str):
-        self.engine = sa.create_engine(url)
-        self.application_name = application_name
-        self.ended = 0
-        self.rounds = 0
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def terminate(self) -> int:
-        with self.engine.begin() as connection:
-            return connection.execute(
-                sa.text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = :name AND pid <> pg_backend_pid()"),
-                {"name": self.application_name},
-            ).scalar()
-
-    def _run(self) -> None:
-        while not self.stopping.wait(0.1):
-            self.ended += self.terminate()
-            self.rounds += 1
-
-    def __enter__(self) -> Terminator:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stopping.set()
-        self.thread.join()
-        self.engine.dispose()
 
 
 def test_connection_loss_thirty_creates_complete_while_connections_are_terminated(server, postgres_server, application_name):

@@ -36,12 +36,16 @@ class Cluster:
         self.workers: list[tuple[subprocess.Popen, Path]] = []
         self.database_url = database_url
 
-    def start_worker(self, *options: str, fault: str | None = None) -> subprocess.Popen:
+    def start_worker(self, *options: str, fault: str | None = None, application_name: str | None = None) -> subprocess.Popen:
         """A ``stoker worker``; ``fault``: the point at which it stops itself
-        (``STOKER_FAULT_AT``, see stoker/faults.py)."""
+        (``STOKER_FAULT_AT``, see stoker/faults.py); ``application_name``: what its
+        database connections are named (every one: the store's, procrastinate's)."""
         log = self.directory / f"worker-{len(self.workers)}.log"
         command = [STOKER, "worker", "--concurrency", "10", *options]
-        environment = {**self.environment, "STOKER_FAULT_AT": fault} if fault else self.environment
+        environment = {**self.environment, "STOKER_FAULT_AT": fault} if fault else dict(self.environment)
+        if application_name is not None:
+            separator = "&" if "?" in self.database_url else "?"
+            environment["STOKER_DATABASE_URL"] = f"{self.database_url}{separator}application_name={application_name}"
         process = subprocess.Popen(command, env=environment, stdout=log.open("w"), stderr=subprocess.STDOUT)
         self.workers.append((process, log))
         return process

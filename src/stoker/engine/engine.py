@@ -393,19 +393,23 @@ class Engine(NestedJobs):
         await update_action.update(context, old_template, limit, action=Action.RESTORE)
 
     @contextlib.asynccontextmanager
-    async def holding(self, stack_id: str) -> AsyncIterator[StackRecord]:
+    async def holding(self, stack_id: str, accepted: str | None = None, action: str = "SIGNAL") -> AsyncIterator[StackRecord]:
         """Hold an idle top-level stack's lock for a short change that is no action of
-        its own (deleting a snapshot, abandoning, marking a resource unhealthy); the
-        stack, as it is under the lock, is yielded and the changes are fenced."""
+        its own (deleting a snapshot, abandoning, marking a resource unhealthy, a
+        scaling signal); the stack, as it is under the lock, is yielded and the changes
+        are fenced. ``accepted``: the accepted action (with workers, a signal's) that
+        the change runs; when its row is gone it ran already (ActionStartedError)."""
         fence = Fence(stack_id, str(uuid.uuid4()))
         admitted: list[StackRecord] = []
 
-        def admit(stack: StackRecord | None) -> None:
+        def admit(stack: StackRecord | None, accepted_pending: bool = True) -> None:
+            if not accepted_pending:
+                raise ActionStartedError(stack.name if stack is not None else stack_id, action)
             admission.admit_idle(stack, stack_id)
             assert stack is not None
             admitted[:] = [stack]
 
-        holder = self.store.acquire_lock(stack_id, fence.token, self.engine_id, self.settings.lock_lease_s, admit)
+        holder = self.store.acquire_lock(stack_id, fence.token, self.engine_id, self.settings.lock_lease_s, admit, accepted=accepted)
         if holder is not None:
             stack = admitted[0]
             raise ActionInProgressError(stack.name, f"{stack.state}, engine {holder.engine_id} (pid {holder.pid} on {holder.host}) holds its lock")

@@ -47,9 +47,10 @@ class NestedJobs:
 
     def submit(self, job: Job, owner_id: str) -> None:
         """Start a nested stack's job (callable from any thread): on the queue for any
-        worker with workers, else on the running loop."""
-        if self.child_jobs is not None:
-            self.child_jobs.enqueue(job)
+        worker with workers, else on the running loop. With workers, a tree that holds
+        its share of the queue already (``Settings.max_jobs_per_tree``) runs its further
+        children here, in the slot of the parent's job."""
+        if self.child_jobs is not None and self.child_jobs.enqueue_in_share(job, owner_id):
             return
         self._submit_here(job, owner_id)
 

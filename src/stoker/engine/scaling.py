@@ -23,6 +23,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from stoker import faults
 from stoker.engine.events import resource_event
 from stoker.sdk.exceptions import ResourceNotFoundError
 from stoker.store import StackRecord
@@ -52,8 +53,16 @@ async def _renew(engine: Engine, fence: Fence) -> None:
             LOG.warning("stack %s: could not renew the lock's lease; retrying", fence.stack_id, exc_info=True)
 
 
-async def signal(engine: Engine, stack_id: str, resource_name: str, details: Mapping[str, Any]) -> None:
-    async with engine.holding(stack_id) as stack:
+async def signal(engine: Engine, stack_id: str, resource_name: str, details: Mapping[str, Any], accepted: str | None = None) -> None:
+    """Run the signal under the stack's lock. ``accepted`` (with workers): the accepted
+    action the signal is; it runs only while its row exists, and the row goes, fenced by
+    the lock, just before the plugin acts: a worker that dies before then leaves it to be
+    queued again (unfinished_jobs), one that dies after leaves the resize it started to
+    the recovery (the group's nested stack is IN_PROGRESS)."""
+    async with engine.holding(stack_id, accepted=accepted) as stack:
+        faults.point("lock-taken")
+        if accepted is not None:
+            await engine.store.start_accepted_async(accepted)
         fence = current_fence.get()
         renewal = asyncio.create_task(_renew(engine, fence)) if fence is not None else None
         try:

@@ -61,9 +61,17 @@ def lost(error: BaseException) -> bool:
         return False
     if error.connection_invalidated:
         return True
-    if not isinstance(error, OperationalError) or not hasattr(error.orig, "sqlstate"):
+    return isinstance(error, OperationalError) and driver_lost(error.orig)
+
+
+def driver_lost(error: BaseException | None) -> bool:
+    """Whether psycopg's own ``error`` is a lost connection (the rule of ``lost``, for
+    code that talks to psycopg without SQLAlchemy: procrastinate's connector)."""
+    import psycopg
+
+    if not isinstance(error, psycopg.OperationalError):
         return False
-    state = error.orig.sqlstate or ""
+    state = error.sqlstate or ""
     return not state or state.startswith("08") or state.startswith("57P")
 
 

@@ -103,6 +103,13 @@ class ServingRepository:
         with self._read() as connection:
             return connection.execute(sa.select(table.c.id).where(table.c.job_id == job_id)).first() is not None
 
+    async def start_accepted_async(self, accepted: str) -> None:
+        """The accepted action starts now (a scaling signal, under its stack's lock):
+        its row goes in a write fenced by that lock (the caller's context), so that from
+        here on no job of it starts it again."""
+        table = tables.accepted_actions
+        await self.writes.submit_async(lambda connection: connection.execute(table.delete().where(table.c.id == accepted)))
+
     def forget_accepted(self, accepted: str) -> None:
         """A job of the accepted action ended without starting it (refused under the
         stack's lock, or failed before): that is its outcome, no other job runs it."""
