@@ -21,7 +21,7 @@ import sqlalchemy as sa
 
 # The session's test cloud of real OpenStack services, for any test under tests/.
 from tests.cloud.addons import fixtures as _addon_fixtures
-from tests.cloud.fixture import mark_cloud_tests, openstack_cloud  # noqa: F401
+from tests.cloud.fixture import mark_cloud_tests, openstack_cloud, test_group  # noqa: F401
 
 # Services started only for the tests that ask for them (tests/cloud/addons/).
 globals().update(_addon_fixtures())
@@ -118,3 +118,18 @@ def service(make_service):
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     mark_cloud_tests(items)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadgroup``: pytest-xdist's group scheduling, each test's group told by
+    ``test_group`` (xdist 3.8's own marks are lost on pytest 9, whose node ids it cannot
+    rewrite)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class SuiteGroups(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return test_group(nodeid)
+
+    return SuiteGroups(config, log)

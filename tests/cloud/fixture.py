@@ -62,27 +62,35 @@ def mark_cloud_tests(items: list[pytest.Item]) -> None:
     of them to the end of the session.
 
     With pytest-xdist (``-n 3 --dist loadgroup``, as the README's command runs the suite)
-    the tests are three groups, each run in order by one worker: those of the six
-    services, those that also need an add-on service (``tests/cloud/addons/``), and every
-    other test, run one at a time as a plain run would. Each cloud group's worker starts
-    its own cloud (names and ports are per session), so the two halves of the cloud's
-    tests, mostly waiting on the services, run side by side."""
+    the tests are three groups, each run in order by one worker (``test_group``)."""
     cloud = []
-    addons = set(addon_fixtures())
     for item in items:
-        names = set(getattr(item, "fixturenames", ()))
-        if "openstack_cloud" in names:
+        if "openstack_cloud" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.cloud)
             marker = item.get_closest_marker("timeout")
             if marker is None or (marker.args and marker.args[0] < CLOUD_TEST_TIMEOUT_S):
                 item.add_marker(pytest.mark.timeout(CLOUD_TEST_TIMEOUT_S), append=False)
-            item.add_marker(pytest.mark.xdist_group("cloud-addons" if names & addons else "cloud"))
             cloud.append(item)
-        else:
-            item.add_marker(pytest.mark.xdist_group("local"))
     if cloud:
         chosen = set(map(id, cloud))
         items[:] = [item for item in items if id(item) not in chosen] + cloud
+
+
+def test_group(nodeid: str) -> str:
+    """The group of the test ``nodeid`` when pytest-xdist runs the suite: the tests of the
+    six services (``tests/cloud/``), those of an add-on service (``tests/cloud/test_<family>
+    ...``, a family of ``tests/cloud/addons/``), and every other test. Each group is run in
+    order by one worker; each cloud group's worker starts a cloud of its own (names and
+    ports are per session), so the two halves of the cloud's tests, mostly waiting on the
+    services, run side by side, and the rest runs one test at a time as a plain run does."""
+    path = nodeid.split("::", 1)[0]
+    if not path.startswith("tests/cloud/"):
+        return "local"
+    module = path.rsplit("/", 1)[-1]
+    families = {name.removesuffix("_service") for name in addon_fixtures()}
+    if any(module.startswith(f"test_{family}") for family in families):
+        return "cloud-addons"
+    return "cloud"
 
 
 @contextmanager

@@ -13,6 +13,9 @@ The contract of an add-on module:
 - It registers its service user, service and endpoints in the session's Keystone when it
   starts, and its processes lead their own process groups and die with the test run.
 - It stops (processes, databases) when the session ends.
+- Its tests are modules named ``tests/cloud/test_<family>...``: the suite's parallel run
+  gives them a worker (and a cloud) of their own, beside the six services' tests
+  (``tests.cloud.fixture.test_group``).
 
 ``fixtures()`` finds every add-on's fixtures, so ``tests/conftest.py`` offers them to every
 test without a list to edit.
