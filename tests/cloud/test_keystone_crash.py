@@ -103,10 +103,10 @@ def test_keystone_create_killed_at_commits_across_the_create_then_finished_leave
     suffix = secrets.token_hex(3)
     nothing = {"project": [], "user": [], "group": [], "role": []}
     crashes = 0
-    # Seven points spread over the ~80 commits of the create (a point every 11th commit):
-    # each phase of the stack (projects, users, groups, roles, assignments) is cut at least
-    # once, and the test stays within a few minutes on a busy machine.
-    for commits in range(3, 80, 11):
+    # A point every fifth commit until the create completes (about 25 commits): each phase
+    # of the stack (projects, users, groups, roles, assignments) is cut at least once, and
+    # the test stays within a few minutes on a busy machine.
+    for commits in range(3, 80, 5):
         name = f"kc{commits}-{suffix}"
         created = commands.run(
             "create", name, "-t", str(commands.template), "--wait", kill_after=commits
