@@ -1,9 +1,11 @@
 """Database connections dropped under a real ``stoker serve`` on PostgreSQL: while 30
-stack creates are sent and run, the test has PostgreSQL terminate every connection of
-the server again and again (``pg_terminate_backend``, as a restart or an operator
-would). Every create is accepted and every stack reaches CREATE_COMPLETE: reads and
-write transactions lost with their connection are run again (store/connection_loss.py),
-and the server logs no traceback.
+stack creates are sent and run, and then while the 30 stacks are deleted, the test has
+PostgreSQL terminate every connection of the server again and again
+(``pg_terminate_backend``, as a restart or an operator would, at random moments). Every
+create and delete is accepted and every stack reaches CREATE_COMPLETE, then
+DELETE_COMPLETE: reads and write transactions lost with their connection are run again
+(store/connection_loss.py), including a write that met the loss inside a transaction it
+went on with (a lock taken with its admission), and the server logs no traceback.
 
 Only the server's own connections are terminated (by their application_name): the
 database is shared with other tests.
@@ -16,8 +18,10 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+import sqlalchemy as sa
 
-from stoker.store import Store
+from stoker.store import Store, tables
+from tests.support.records import make_stack
 from tests.support.server import Server
 from tests.support.terminator import Terminator
 
@@ -63,6 +67,15 @@ def test_connection_loss_thirty_creates_complete_while_connections_are_terminate
     # Every resource of every stack is there and complete.
     status, body = server.request("GET", f"/stacks/lossy-0/{ids[0]}/resources")
     assert status == 200 and {resource["resource_status"] for resource in body["resources"]} == {"CREATE_COMPLETE"}, body
+    with Terminator(postgres_server, application_name) as terminator:
+        for number, stack_id in enumerate(ids):
+            status, body = server.request("DELETE", f"/stacks/lossy-{number}/{stack_id}")
+            assert status == 204, (number, body)
+        server.wait_for(ids[0], timeout=120)
+    assert terminator.ended >= 3, f"only {terminator.ended} connections were terminated in {terminator.rounds} rounds"
+    outcomes = {stack_id: server.wait_for(stack_id, timeout=120) for stack_id in ids}
+    failed = {found["stack_name"]: (found["stack_status"], found["stack_status_reason"]) for found in outcomes.values() if found["stack_status"] != "DELETE_COMPLETE"}
+    assert not failed, failed
     log = server.stop()
     assert "Traceback" not in log, log[-4000:]
     assert "database connection lost" in log  # the repeats are logged, one line each
@@ -76,3 +89,35 @@ def test_connection_loss_every_read_of_the_store_is_repeated():
         if "self._read()" in source and name not in ("migrate", "_read") and not hasattr(method, "__wrapped__"):
             unrepeated.append(name)
     assert not unrepeated, f"reads not marked @reads (store/connection_loss.py): {unrepeated}"
+
+
+def test_connection_loss_inside_a_lock_taken_with_its_admission_is_repeated(postgres_url):
+    # The loss falls inside the lock's write, at the statement that reads the stack for
+    # its admission: the write went on from there before (it took the failure for the
+    # admission's refusal) and the COMMIT then found the transaction invalid. The
+    # connection is terminated by PostgreSQL just before that statement, twice: the
+    # writer's batch and then its one-by-one attempt each meet it.
+    store = Store(postgres_url)
+    store.migrate()
+    killer = sa.create_engine(postgres_url)
+    terminated = []
+
+    def terminate_before_the_admission(connection, cursor, statement, parameters, context, executemany):
+        if len(terminated) < 2 and statement.startswith("SELECT stacks.id"):
+            pid = connection.connection.dbapi_connection.info.backend_pid
+            with killer.begin() as side:
+                side.execute(sa.text("SELECT pg_terminate_backend(:pid, 10000)"), {"pid": pid})
+            terminated.append(pid)
+
+    try:
+        stack = make_stack(store)
+        admitted = []
+        sa.event.listen(store.engine, "before_cursor_execute", terminate_before_the_admission)
+        assert store.acquire_lock(stack.id, "mine", "engine", 60.0, admitted.append) is None  # taken: no refusal, no error
+        assert len(terminated) == 2
+        assert [found.id for found in admitted] == [stack.id]  # admitted once, by the repeat that committed
+        with killer.connect() as connection:
+            assert connection.execute(sa.select(tables.stack_locks.c.token).where(tables.stack_locks.c.stack_id == stack.id)).scalar() == "mine"
+    finally:
+        store.close()
+        killer.dispose()

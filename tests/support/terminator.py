@@ -5,6 +5,7 @@ tests."""
 
 from __future__ import annotations
 
+import random
 import threading
 
 import sqlalchemy as sa
@@ -14,7 +15,10 @@ class Terminator:
     """Terminates every connection named ``application_name``, over and over, from a
     thread of its own, until stopped; counts the connections it ended."""
 
-    def __init__(self, url: str, application_name: str, every_s: float = 0.1):
+    def __init__(self, url: str, application_name: str, every_s: float | tuple[float, float] = (0.1, 0.5)):
+        """``every_s``: the pause between rounds (seconds), or the bounds of a pause drawn
+        at random each round, so that the losses fall at every point of the server's
+        transactions and not in step with them."""
         self.engine = sa.create_engine(url)
         self.application_name = application_name
         self.ended = 0
@@ -31,9 +35,14 @@ class Terminator:
             ).scalar()
 
     def _run(self) -> None:
-        while not self.stopping.wait(self.every_s):
+        while not self.stopping.wait(self._pause()):
             self.ended += self.terminate()
             self.rounds += 1
+
+    def _pause(self) -> float:
+        if isinstance(self.every_s, tuple):
+            return random.uniform(*self.every_s)  # noqa: S311 - timing, not secrecy
+        return self.every_s
 
     def __enter__(self) -> Terminator:
         self.thread.start()

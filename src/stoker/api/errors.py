@@ -185,6 +185,11 @@ def error_response(error: BaseException) -> JSONBody:
     return fault(500, type(error).__name__, f"internal error: {type(error).__name__}: {error}")
 
 
+# What a 503 for an unreachable database asks the client to wait (seconds, Retry-After):
+# a PostgreSQL restart or failover is over in a few.
+DATABASE_RETRY_AFTER_S = 5
+
+
 def _database_error(error: DBAPIError) -> JSONBody:
     """A database error without its SQL: only the driver's first line is logged (the
     lines after it may quote the data), and nothing of it is answered but its kind."""
@@ -196,7 +201,9 @@ def _database_error(error: DBAPIError) -> JSONBody:
         return fault(400, "Invalid", f"The database cannot store a value of this request{detail}")
     if error.connection_invalidated or isinstance(error, OperationalError):
         LOG.warning("the database could not answer a request: %s", told)
-        return fault(503, "ServiceUnavailable", "The database could not answer; try again")
+        response = fault(503, "ServiceUnavailable", f"The database could not answer; try again in {DATABASE_RETRY_AFTER_S} seconds")
+        response.headers["Retry-After"] = str(DATABASE_RETRY_AFTER_S)
+        return response
     LOG.error("internal error: database error %s", told, exc_info=error)
     return fault(500, type(error).__name__, f"internal error: a database error ({type(error).__name__})")
 

@@ -1,7 +1,7 @@
 """A lost database connection, and the units of work repeated after one.
 
 Owns: what counts as a lost connection (``lost``), the waits between repeats
-(``RETRY_DELAYS_S``), and ``reads``, which repeats a read of the repository. The writer
+(``RETRY_DELAYS_S``, ``WRITE_RETRY_DELAYS_S``), and ``reads``, which repeats a read of the repository. The writer
 (``writer.py``) repeats its transactions with the same two.
 
 A connection is lost when PostgreSQL ends it (a restart, a failover, an operator's
@@ -45,6 +45,10 @@ LOG = logging.getLogger(__name__)
 # loop (which blocks it while it waits) holds it no longer than a slow query would. A
 # database down for longer fails the unit, as it did before.
 RETRY_DELAYS_S = (0.0, 0.05, 0.25, 0.5)
+# The same for a write transaction (seconds; eight repeats over 5.55 s): it runs on the
+# writer's thread, not on the event loop, so it can wait out a failover's first seconds,
+# and every write queued behind it waits anyway.
+WRITE_RETRY_DELAYS_S = (0.0, 0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.0)
 
 T = TypeVar("T")
 
@@ -62,6 +66,27 @@ def lost(error: BaseException) -> bool:
     if error.connection_invalidated:
         return True
     return isinstance(error, OperationalError) and driver_lost(error.orig)
+
+
+def lost_anywhere(error: BaseException) -> bool:
+    """``lost``, or a lost connection psycopg raised on a raw connection SQLAlchemy did
+    not see (the queue's writes go straight to the driver), itself or as the cause of
+    the error raised."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if lost(seen) or driver_lost(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def as_database_error(error: BaseException) -> DBAPIError:
+    """``error`` as SQLAlchemy's DBAPIError (for the callers and the API's answers, which
+    know only those): itself when it is one, else an OperationalError around it, marked
+    as the loss of its connection."""
+    if isinstance(error, DBAPIError):
+        return error
+    return OperationalError(None, None, error, connection_invalidated=True)  # type: ignore[arg-type]
 
 
 def driver_lost(error: BaseException | None) -> bool:
@@ -85,9 +110,9 @@ def database_text(error: BaseException) -> str | None:
     return f"{type(orig).__name__}: {first_line}"
 
 
-def note(error: BaseException, attempt: int) -> None:
+def note(error: BaseException, attempt: int, attempts: int = len(RETRY_DELAYS_S)) -> None:
     """One line in the log for a repeat (never the statement: it may quote data)."""
-    LOG.warning("database connection lost (%s); trying again (%d of %d)", database_text(error) or error, attempt, len(RETRY_DELAYS_S))
+    LOG.warning("database connection lost (%s); trying again (%d of %d)", database_text(error) or error, attempt, attempts)
 
 
 def repeated(unit: Callable[[], T]) -> T:

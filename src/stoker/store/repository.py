@@ -571,6 +571,10 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
                     else:
                         admit(stack, accepted_pending=self.accepted_pending(connection, accepted, lock=holder is None))
             except Exception as refusal:  # noqa: BLE001 - handed back to the caller to raise
+                if isinstance(refusal, sa.exc.DBAPIError) or connection.invalidated:
+                    # The database failed (a lost connection): no answer, but the
+                    # writer's to repeat or report; its savepoint went with it.
+                    raise
                 savepoint.rollback()
                 return _Refused(refusal)
             savepoint.commit()

@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, PendingRollbackError
 
 from stoker.store import connection_loss, locks
 from stoker.store.locks import Fence, LockLostError
@@ -454,9 +454,18 @@ class WriteQueue:
                         transaction_id = cursor.fetchone()[0]
                 result = run(connection)
                 committing = True  # the COMMIT is sent as the block ends
-        except DBAPIError as error:
-            if not connection_loss.lost(error):
+        except PendingRollbackError as error:
+            # The connection was lost inside ``run``, which went on (a write that takes a
+            # failure as its answer): the COMMIT was never sent, so nothing of it happened.
+            raise _Repeatable(connection_loss.as_database_error(error)) from error
+        except Exception as error:
+            if not connection_loss.lost_anywhere(error):
                 raise
+            # A driver error met on the raw connection (the queue's writes): SQLAlchemy
+            # did not see it, so the connection must not go back to the pool.
+            with contextlib.suppress(Exception):
+                connection.invalidate()
+            error = connection_loss.as_database_error(error)
             if not committing:
                 raise _Repeatable(error) from error
             outcome = self._outcome(transaction_id)
@@ -464,7 +473,7 @@ class WriteQueue:
                 return result
             if outcome == "aborted":
                 raise _Repeatable(error) from error
-            raise
+            raise error from None
         return result
 
     def _outcome(self, transaction_id: int | None) -> str | None:
@@ -485,12 +494,12 @@ class WriteQueue:
     @staticmethod
     def _repeated(attempt: Callable[[], T]) -> T:
         """``attempt()``, run again after each ``_Repeatable`` failure, up to
-        len(RETRY_DELAYS_S) more times; then its lost connection is the error."""
-        for number, delay in enumerate(connection_loss.RETRY_DELAYS_S, 1):
+        len(WRITE_RETRY_DELAYS_S) more times; then its lost connection is the error."""
+        for number, delay in enumerate(connection_loss.WRITE_RETRY_DELAYS_S, 1):
             try:
                 return attempt()
             except _Repeatable as repeatable:
-                connection_loss.note(repeatable.error, number)
+                connection_loss.note(repeatable.error, number, len(connection_loss.WRITE_RETRY_DELAYS_S))
             time.sleep(delay)
         try:
             return attempt()
