@@ -74,7 +74,8 @@ class Serving:
         from stoker.jobs import BackgroundJobs
 
         if self.settings.job_queue == "procrastinate":
-            from stoker.workers import QueuedJobs, ensure_schema, make_app
+            from stoker.job_queue import ensure_schema, make_app
+            from stoker.workers import QueuedJobs
 
             app = make_app(self.settings.database_url)
             ensure_schema(self.store)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
+from stoker.job_queue import SCHEMA_MARK_TABLE, ensure_schema, procrastinate_migrations
 from stoker.store import Store
-from stoker.workers import SCHEMA_MARK_TABLE, ensure_schema, procrastinate_migrations
 
 pytestmark = pytest.mark.postgres
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import click
 
 from stoker.cli.catalog import template
-from stoker.cli.main import _reader, _source, main
+from stoker.cli.invocation import environment_source, reader_of
+from stoker.cli.main import main
 
 TEMPLATE_SUFFIXES = (".yaml", ".yml", ".template", ".json")
 
@@ -84,7 +85,7 @@ def capabilities_find(ctx, recursive, requirements, fmt, paths):
     puppet/controller.yaml
     docker/controller.yaml"""
     wanted = [_requirement(text) for text in requirements]
-    backend = _reader(ctx)
+    backend = reader_of(ctx)
     files, problems = _read_all(_paths(paths, recursive), backend.limits().max_bytes)
     found = backend.find_capabilities(files, wanted)
     matched, skipped = found["templates"], found.get("skipped") or []
@@ -111,11 +112,11 @@ def template_capabilities(ctx, templates, environments, fmt):
     with environments, their requires and how each of their lists resolves."""
     from stoker.cli.files import files_for
 
-    backend = _reader(ctx)
+    backend = reader_of(ctx)
     files, problems = _read_all([Path(path) for path in templates], backend.limits().max_bytes)
     for problem in problems:
         raise click.UsageError(problem)
-    sources = [_source(path) for path in environments]
+    sources = [environment_source(path) for path in environments]
     # The candidates the environments name, relative to each environment's directory.
     for name, text in files_for(None, sources, backend.limits()).items():
         files.setdefault(name, text)

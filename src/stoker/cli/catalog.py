@@ -9,7 +9,8 @@ import json
 import click
 
 from stoker.cli import render
-from stoker.cli.main import FORMAT, _parameters, _reader, _request, main
+from stoker.cli.invocation import FORMAT, given_parameters, reader_of, stack_request
+from stoker.cli.main import main
 from stoker.sdk.exceptions import StokerError
 
 
@@ -28,7 +29,7 @@ def template_version() -> None:
 @click.pass_context
 def template_version_list(ctx, fmt):
     """List the template versions (with their type and aliases)."""
-    render.print_list(_reader(ctx).template_versions(), fmt)
+    render.print_list(reader_of(ctx).template_versions(), fmt)
 
 
 @template.group("function")
@@ -47,7 +48,7 @@ def template_function_list(ctx, version, with_conditions, fmt):
     VERSION is a name from 'stoker template version list'
     (heat_template_version.2021-04-16, AWSTemplateFormatVersion.2010-09-09, ...), or a
     HOT date or alias (2021-04-16, wallaby)."""
-    functions = _reader(ctx).template_functions(version, with_conditions)
+    functions = reader_of(ctx).template_functions(version, with_conditions)
     if functions is None:
         raise StokerError(f"Template version {version} is not supported", hint="see 'stoker template version list'")
     render.print_list(functions, fmt)
@@ -62,8 +63,8 @@ def template_function_list(ctx, version, with_conditions, fmt):
 @click.pass_context
 def template_validate(ctx, template_path, environments, parameters, show_nested, fmt):
     """Validate a template; print Heat's validate result."""
-    backend = _reader(ctx)
-    result = backend.validate_template(_request(backend, template_path, environments, _parameters(parameters)), show_nested)
+    backend = reader_of(ctx)
+    result = backend.validate_template(stack_request(backend, template_path, environments, given_parameters(parameters)), show_nested)
     for warning in result.pop("Warnings", None) or []:
         click.echo(f"WARNING: {warning}", err=True)
     # Not errors (Heat's validate needs no values): what a create would still need.
@@ -106,7 +107,7 @@ def resource_type_list(ctx, filters, long_format, fmt):
         if not sep or key not in TYPE_FILTER_KEYS:
             raise click.UsageError(f"--filter expects KEY=VALUE with KEY one of {', '.join(TYPE_FILTER_KEYS)}, got {pair!r}")
         wanted[key] = value
-    found = _reader(ctx).resource_types(wanted, with_description=long_format)
+    found = reader_of(ctx).resource_types(wanted, with_description=long_format)
     if long_format:
         render.print_list([{"Resource Type": item["resource_type"], "Description": item["description"]} for item in found], fmt)
         return
@@ -123,7 +124,7 @@ def resource_type_list(ctx, filters, long_format, fmt):
 @click.pass_context
 def resource_type_show(ctx, type_name, fmt, template_type):
     """Show a resource type's properties, attributes, support status and description."""
-    reader = _reader(ctx)
+    reader = reader_of(ctx)
     schema = reader.resource_type_template(type_name, template_type) if template_type else reader.resource_type(type_name)
     if fmt == "json":
         click.echo(json.dumps(schema, indent=4))

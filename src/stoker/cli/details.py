@@ -17,7 +17,8 @@ import yaml
 
 from stoker.cli import render
 from stoker.cli.backend import link, stack_of_link
-from stoker.cli.main import FORMAT, _reader, event, hook, resource, stack
+from stoker.cli.invocation import FORMAT, reader_of
+from stoker.cli.main import event, hook, resource, stack
 from stoker.sdk.exceptions import StokerError
 
 # The event of a resource stopping at a hook: "CREATE paused until Hook pre-create is cleared".
@@ -43,7 +44,7 @@ DOCUMENT_FORMAT = click.option("-f", "--format", "fmt", type=click.Choice(["yaml
 @click.pass_context
 def resource_show(ctx, name, resource_name, with_attrs, fmt):
     """Show one resource of a stack, with its attributes."""
-    found = _reader(ctx).get_resource(name, resource_name)
+    found = reader_of(ctx).get_resource(name, resource_name)
     attributes = found.get("attributes") or {}
     missing = [attr for attr in with_attrs if attr not in attributes]
     if missing:
@@ -73,7 +74,7 @@ def resource_show(ctx, name, resource_name, with_attrs, fmt):
 @click.pass_context
 def resource_metadata(ctx, name, resource_name, fmt):
     """Show a resource's metadata."""
-    metadata = _reader(ctx).resource_metadata(name, resource_name)
+    metadata = reader_of(ctx).resource_metadata(name, resource_name)
     click.echo(json.dumps(metadata, indent=2, default=str) if fmt == "json" else yaml.safe_dump(render._plain(metadata), default_flow_style=False).rstrip())
 
 
@@ -85,7 +86,7 @@ def resource_metadata(ctx, name, resource_name, fmt):
 @click.pass_context
 def event_show(ctx, name, resource_name, event_id, fmt):
     """Show one event of a resource."""
-    backend = _reader(ctx)
+    backend = reader_of(ctx)
     stack_name, _ = backend.identify_stack(name)
     item = backend.get_event(name, resource_name, event_id)
     if item is None:
@@ -117,7 +118,7 @@ def stack_template() -> None:
 @click.pass_context
 def template_show(ctx, name, fmt):
     """Show the template a stack was made from (its last update's)."""
-    _yaml_or_json(_reader(ctx).template_of(name), fmt)
+    _yaml_or_json(reader_of(ctx).template_of(name), fmt)
 
 
 @stack.group("environment")
@@ -131,7 +132,7 @@ def stack_environment() -> None:
 @click.pass_context
 def environment_show(ctx, name, fmt):
     """Show a stack's environment (hidden parameters' values masked)."""
-    _yaml_or_json(_reader(ctx).environment_of(name), fmt)
+    _yaml_or_json(reader_of(ctx).environment_of(name), fmt)
 
 
 @stack.group("file")
@@ -145,7 +146,7 @@ def stack_file() -> None:
 @click.pass_context
 def file_list(ctx, name, fmt):
     """Show the files given with a stack (nested templates, get_file files)."""
-    _yaml_or_json(_reader(ctx).files_of(name), fmt)
+    _yaml_or_json(reader_of(ctx).files_of(name), fmt)
 
 
 @stack.group("failures")
@@ -160,7 +161,7 @@ def failures() -> None:
 def failures_list(ctx, name, long_format):
     """List the failed resources of a stack and of its nested stacks, each with its path
     and reason (as ``openstack stack failures list``)."""
-    backend = _reader(ctx)
+    backend = reader_of(ctx)
     stack_name, stack_id = backend.identify_stack(name)
     for path, found, owner_id in _failed(backend, stack_id, stack_name):
         click.echo(f"{path}:")
@@ -197,7 +198,7 @@ def _failed(backend: Any, stack_id: str, path: str) -> list[tuple[str, dict[str,
 def hook_poll(ctx, name, nested_depth, fmt):
     """List the resources waiting at a hook, with the event that paused each (as
     heatclient finds them: a hook's pause not followed by its clearing)."""
-    backend = _reader(ctx)
+    backend = reader_of(ctx)
     _, stack_id = backend.identify_stack(name)
     paused: dict[tuple[str, str], dict[str, Any]] = {}
     for item in backend.list_events(stack_id, None, nested_depth):

@@ -7,141 +7,25 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
 
 from stoker.cli import render
+from stoker.cli.invocation import (
+    FORMAT,
+    Failure,
+    backend_of,
+    choose_columns,
+    finish_action,
+    given_parameters,
+    progress_printer,
+    reader_of,
+    report,
+    settings_of,
+    stack_request,
+)
 from stoker.sdk.exceptions import StokerError
-from stoker.template.errors import TemplateErrors
-
-
-def _choose_columns(ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> None:
-    ctx.ensure_object(dict)
-    ctx.find_root().obj["columns"] = list(value)
-
-
-def FORMAT(command: Callable) -> Callable:  # noqa: N802 - a decorator named as the options it adds
-    """``-f`` (cliff's formats: table, json, yaml, csv for lists, shell for one item,
-    value) and ``-c`` (the columns or fields to show, repeatable), as openstack's."""
-    command = click.option(
-        "-c", "--column", "columns", multiple=True, expose_value=False, callback=_choose_columns, metavar="COLUMN",
-        help="Show only this column (repeatable).",
-    )(command)
-    return click.option("-f", "--format", "fmt", type=click.Choice(render.FORMATS), default="table", show_default=True, help="Output format.")(command)
-
-
-class Failure(Exception):
-    """The action ran and ended FAILED: print the reason, exit 1."""
-
-
-def _settings(obj: dict[str, Any]):
-    from stoker.settings import Settings
-
-    settings = Settings.from_env(database_url=obj.get("database_url"), plugin_dirs=list(obj.get("plugin_dirs") or []), os_cloud=obj.get("os_cloud"))
-    if obj.get("project"):
-        settings.project = obj["project"]
-    return settings
-
-
-def _backend(ctx: click.Context, recover: bool = True):
-    """The engine this command talks to (``cli.connection``): a server (``--url``), or
-    the embedded engine. On the embedded engine a command that changes stacks
-    (``recover``) first finishes the actions an engine that stopped mid-way left
-    IN_PROGRESS; a read reads at once and says which stacks wait for that."""
-    obj = ctx.find_root().obj
-    if "backend" not in obj:
-        if obj.get("url"):
-            from stoker.cli.connection import remote_backend
-
-            backend = remote_backend(obj["url"], obj.get("os_token"), obj.get("os_cloud"))
-        else:
-            from stoker.cli.embedded import EmbeddedBackend
-
-            backend = EmbeddedBackend.open(_settings(obj), recover, lambda: render.Progress())
-        obj["backend"] = backend
-        ctx.find_root().call_on_close(backend.close)
-    return obj["backend"]
-
-
-def _reader(ctx: click.Context):
-    """The engine for a command that only reads (see ``_backend``)."""
-    return _backend(ctx, recover=False)
-
-
-def _source(path: str):
-    """An environment file, refused unread when over the size environments are read with."""
-    from stoker.cli.backend import Source
-    from stoker.cli.files import read_limited
-    from stoker.template.loader import DEFAULT_MAX_TEMPLATE_BYTES
-
-    return Source(read_limited(Path(path), DEFAULT_MAX_TEMPLATE_BYTES, "Environment"), str(path))
-
-
-def _request(backend, template: str | None, environments: tuple[str, ...] = (), parameters: dict | None = None, **settings: Any):
-    """A ``StackRequest`` from the command line: the template read and parsed once with
-    the backend's limits (the embedded engine takes the parsed document as it is; a
-    server is sent the text), the environments, and the files both name."""
-    from stoker.cli.backend import Source, StackRequest
-    from stoker.cli.files import files_for, read_template
-
-    source, text = None, None
-    if template:
-        document, text = read_template(template, backend.limits())
-        source = Source(document, str(template))
-    envs = [_source(e) for e in environments]
-    root = (click.get_current_context().find_root().obj or {}).get("files_root")
-    files = files_for(source, envs, backend.limits(), Path(root) if root else None) if source or envs else None
-    if envs:
-        # As heatclient sends them (and Heat keeps them): the environments are files of
-        # the stack too, under the names they are given by.
-        files = {**(files or {}), **{str(env.name): env.text.decode("utf-8", errors="replace") for env in envs}}
-    return StackRequest(template=source, template_text=text, environments=envs, parameters=dict(parameters or {}), files=files, **settings)
-
-
-def _parameter_files(pairs: tuple[str, ...]) -> dict[str, str]:
-    """``--parameter-file KEY=FILE``: the file's text is the value (heatclient's)."""
-    from stoker.cli.files import read_limited
-    from stoker.template.loader import DEFAULT_MAX_TEMPLATE_BYTES
-
-    values: dict[str, str] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise click.UsageError(f"--parameter-file expects KEY=FILE, got {pair!r}")
-        key, path = pair.split("=", 1)
-        data = read_limited(Path(path), DEFAULT_MAX_TEMPLATE_BYTES, f"Parameter file of {key.strip()}")
-        try:
-            values[key.strip()] = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise click.UsageError(f"--parameter-file {pair}: {path} is not UTF-8 text")
-    return values
-
-
-def _parameters(pairs: tuple[str, ...], files: tuple[str, ...] = ()) -> dict[str, str]:
-    values: dict[str, str] = _parameter_files(files)
-    for pair in pairs:
-        for item in pair.split(";") if ";" in pair else [pair]:
-            if "=" not in item:
-                raise click.UsageError(f"--parameter expects KEY=VALUE, got {item!r}")
-            key, value = item.split("=", 1)
-            values[key.strip()] = value
-    return values
-
-
-def _report(error: BaseException) -> None:
-    """One ``ERROR:`` message; several problems (of a template, found here or by a
-    server) one a line."""
-    problems = error.errors if isinstance(error, TemplateErrors) else getattr(error, "problems", None) or []
-    if len(problems) > 1:
-        click.echo(f"ERROR: {len(problems)} problems found:", err=True)
-        for problem in problems:
-            click.echo(f"  - {problem}", err=True)
-    elif problems:
-        click.echo(f"ERROR: {problems[0]}", err=True)
-    else:
-        click.echo(f"ERROR: {error}", err=True)
 
 
 class StokerGroup(click.Group):
@@ -149,7 +33,7 @@ class StokerGroup(click.Group):
         try:
             return super().invoke(ctx)
         except (StokerError, Failure) as error:
-            _report(error)
+            report(error)
             sys.exit(1)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
@@ -209,81 +93,6 @@ def stack() -> None:
     """Stacks: create, list, show, update, delete, and their resources, events, outputs."""
 
 
-def _finish(backend, stack: dict, action: str, fmt: str) -> None:
-    """Print a stack an action ended with (Heat's stack detail); exit 1 when it failed."""
-    detail = render.stack_detail(stack)
-    outputs = detail["outputs"]
-    if fmt == "table":
-        # A short summary, then the outputs as their own table: what the user came for.
-        summary = {k: detail[k] for k in ("id", "stack_name", "stack_status", "stack_status_reason", "creation_time", "updated_time")}
-        render.print_detail(summary, fmt)
-        if outputs:
-            render.print_list(
-                [{"output_key": o["output_key"], "output_value": o.get("output_value") if "output_error" not in o else f"ERROR: {o['output_error']}", "description": o["description"]} for o in outputs],
-                fmt,
-            )
-    else:
-        render.print_detail(detail, fmt)
-    state = stack["stack_status"]
-    if state.endswith("_FAILED"):
-        raise Failure(f"Stack {stack['stack_name']} {state}: {stack['stack_status_reason']}")
-    if not state.startswith(f"{action}_"):
-        # e.g. a failed create that was rolled back: say why it failed.
-        failures = [e for e in backend.list_events(stack["id"], stack["stack_name"]) if e["resource_status"] == f"{action}_FAILED"]
-        why = failures[-1]["resource_status_reason"] if failures else stack["stack_status_reason"]
-        raise Failure(f"Stack {stack['stack_name']} {action} failed and ended {state}: {why}")
-
-
-PLAN_WORDS = {"added": "to create", "updated": "to update in place", "replaced": "to replace", "deleted": "to delete"}
-
-
-def _plan_values(change: dict) -> str:
-    """``name: old -> new`` per changed property (a value known only during the update
-    shows as such)."""
-
-    def text(value: object) -> str:
-        return json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
-
-    return "\n".join(
-        f"{key}: {text(values['old'])} -> {'(known after the update)' if values.get('known_after') else text(values['new'])}"
-        for key, values in (change.get("property_changes") or {}).items()
-    )
-
-
-def _print_preview(preview: dict, fmt: str) -> None:
-    """A plan: each change with why and, for updates and replacements, each property's
-    old -> new value; then a summary (values of hidden parameters come masked)."""
-    if fmt == "json":
-        click.echo(json.dumps(preview, indent=4))
-        return
-    changes = preview["resource_changes"]
-    rows = [
-        {
-            "change": kind,
-            # a nested stack's resource by its path (show_nested): web.server
-            "resource_name": f"{r['nested_in']}.{r['resource_name']}" if r.get("nested_in") else r["resource_name"],
-            "resource_type": r["resource_type"], "reason": r["reason"], "values": _plan_values(r),
-        }
-        for kind, resources in changes.items()
-        for r in resources
-    ]
-    render.print_list(rows, fmt, ["change", "resource_name", "resource_type", "reason", "values"])
-    # Where the environment lists candidate templates (seed 003): the choice, and what an
-    # update changes.
-    if preview.get("implementations"):
-        render.print_list(preview["implementations"], fmt, ["resource_name", "resource_type", "template", "requires"])
-    if preview.get("implementation_changes"):
-        render.print_list(preview["implementation_changes"], fmt, ["resource_name", "resource_type", "from", "to"])
-    if fmt == "table":
-        counts = ", ".join(f"{len(changes.get(kind, []))} {words}" for kind, words in PLAN_WORDS.items())
-        unchanged = len(changes.get("unchanged", []))
-        click.echo(f"Plan: {counts}" + (f" ({unchanged} unchanged)" if unchanged else ""))
-
-
-def _progress(wait: bool, fmt: str) -> Callable:
-    return render.Progress(quiet=not wait)
-
-
 @stack.command("create")
 @click.argument("name")
 @click.option("-t", "--template", "template", required=True, help="Path to the template.")
@@ -299,15 +108,15 @@ def _progress(wait: bool, fmt: str) -> Callable:
 @click.pass_context
 def stack_create(ctx, name, template, environments, parameters, parameter_files, wait, enable_rollback, timeout_mins, tags, dry_run, fmt):
     """Create a stack and wait for the create to end; --wait shows progress."""
-    backend = _backend(ctx)
-    request = _request(
-        backend, template, environments, _parameters(parameters, parameter_files),
+    backend = backend_of(ctx)
+    request = stack_request(
+        backend, template, environments, given_parameters(parameters, parameter_files),
         disable_rollback=not enable_rollback, timeout_mins=timeout_mins, tags=[t for t in tags.split(",") if t],
     )
     if dry_run:
-        _print_preview(backend.preview_create(name, request), fmt)
+        render.print_preview(backend.preview_create(name, request), fmt)
         return
-    _finish(backend, backend.create_stack(name, request, _progress(wait, fmt)), "CREATE", fmt)
+    finish_action(backend, backend.create_stack(name, request, progress_printer(wait, fmt)), "CREATE", fmt)
 
 
 @stack.command("update")
@@ -331,18 +140,18 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
 @click.pass_context
 def stack_update(ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, rollback, timeout_mins, tags, wait, dry_run, show_nested, fmt):
     """Update a stack to a new template and/or parameters."""
-    backend = _backend(ctx)
-    request = _request(
-        backend, template, environments, _parameters(parameters, parameter_files), clear_parameters=list(clear_parameters),
+    backend = backend_of(ctx)
+    request = stack_request(
+        backend, template, environments, given_parameters(parameters, parameter_files), clear_parameters=list(clear_parameters),
         disable_rollback={"enabled": False, "disabled": True, "keep": None}[rollback], timeout_mins=timeout_mins,
         tags=None if tags is None else [tag for tag in tags.split(",") if tag],
     )
     if show_nested and not dry_run:
         raise click.UsageError("--show-nested shows a dry run's nested changes: give --dry-run too")
     if dry_run:
-        _print_preview(backend.preview_update(name, request, existing, show_nested), fmt)
+        render.print_preview(backend.preview_update(name, request, existing, show_nested), fmt)
         return
-    _finish(backend, backend.update_stack(name, request, existing, _progress(wait, fmt)), "UPDATE", fmt)
+    finish_action(backend, backend.update_stack(name, request, existing, progress_printer(wait, fmt)), "UPDATE", fmt)
 
 
 @stack.command("delete")
@@ -352,12 +161,12 @@ def stack_update(ctx, name, template, environments, parameters, parameter_files,
 @click.pass_context
 def stack_delete(ctx, names, yes, wait):
     """Delete stacks."""
-    backend = _backend(ctx)
+    backend = backend_of(ctx)
     if not yes and sys.stdin.isatty():
         click.confirm(f"Are you sure you want to delete {', '.join(names)}?", abort=True)
     failed = []
     for name in names:
-        result = backend.delete_stack(name, _progress(wait, "table"))
+        result = backend.delete_stack(name, progress_printer(wait, "table"))
         if result["stack_status"].endswith("_FAILED"):
             failed.append(f"Stack {result['stack_name']} {result['stack_status']}: {result['stack_status_reason']}")
         else:
@@ -373,10 +182,10 @@ def _simple_action(action_name: str, help_text: str):
     @FORMAT
     @click.pass_context
     def command(ctx, names, wait, fmt):
-        backend = _backend(ctx)
+        backend = backend_of(ctx)
         rows, failed = [], []
         for name in names:
-            result = backend.stack_action(name, action_name, _progress(wait, fmt))
+            result = backend.stack_action(name, action_name, progress_printer(wait, fmt))
             rows.append(render.stack_row(result))
             if result["stack_status"].endswith("_FAILED"):
                 failed.append(f"Stack {result['stack_name']} {result['stack_status']}: {result['stack_status_reason']}")
@@ -458,7 +267,7 @@ def stack_list(ctx, nested, hidden, deleted, all_projects, tags, tag_mode, filte
     tagged = {tag for tag in (tags or "").split(",") if tag}
     _sorted_page([], sort, STACK_SORT_KEYS, None, None)  # a bad --sort is refused before anything is read
     stacks = [
-        s for s in _reader(ctx).list_stacks(nested=nested, hidden=hidden, deleted=deleted, all_projects=all_projects)
+        s for s in reader_of(ctx).list_stacks(nested=nested, hidden=hidden, deleted=deleted, all_projects=all_projects)
         if _stack_matches(s, wanted) and (not tagged or _tags_match(set(s.get("tags") or ()), tagged, tag_mode))
     ]  # fmt: skip
     rows = [render.stack_row(s, parent=nested, deleted=deleted, project=all_projects) for s in _sorted_page(stacks, sort, STACK_SORT_KEYS, limit, marker)]
@@ -483,7 +292,7 @@ def _tags_match(have: set[str], tags: set[str], mode: str | None) -> bool:
 @click.pass_context
 def stack_show(ctx, name, fmt):
     """Show a stack."""
-    render.print_detail(render.stack_detail(_reader(ctx).get_stack(name)), fmt)
+    render.print_detail(render.stack_detail(reader_of(ctx).get_stack(name)), fmt)
 
 
 @stack.group("resource")
@@ -507,7 +316,7 @@ def resource_list(ctx, name, nested_depth, filters, fmt):
 
     columns = ["resource_name", "physical_resource_id", "resource_type", "resource_status", "updated_time"]
     wanted = {key: sorted(values) for key, values in _filters(filters, RESOURCE_FILTER_KEYS).items()}
-    found = _reader(ctx).list_resources(name, nested_depth, wanted)
+    found = reader_of(ctx).list_resources(name, nested_depth, wanted)
     if not nested_depth:
         render.print_list([render.resource_row(r) for r in found], fmt, columns)
         return
@@ -529,7 +338,7 @@ def resource_mark() -> None:
 @click.pass_context
 def resource_mark_unhealthy(ctx, name, resource_name, reason, reset):
     """Mark a resource unhealthy (the next update replaces it), or --reset the mark."""
-    _backend(ctx).mark_unhealthy(name, resource_name, not reset, reason)
+    backend_of(ctx).mark_unhealthy(name, resource_name, not reset, reason)
 
 
 @resource.command("signal")
@@ -545,7 +354,7 @@ def resource_signal(ctx, name, resource_name, data):
         raise click.UsageError(f"--data must be JSON: {error}")
     if not isinstance(details, dict):
         raise click.UsageError("--data must be a JSON object")
-    _backend(ctx).signal_resource(name, resource_name, details)
+    backend_of(ctx).signal_resource(name, resource_name, details)
 
 
 @stack.group("hook")
@@ -565,7 +374,7 @@ def hook() -> None:
 @click.pass_context
 def hook_clear(ctx, name, resources, hook_name):
     """Clear the hook resources wait at (by default whichever it is)."""
-    backend = _backend(ctx)
+    backend = backend_of(ctx)
     for resource_name in resources:
         backend.clear_hook(name, resource_name, hook_name)
 
@@ -583,14 +392,14 @@ def event() -> None:
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many events.")
 @click.option("--marker", metavar="ID", help="Only the events after this one.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["log", *render.LIST_FORMATS]), default="log", show_default=True)
-@click.option("-c", "--column", "columns", multiple=True, expose_value=False, callback=_choose_columns, metavar="COLUMN", help="Show only this column (repeatable).")
+@click.option("-c", "--column", "columns", multiple=True, expose_value=False, callback=choose_columns, metavar="COLUMN", help="Show only this column (repeatable).")
 @click.pass_context
 def event_list(ctx, name, resource_name, nested_depth, follow, limit, marker, fmt):
     """List a stack's events, oldest first. Nested stacks' events name the resource by
     its path from this stack (``group.0.server``)."""
     if fmt != "log" and follow:
         raise click.UsageError("--follow prints events as they come: use it with the log format")
-    backend = _reader(ctx)
+    backend = reader_of(ctx)
     _, stack_id = backend.identify_stack(name)
     paths = _nested_paths(backend, stack_id, nested_depth)
     events = _sorted_page(backend.list_events(stack_id, resource_name, nested_depth), None, {}, limit, marker)
@@ -659,7 +468,7 @@ def output_show(ctx, name, output_name, show_all, fmt):
     """Show one output of a stack, or all of them with --all."""
     if not output_name and not show_all:
         raise click.UsageError("give an OUTPUT name or --all")
-    backend = _reader(ctx)
+    backend = reader_of(ctx)
     if show_all:
         outputs = backend.get_stack(name).get("outputs") or []
         render.print_detail({o["output_key"]: dict(o) for o in outputs}, fmt)
@@ -676,7 +485,7 @@ def output_show(ctx, name, output_name, show_all, fmt):
 @click.pass_context
 def output_list(ctx, name, fmt):
     """List a stack's outputs."""
-    rows = [{"output_key": o["output_key"], "description": o["description"]} for o in _reader(ctx).list_outputs(name)]
+    rows = [{"output_key": o["output_key"], "description": o["description"]} for o in reader_of(ctx).list_outputs(name)]
     render.print_list(rows, fmt, ["output_key", "description"])
 
 
@@ -708,7 +517,7 @@ def serve(ctx, host, port, auth_mode, auth_tokens_file, policy_file, job_queue, 
     from stoker.api import serve as run_server
 
     obj = ctx.find_root().obj
-    settings = _settings(obj)
+    settings = settings_of(obj)
     for name, value in (
         ("auth_mode", auth_mode), ("auth_tokens_file", auth_tokens_file), ("policy_file", policy_file), ("job_queue", job_queue), ("serve_with_worker", with_worker),
     ):

@@ -9,17 +9,17 @@ from pathlib import Path
 import click
 
 from stoker.cli import render
-from stoker.cli.main import (
+from stoker.cli.invocation import (
     FORMAT,
     Failure,
-    _backend,
-    _finish,
-    _parameters,
-    _progress,
-    _reader,
-    _request,
-    stack,
+    backend_of,
+    finish_action,
+    given_parameters,
+    progress_printer,
+    reader_of,
+    stack_request,
 )
+from stoker.cli.main import stack
 
 
 @stack.group("snapshot")
@@ -42,7 +42,7 @@ def _snapshot_row(found: dict) -> dict:
 @click.pass_context
 def snapshot_create(ctx, name, snapshot_name, wait, fmt):
     """Snapshot a stack."""
-    found = _backend(ctx).create_snapshot(name, snapshot_name, _progress(wait, fmt))
+    found = backend_of(ctx).create_snapshot(name, snapshot_name, progress_printer(wait, fmt))
     render.print_detail(_snapshot_row(found), fmt)
     if found["status"] != "COMPLETE":
         raise Failure(f"Snapshot {found['id']} {found['status']}: {found['status_reason']}")
@@ -54,7 +54,7 @@ def snapshot_create(ctx, name, snapshot_name, wait, fmt):
 @click.pass_context
 def snapshot_list(ctx, name, fmt):
     """List a stack's snapshots."""
-    render.print_list([_snapshot_row(r) for r in _reader(ctx).list_snapshots(name)], fmt, list(SNAPSHOT_FIELDS))
+    render.print_list([_snapshot_row(r) for r in reader_of(ctx).list_snapshots(name)], fmt, list(SNAPSHOT_FIELDS))
 
 
 @snapshot.command("show")
@@ -64,7 +64,7 @@ def snapshot_list(ctx, name, fmt):
 @click.pass_context
 def snapshot_show(ctx, name, snapshot_id, fmt):
     """Show a snapshot, with its data (hidden parameters' values masked)."""
-    found = _reader(ctx).get_snapshot(name, snapshot_id)
+    found = reader_of(ctx).get_snapshot(name, snapshot_id)
     render.print_detail({**_snapshot_row(found), "data": found.get("data")}, fmt)
 
 
@@ -74,7 +74,7 @@ def snapshot_show(ctx, name, snapshot_id, fmt):
 @click.pass_context
 def snapshot_delete(ctx, name, snapshot_id):
     """Delete a snapshot."""
-    _backend(ctx).delete_snapshot(name, snapshot_id)
+    backend_of(ctx).delete_snapshot(name, snapshot_id)
 
 
 @snapshot.command("restore")
@@ -85,8 +85,8 @@ def snapshot_delete(ctx, name, snapshot_id):
 @click.pass_context
 def snapshot_restore(ctx, name, snapshot_id, wait, fmt):
     """Restore a stack to a snapshot."""
-    backend = _backend(ctx)
-    _finish(backend, backend.restore_snapshot(name, snapshot_id, _progress(wait, fmt)), "RESTORE", fmt)
+    backend = backend_of(ctx)
+    finish_action(backend, backend.restore_snapshot(name, snapshot_id, progress_printer(wait, fmt)), "RESTORE", fmt)
 
 
 @stack.command("export")
@@ -98,7 +98,7 @@ def stack_export(ctx, name, output_file):
 
     The data carries hidden parameters' values in clear, as adopt needs them: keep the
     file as secret as the parameters."""
-    _write_json(_reader(ctx).export_stack(name), output_file)
+    _write_json(reader_of(ctx).export_stack(name), output_file)
 
 
 @stack.command("abandon")
@@ -107,7 +107,7 @@ def stack_export(ctx, name, output_file):
 @click.pass_context
 def stack_abandon(ctx, name, output_file):
     """Forget a stack but leave its resources in place (needs STOKER_ENABLE_STACK_ABANDON)."""
-    _write_json(_backend(ctx).abandon_stack(name), output_file)
+    _write_json(backend_of(ctx).abandon_stack(name), output_file)
 
 
 # How many templates' worth of bytes adopt data may hold.
@@ -130,7 +130,7 @@ def stack_adopt(ctx, name, adopt_file, environments, parameters, enable_rollback
     from stoker.template import loader
     from stoker.template.errors import TemplateError, TemplateErrors
 
-    backend = _backend(ctx)
+    backend = backend_of(ctx)
     # Adopt data holds a template and every resource's data: a template's limits, with
     # room for the resources (size) and the two levels the template sits under (depth).
     limits = loader.Limits(max_bytes=ADOPT_DATA_TEMPLATES * backend.limits().max_bytes, max_depth=loader.DEFAULT_MAX_DEPTH + 2)
@@ -139,8 +139,8 @@ def stack_adopt(ctx, name, adopt_file, environments, parameters, enable_rollback
         data = loader.load_json(text.decode("utf-8", errors="replace"), adopt_file, limits).data
     except TemplateError as error:
         raise TemplateErrors([error])
-    request = _request(backend, None, environments, _parameters(parameters), disable_rollback=not enable_rollback, timeout_mins=timeout_mins)
-    _finish(backend, backend.adopt_stack(name, data, request, _progress(wait, fmt)), "ADOPT", fmt)
+    request = stack_request(backend, None, environments, given_parameters(parameters), disable_rollback=not enable_rollback, timeout_mins=timeout_mins)
+    finish_action(backend, backend.adopt_stack(name, data, request, progress_printer(wait, fmt)), "ADOPT", fmt)
 
 
 def _write_json(data: dict, output_file: str | None) -> None:
@@ -157,7 +157,7 @@ def _write_json(data: dict, output_file: str | None) -> None:
 @click.pass_context
 def stack_cancel(ctx, names, no_rollback):
     """Cancel a create or update in progress (rolling back unless --no-rollback)."""
-    backend = _backend(ctx)
+    backend = backend_of(ctx)
     for name in names:
         found = backend.cancel_stack(name, rollback=not no_rollback)
         click.echo(f"Stack {found['stack_name']}: cancel requested", err=True)

@@ -240,3 +240,49 @@ class Progress:
             err.print(line, style=style, highlight=False, markup=False)
         else:
             print(line, file=sys.stderr, flush=True)
+
+
+PLAN_WORDS = {"added": "to create", "updated": "to update in place", "replaced": "to replace", "deleted": "to delete"}
+
+
+def plan_values(change: dict) -> str:
+    """``name: old -> new`` per changed property (a value known only during the update
+    shows as such)."""
+
+    def text(value: object) -> str:
+        return json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
+
+    return "\n".join(
+        f"{key}: {text(values['old'])} -> {'(known after the update)' if values.get('known_after') else text(values['new'])}"
+        for key, values in (change.get("property_changes") or {}).items()
+    )
+
+
+def print_preview(preview: dict, fmt: str) -> None:
+    """A plan: each change with why and, for updates and replacements, each property's
+    old -> new value; then a summary (values of hidden parameters come masked)."""
+    if fmt == "json":
+        click.echo(json.dumps(preview, indent=4))
+        return
+    changes = preview["resource_changes"]
+    rows = [
+        {
+            "change": kind,
+            # a nested stack's resource by its path (show_nested): web.server
+            "resource_name": f"{r['nested_in']}.{r['resource_name']}" if r.get("nested_in") else r["resource_name"],
+            "resource_type": r["resource_type"], "reason": r["reason"], "values": plan_values(r),
+        }
+        for kind, resources in changes.items()
+        for r in resources
+    ]
+    print_list(rows, fmt, ["change", "resource_name", "resource_type", "reason", "values"])
+    # Where the environment lists candidate templates (seed 003): the choice, and what an
+    # update changes.
+    if preview.get("implementations"):
+        print_list(preview["implementations"], fmt, ["resource_name", "resource_type", "template", "requires"])
+    if preview.get("implementation_changes"):
+        print_list(preview["implementation_changes"], fmt, ["resource_name", "resource_type", "from", "to"])
+    if fmt == "table":
+        counts = ", ".join(f"{len(changes.get(kind, []))} {words}" for kind, words in PLAN_WORDS.items())
+        unchanged = len(changes.get("unchanged", []))
+        click.echo(f"Plan: {counts}" + (f" ({unchanged} unchanged)" if unchanged else ""))

@@ -7,7 +7,8 @@ import logging
 
 import click
 
-from stoker.cli.main import _settings, main
+from stoker.cli.invocation import settings_of
+from stoker.cli.main import main
 from stoker.settings import DEFAULT_PUBLIC_URL
 
 
@@ -19,10 +20,11 @@ def worker(ctx, concurrency, shutdown_timeout):
     """Run stack actions that 'stoker serve --job-queue procrastinate' enqueues, from the
     PostgreSQL store (STOKER_DATABASE_URL). Run as many as you need; a stack's action
     runs on one of them at a time, and the others resume it if that one dies."""
+    from stoker.job_queue import conninfo
     from stoker.service import Service
-    from stoker.workers import StackWorker, conninfo
+    from stoker.workers import StackWorker
 
-    settings = _settings(ctx.find_root().obj)
+    settings = settings_of(ctx.find_root().obj)
     conninfo(settings.database_url)  # PostgreSQL, or a clear error before anything starts
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if settings.public_url is None:

@@ -1,0 +1,239 @@
+"""What every ``stoker`` command shares: the engine it talks to (a server or the embedded
+engine, opened once per invocation), the requests it builds from its flags (template,
+environments, parameters, files), the output flags, and how an error is reported.
+
+Must not: define commands (``main`` and its siblings do), or print anything but errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from stoker.cli import render
+from stoker.template.errors import TemplateErrors
+
+
+def choose_columns(ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> None:
+    ctx.ensure_object(dict)
+    ctx.find_root().obj["columns"] = list(value)
+
+
+def FORMAT(command: Callable) -> Callable:  # noqa: N802 - a decorator named as the options it adds
+    """``-f`` (cliff's formats: table, json, yaml, csv for lists, shell for one item,
+    value) and ``-c`` (the columns or fields to show, repeatable), as openstack's."""
+    command = click.option(
+        "-c",
+        "--column",
+        "columns",
+        multiple=True,
+        expose_value=False,
+        callback=choose_columns,
+        metavar="COLUMN",
+        help="Show only this column (repeatable).",
+    )(command)
+    return click.option(
+        "-f",
+        "--format",
+        "fmt",
+        type=click.Choice(render.FORMATS),
+        default="table",
+        show_default=True,
+        help="Output format.",
+    )(command)
+
+
+class Failure(Exception):
+    """The action ran and ended FAILED: print the reason, exit 1."""
+
+
+def settings_of(obj: dict[str, Any]):
+    from stoker.settings import Settings
+
+    settings = Settings.from_env(
+        database_url=obj.get("database_url"),
+        plugin_dirs=list(obj.get("plugin_dirs") or []),
+        os_cloud=obj.get("os_cloud"),
+    )
+    if obj.get("project"):
+        settings.project = obj["project"]
+    return settings
+
+
+def backend_of(ctx: click.Context, recover: bool = True):
+    """The engine this command talks to (``cli.connection``): a server (``--url``), or
+    the embedded engine. On the embedded engine a command that changes stacks
+    (``recover``) first finishes the actions an engine that stopped mid-way left
+    IN_PROGRESS; a read reads at once and says which stacks wait for that."""
+    obj = ctx.find_root().obj
+    if "backend" not in obj:
+        if obj.get("url"):
+            from stoker.cli.connection import remote_backend
+
+            backend = remote_backend(obj["url"], obj.get("os_token"), obj.get("os_cloud"))
+        else:
+            from stoker.cli.embedded import EmbeddedBackend
+
+            backend = EmbeddedBackend.open(settings_of(obj), recover, lambda: render.Progress())
+        obj["backend"] = backend
+        ctx.find_root().call_on_close(backend.close)
+    return obj["backend"]
+
+
+def reader_of(ctx: click.Context):
+    """The engine for a command that only reads (see ``backend_of``)."""
+    return backend_of(ctx, recover=False)
+
+
+def environment_source(path: str):
+    """An environment file, refused unread when over the size environments are read with."""
+    from stoker.cli.backend import Source
+    from stoker.cli.files import read_limited
+    from stoker.template.loader import DEFAULT_MAX_TEMPLATE_BYTES
+
+    return Source(read_limited(Path(path), DEFAULT_MAX_TEMPLATE_BYTES, "Environment"), str(path))
+
+
+def stack_request(
+    backend,
+    template: str | None,
+    environments: tuple[str, ...] = (),
+    parameters: dict | None = None,
+    **settings: Any,
+):
+    """A ``StackRequest`` from the command line: the template read and parsed once with
+    the backend's limits (the embedded engine takes the parsed document as it is; a
+    server is sent the text), the environments, and the files both name."""
+    from stoker.cli.backend import Source, StackRequest
+    from stoker.cli.files import files_for, read_template
+
+    source, text = None, None
+    if template:
+        document, text = read_template(template, backend.limits())
+        source = Source(document, str(template))
+    envs = [environment_source(e) for e in environments]
+    root = (click.get_current_context().find_root().obj or {}).get("files_root")
+    files = (
+        files_for(source, envs, backend.limits(), Path(root) if root else None)
+        if source or envs
+        else None
+    )
+    if envs:
+        # As heatclient sends them (and Heat keeps them): the environments are files of
+        # the stack too, under the names they are given by.
+        files = {
+            **(files or {}),
+            **{str(env.name): env.text.decode("utf-8", errors="replace") for env in envs},
+        }
+    return StackRequest(
+        template=source,
+        template_text=text,
+        environments=envs,
+        parameters=dict(parameters or {}),
+        files=files,
+        **settings,
+    )
+
+
+def parameter_file_values(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``--parameter-file KEY=FILE``: the file's text is the value (heatclient's)."""
+    from stoker.cli.files import read_limited
+    from stoker.template.loader import DEFAULT_MAX_TEMPLATE_BYTES
+
+    values: dict[str, str] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise click.UsageError(f"--parameter-file expects KEY=FILE, got {pair!r}")
+        key, path = pair.split("=", 1)
+        data = read_limited(
+            Path(path), DEFAULT_MAX_TEMPLATE_BYTES, f"Parameter file of {key.strip()}"
+        )
+        try:
+            values[key.strip()] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise click.UsageError(f"--parameter-file {pair}: {path} is not UTF-8 text")
+    return values
+
+
+def given_parameters(pairs: tuple[str, ...], files: tuple[str, ...] = ()) -> dict[str, str]:
+    values: dict[str, str] = parameter_file_values(files)
+    for pair in pairs:
+        for item in pair.split(";") if ";" in pair else [pair]:
+            if "=" not in item:
+                raise click.UsageError(f"--parameter expects KEY=VALUE, got {item!r}")
+            key, value = item.split("=", 1)
+            values[key.strip()] = value
+    return values
+
+
+def report(error: BaseException) -> None:
+    """One ``ERROR:`` message; several problems (of a template, found here or by a
+    server) one a line."""
+    problems = (
+        error.errors
+        if isinstance(error, TemplateErrors)
+        else getattr(error, "problems", None) or []
+    )
+    if len(problems) > 1:
+        click.echo(f"ERROR: {len(problems)} problems found:", err=True)
+        for problem in problems:
+            click.echo(f"  - {problem}", err=True)
+    elif problems:
+        click.echo(f"ERROR: {problems[0]}", err=True)
+    else:
+        click.echo(f"ERROR: {error}", err=True)
+
+
+def finish_action(backend, stack: dict, action: str, fmt: str) -> None:
+    """Print a stack an action ended with (Heat's stack detail); exit 1 when it failed."""
+    detail = render.stack_detail(stack)
+    outputs = detail["outputs"]
+    if fmt == "table":
+        # A short summary, then the outputs as their own table: what the user came for.
+        summary = {
+            k: detail[k]
+            for k in (
+                "id",
+                "stack_name",
+                "stack_status",
+                "stack_status_reason",
+                "creation_time",
+                "updated_time",
+            )
+        }
+        render.print_detail(summary, fmt)
+        if outputs:
+            render.print_list(
+                [
+                    {
+                        "output_key": o["output_key"],
+                        "output_value": o.get("output_value")
+                        if "output_error" not in o
+                        else f"ERROR: {o['output_error']}",
+                        "description": o["description"],
+                    }
+                    for o in outputs
+                ],
+                fmt,
+            )
+    else:
+        render.print_detail(detail, fmt)
+    state = stack["stack_status"]
+    if state.endswith("_FAILED"):
+        raise Failure(f"Stack {stack['stack_name']} {state}: {stack['stack_status_reason']}")
+    if not state.startswith(f"{action}_"):
+        # e.g. a failed create that was rolled back: say why it failed.
+        failures = [
+            e
+            for e in backend.list_events(stack["id"], stack["stack_name"])
+            if e["resource_status"] == f"{action}_FAILED"
+        ]
+        why = failures[-1]["resource_status_reason"] if failures else stack["stack_status_reason"]
+        raise Failure(f"Stack {stack['stack_name']} {action} failed and ended {state}: {why}")
+
+
+def progress_printer(wait: bool, fmt: str) -> Callable:
+    return render.Progress(quiet=not wait)
