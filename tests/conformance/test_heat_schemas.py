@@ -160,7 +160,10 @@ SCHEMA_DIFFERENCES: dict[str, dict[str, str]] = {
         "property signal_transport: constraints": _SERVED_SIGNALS
     },
     "OS::Heat::Stack": {
-        "property timeout: constraints": "stoker refuses a nested stack timeout under one minute at validation (Range min 1)",
+        "property timeout: constraints": (
+            "stoker refuses a timeout under one minute at validation (Range min 1); Heat refuses "
+            "a negative one only at its API (400) and takes 0 as a zero-second timeout"
+        ),
     },
     "OS::Heat::TestResource": {
         "property action_wait_secs.suspend: not in Heat": "stoker's test resource also waits on suspend (the engine's tests use it)",
