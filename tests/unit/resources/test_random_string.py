@@ -5,7 +5,10 @@ from __future__ import annotations
 import collections
 import string
 
+import pytest
+
 from stoker.resources.heat.random_string import RandomString, _uniform
+from stoker.sdk.exceptions import ValidationError
 from stoker.template.definitions import ResourceDefinition
 
 
@@ -55,3 +58,29 @@ def test_uniform_handles_small_and_single_character_pools():
     assert _uniform("x", 5) == "xxxxx"
     assert set(_uniform("ab", 64)) <= {"a", "b"}
     assert len(_uniform(string.octdigits, 1)) == 1
+
+
+def test_random_string_of_sequences_only_still_has_a_letter_or_digit():
+    """Heat's default character_classes (one letter or digit) applies when only
+    character_sequences are given."""
+    for _ in range(20):
+        value = generate({"length": 8, "character_sequences": [{"sequence": "!", "min": 1}]})
+
+        assert len(value) == 8
+        assert "!" in value
+        assert any(c.isalnum() for c in value)
+        assert set(value) <= set(string.ascii_letters + string.digits + "!")
+
+
+def test_random_string_too_short_for_the_default_class_and_a_sequence_is_refused():
+    definition = ResourceDefinition(
+        "secret", "OS::Heat::RandomString", {"length": 1, "character_sequences": [{"sequence": "!", "min": 1}]}
+    ).bind(lambda value: value)
+    with pytest.raises(ValidationError, match="cannot be smaller than combined character class"):
+        RandomString("secret", definition, _Stack()).validate()
+
+
+def test_random_string_with_no_character_classes_uses_only_its_sequences():
+    value = generate({"length": 6, "character_classes": [], "character_sequences": [{"sequence": "!", "min": 1}]})
+
+    assert value == "!!!!!!"

@@ -25,7 +25,7 @@ class DeployedServer(Resource):
     stoker URL that returns the server's metadata, its deployments included.
     """
 
-    support_status = support.SupportStatus(version="8.0.0")
+    support_status = support.SupportStatus()
 
     PROPERTIES = (NAME, METADATA, SOFTWARE_CONFIG_TRANSPORT, DEPLOYMENT_SWIFT_DATA) = (
         "name",

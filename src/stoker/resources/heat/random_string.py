@@ -134,6 +134,9 @@ class RandomString(Resource):
                     ),
                 },
             ),
+            # Heat's default, kept for templates written before character_sequences: a
+            # string of only given sequences still has one letter or digit.
+            default=[{CLASS: "lettersdigits", MIN: 1}],
         ),
         CHARACTER_SEQUENCES: properties.Schema(
             properties.Schema.LIST,
@@ -214,9 +217,10 @@ class RandomString(Resource):
         if not pools_classes and not pools_sequences:
             pools_classes = [_SEQUENCES["lettersdigits"]]
         pools = pools_classes + pools_sequences
-        if not classes and not sequences and len(pools) == 1 and pools[0].isascii() and 0 < len(pools[0]) <= 256:
-            # No minimums and one pool: the characters below come out independent and
-            # uniform over it, as these do (a shuffle of such characters changes nothing).
+        if len(pools) == 1 and all(pool == pools[0] for pool in classes + sequences) and pools[0].isascii() and 0 < len(pools[0]) <= 256:
+            # One pool, and any minimums drawn from it too (the default class, say): the
+            # characters below come out independent and uniform over it, as these do (a
+            # shuffle of such characters changes nothing).
             return _uniform(pools[0], length)
         # The minimums first, then fill from all pools, then shuffle.
         rng = _Entropy()

@@ -38,7 +38,7 @@ class ScalingPolicy(Resource):
     scaling is ignored.
     """
 
-    support_status = support.SupportStatus(version="2014.1")
+    support_status = support.SupportStatus()
 
     PROPERTIES = (AUTO_SCALING_GROUP_ID, SCALING_ADJUSTMENT, ADJUSTMENT_TYPE, COOLDOWN, MIN_ADJUSTMENT_STEP) = (
         "auto_scaling_group_id",
@@ -60,7 +60,7 @@ class ScalingPolicy(Resource):
             properties.Schema.STRING,
             "Type of adjustment (absolute or percentage).",
             required=True,
-            constraints=[constraints.AllowedValues(list(capacity.ADJUSTMENT_TYPES))],
+            constraints=[constraints.AllowedValues([capacity.CHANGE_IN_CAPACITY, capacity.EXACT_CAPACITY, capacity.PERCENT_CHANGE_IN_CAPACITY])],
             update_allowed=True,
         ),
         COOLDOWN: properties.Schema(properties.Schema.NUMBER, "Cooldown period, in seconds.", update_allowed=True),

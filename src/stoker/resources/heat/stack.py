@@ -28,7 +28,7 @@ class NestedStack(StackResource):
     Heat's messages, since stoker knows no other orchestration endpoint.
     """
 
-    support_status = support.SupportStatus(version="2014.2")
+    support_status = support.SupportStatus()
 
     PROPERTIES = (CONTEXT, TEMPLATE, TIMEOUT, PARAMETERS) = (
         "context",

@@ -9,7 +9,7 @@ from typing import Any
 from stoker.sdk import attributes, constraints, properties, support
 from stoker.sdk.properties import contains_unresolved
 from stoker.sdk.resource import Resource
-from stoker.template.parameters import BOOLEAN, COMMA_DELIMITED_LIST, JSON, NUMBER, STRING, TYPES
+from stoker.template.parameters import BOOLEAN, COMMA_DELIMITED_LIST, JSON, NUMBER, STRING
 
 # Heat's Value.reparse: the property type each parameter type holds the value to.
 _PROPERTY_TYPES = {
@@ -42,7 +42,7 @@ class Value(Resource):
         TYPE: properties.Schema(
             properties.Schema.STRING,
             "The type of the \"value\" property.",
-            constraints=[constraints.AllowedValues(list(TYPES))],
+            constraints=[constraints.AllowedValues(list(_PROPERTY_TYPES))],
             update_allowed=True,
         ),
     }

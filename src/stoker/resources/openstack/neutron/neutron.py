@@ -20,6 +20,7 @@ from stoker.sdk.resource import Resource
 __all__ = [
     "ALLOWED_SECURITY_GROUP_PROTOCOLS",
     "NeutronResource",
+    "ProtocolValues",
     "RULE_DIRECTION_SCHEMA",
     "RULE_ETHERTYPE_SCHEMA",
     "RULE_PORT_RANGE_MIN_SCHEMA",
@@ -31,8 +32,18 @@ _PROTOCOL_NAMES = [
     "ipv6-encap", "ipv6-frag", "ipv6-icmp", "ipv6-nonxt", "ipv6-opts",
     "ipv6-route", "ospf", "pgm", "rsvp", "sctp", "tcp", "udp", "udplite", "vrrp",
 ]
-# Names, and the protocol numbers 0-255 (templates give them as numbers or strings).
-ALLOWED_SECURITY_GROUP_PROTOCOLS = [*range(256), *(str(number) for number in range(256)), *_PROTOCOL_NAMES]
+
+
+class ProtocolValues(constraints.AllowedValues):
+    """Heat's protocol AllowedValues on a STRING property: each allowed value compared
+    as a string, so ``6`` and ``"6"`` are the protocol 6 and ``"06"`` is refused."""
+
+    def _is_valid(self, value: Any, context: Any) -> bool:
+        return str(value) in {str(allowed) for allowed in self.allowed}
+
+
+# The protocol numbers 0-255, then the names, as Heat lists them.
+ALLOWED_SECURITY_GROUP_PROTOCOLS = [*range(256), *_PROTOCOL_NAMES]
 SECURITY_GROUP_PROTOCOL_DESCRIPTION = (
     "The protocol that is matched by the security group rule. Allowed values are "
     + ", ".join(_PROTOCOL_NAMES)

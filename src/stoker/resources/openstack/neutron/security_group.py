@@ -12,6 +12,7 @@ from stoker.resources.openstack.neutron.neutron import (
     RULE_PORT_RANGE_MIN_SCHEMA,
     SECURITY_GROUP_PROTOCOL_DESCRIPTION,
     NeutronResource,
+    ProtocolValues,
 )
 from stoker.sdk import constraints, properties, support
 from stoker.sdk.exceptions import ValidationError
@@ -52,7 +53,7 @@ class SecurityGroup(NeutronResource):
         RULE_PROTOCOL: properties.Schema(
             properties.Schema.STRING,
             SECURITY_GROUP_PROTOCOL_DESCRIPTION + " If not specified, all protocols will be matched.",
-            constraints=[constraints.AllowedValues(ALLOWED_SECURITY_GROUP_PROTOCOLS)],
+            constraints=[ProtocolValues(ALLOWED_SECURITY_GROUP_PROTOCOLS)],
         ),
         RULE_REMOTE_MODE: properties.Schema(
             properties.Schema.STRING,

@@ -11,6 +11,7 @@ from stoker.resources.openstack.neutron.neutron import (
     RULE_PORT_RANGE_MIN_SCHEMA,
     SECURITY_GROUP_PROTOCOL_DESCRIPTION,
     NeutronResource,
+    ProtocolValues,
 )
 from stoker.sdk import constraints, properties, support, translation
 from stoker.sdk.exceptions import ValidationError
@@ -55,7 +56,7 @@ class SecurityGroupRule(NeutronResource):
             properties.Schema.STRING,
             SECURITY_GROUP_PROTOCOL_DESCRIPTION,
             default="tcp",
-            constraints=[constraints.AllowedValues(ALLOWED_SECURITY_GROUP_PROTOCOLS)],
+            constraints=[ProtocolValues(ALLOWED_SECURITY_GROUP_PROTOCOLS)],
         ),
         REMOTE_GROUP: properties.Schema(
             properties.Schema.STRING,
