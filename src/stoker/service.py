@@ -23,7 +23,8 @@ from stoker.engine.trees import check_tree
 from stoker.engine.validation import ValidationResult, check_resource_limit, validate
 from stoker.environment import environment as environment_module
 from stoker.environment import merge as environment_merge
-from stoker.environment.directory import load_environment_dir
+from stoker.environment.default_environment import DEFAULT_RESOURCE_REGISTRY
+from stoker.environment.directory import load_environment_dir, load_global_registry
 from stoker.environment.environment import Environment
 from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
@@ -153,6 +154,8 @@ def build_registry(settings: Settings) -> ResourceRegistry:
     registry.clients.register_mapping(builtin_client_mapping(), "stoker.resources")
     registry.constraints.update(builtin_constraint_mapping())
     load_plugin_dirs(registry, settings.plugin_dirs)
+    # Heat's default.yaml, beneath the operator's environment_dir (read after, so it wins).
+    load_global_registry(registry, DEFAULT_RESOURCE_REGISTRY)
     # Beneath every stack's own environment, as Heat's environment_dir.
     load_environment_dir(registry, settings.environment_dir)
     # Only what the operator turned on: a plugin falls back on the environment

@@ -62,9 +62,9 @@ def client_mapping() -> dict[str, type[ClientPlugin]]:
 
 
 def constraint_mapping() -> dict[str, Any]:
-    from stoker.resources.openstack import addresses
+    from stoker.resources.openstack import addresses, schedules
 
-    mapping: dict[str, Any] = dict(addresses.constraint_mapping())
+    mapping: dict[str, Any] = {**addresses.constraint_mapping(), **schedules.constraint_mapping()}
     for module in _service_modules():
         mapping.update(module.constraint_mapping())
     return mapping

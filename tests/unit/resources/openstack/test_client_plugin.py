@@ -46,6 +46,7 @@ def test_client_plugins_have_heat_names():
         "swift",
         "octavia",
         "zaqar",
+        "aodh",
     }
 
 

@@ -1,0 +1,1 @@
+"""Aodh (alarming) resource types and the ``aodh`` client plugin."""
