@@ -21,7 +21,6 @@ FIXTURE = Path(__file__).with_name("heat_27_resource_types.json")
 HEAT = json.loads(FIXTURE.read_text())
 HEAT_TYPES: dict[str, dict[str, Any]] = HEAT["resource_types"]
 
-_AODH = "being added on branch aodh (issue 29)"
 _AWS_EC2 = "being added on branch awsec2 (issue 29)"
 _AWS_REST = "being added on branch awsrest/stackuser (issue 29)"
 _NEUTRON_PLUGINS = "being added on branch neutronx/neutrony (issue 29)"
@@ -56,14 +55,6 @@ MISSING_TYPES: dict[str, str] = {
     "AWS::EC2::VPCGatewayAttachment": _AWS_EC2,
     "AWS::EC2::Volume": _AWS_EC2,
     "AWS::EC2::VolumeAttachment": _AWS_EC2,
-    "OS::Aodh::Alarm": _AODH,
-    "OS::Aodh::CompositeAlarm": _AODH,
-    "OS::Aodh::EventAlarm": _AODH,
-    "OS::Aodh::GnocchiAggregationByMetricsAlarm": _AODH,
-    "OS::Aodh::GnocchiAggregationByResourcesAlarm": _AODH,
-    "OS::Aodh::GnocchiResourcesAlarm": _AODH,
-    "OS::Aodh::LBMemberHealthAlarm": _AODH,
-    "OS::Aodh::PrometheusAlarm": _AODH,
     "OS::Neutron::Firewall": _NEUTRON_PLUGINS,
     "OS::Neutron::FirewallPolicy": _NEUTRON_PLUGINS,
     "OS::Neutron::FirewallRule": _NEUTRON_PLUGINS,
@@ -114,7 +105,6 @@ _HIDDEN_PLUGINS = (
 # Types Heat 27 keeps HIDDEN (registered, refused for new stacks, never listed) that
 # stoker does not register at all, and why.
 MISSING_HIDDEN_TYPES: dict[str, str] = {
-    "OS::Aodh::CombinationAlarm": _AODH,
     "OS::Glance::Image": "stoker lists it, DEPRECATED (see EXTRA_TYPES)",
     "OS::Heat::HARestarter": _AWS_REST,
     "OS::Magnum::Bay": "Magnum's types are not written (see MISSING_TYPES)",
