@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.template.errors import TemplateErrors
 from tests.support.stacks import from_data
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
@@ -68,7 +69,11 @@ def rest(connection, path: str) -> dict | None:
     return response.json()
 
 
-def network_and_ports(*ports: str, cidr: str = "192.168.91.0/24") -> dict:
+def network_and_ports(
+    *ports: str, cidr: str = "192.168.91.0/24", devices: dict | None = None
+) -> dict:
+    """A network, its subnet and ``ports`` on it; ``devices``: the device (a service
+    function's server) a port is on, by port (an SFC port pair's two ports must be on one)."""
     resources = {
         "net": {"type": "OS::Neutron::Net"},
         "subnet": {
@@ -82,11 +87,15 @@ def network_and_ports(*ports: str, cidr: str = "192.168.91.0/24") -> dict:
             "properties": {"network": {"get_resource": "net"}},
             "depends_on": ["subnet"],
         }
+        if port in (devices or {}):
+            resources[port]["properties"]["device_id"] = devices[port]
     return resources
 
 
 def sfc_template(suffix: str, pair_name: str, protocol: str, second_pair: bool) -> dict:
-    resources = network_and_ports("in_a", "out_a", "in_b", "out_b", "source")
+    functions = {"in_a": f"function-a-{suffix}", "out_a": f"function-a-{suffix}"}
+    functions.update({"in_b": f"function-b-{suffix}", "out_b": f"function-b-{suffix}"})
+    resources = network_and_ports("in_a", "out_a", "in_b", "out_b", "source", devices=functions)
     resources.update(
         {
             "pair_a": {
@@ -196,24 +205,20 @@ def test_service_chain_created_updated_in_place_and_replaced(admin_cloud, stacks
 
 def test_sfc_constraint_names_a_missing_port_pair(admin_cloud, stacks):
     service, _ = stacks
+    template = hot(
+        {
+            "group": {
+                "type": "OS::Neutron::PortPairGroup",
+                "properties": {"port_pairs": ["no-such-pair"]},
+            }
+        }
+    )
 
-    with pytest.raises(Exception) as raised:
-        service.validate_template(
-            from_data(
-                hot(
-                    {
-                        "group": {
-                            "type": "OS::Neutron::PortPairGroup",
-                            "properties": {"port_pairs": ["no-such-pair"]},
-                        }
-                    }
-                )
-            )
-        )
+    with pytest.raises(TemplateErrors) as raised:
+        service.create_stack(f"sfc-missing-{secrets.token_hex(3)}", from_data(template))
 
-    error = raised.value
-    assert "The port_pair (no-such-pair) could not be found." in str(error)
-    assert "resources.group.properties.port_pairs" in f"{getattr(error, 'path', '')} {error}"
+    assert "resources.group.properties.port_pairs" in str(raised.value)
+    assert "The port_pair (no-such-pair) could not be found." in str(raised.value)
 
 
 def test_tap_service_and_flow_wait_for_active_and_update_in_place(admin_cloud, stacks):
@@ -237,12 +242,10 @@ def test_tap_service_and_flow_wait_for_active_and_update_in_place(admin_cloud, s
             "type": "OS::Neutron::TaaS::TapFlow",
             "properties": {
                 "port": {"get_resource": "mirrored"},
-                # By name: Heat's RESOLVE rule finds the tap service's id.
-                "tap_service": f"tap-{suffix}",
+                "tap_service": {"get_resource": "tap"},
                 "direction": "IN",
                 "vlan_filter": vlans,
             },
-            "depends_on": ["tap"],
         }
         return hot(resources)
 
@@ -284,8 +287,9 @@ def test_l2_gateway_updated_in_place_and_connection_replaced(admin_cloud, stacks
     stack_name = f"l2gw-{suffix}"
     names.append(stack_name)
 
-    def template(name: str, interface: str, segmentation_id: str) -> dict:
+    def template(name: str, interface: str, network: str) -> dict:
         resources = network_and_ports(cidr="192.168.93.0/24")
+        resources["other_net"] = {"type": "OS::Neutron::Net"}
         resources["gateway"] = {
             "type": "OS::Neutron::L2Gateway",
             "properties": {
@@ -297,13 +301,13 @@ def test_l2_gateway_updated_in_place_and_connection_replaced(admin_cloud, stacks
             "type": "OS::Neutron::L2GatewayConnection",
             "properties": {
                 "l2_gateway_id": {"get_resource": "gateway"},
-                "network_id": {"get_resource": "net"},
-                "segmentation_id": segmentation_id,
+                "network_id": {"get_resource": network},
+                "segmentation_id": "100",
             },
         }
         return hot(resources)
 
-    stack = service.create_stack(stack_name, from_data(template(f"gw-{suffix}", "eth0", "100")))
+    stack = service.create_stack(stack_name, from_data(template(f"gw-{suffix}", "eth0", "net")))
 
     assert stack.state == "CREATE_COMPLETE", stack.status_reason
     ids = physical_ids(service, stack_name)
@@ -334,6 +338,10 @@ def test_l2_gateway_updated_in_place_and_connection_replaced(admin_cloud, stacks
     )
     assert after["connection"] != ids["connection"]
     assert rest(connection, f"/l2-gateway-connections/{ids['connection']}") is None
+    moved = rest(connection, f"/l2-gateway-connections/{after['connection']}")[
+        "l2_gateway_connection"
+    ]
+    assert moved["network_id"] == after["other_net"]
 
     service.delete_stack(stack_name)
     assert rest(connection, f"/l2-gateways/{ids['gateway']}") is None
@@ -425,7 +433,12 @@ def test_bgpvpn_and_its_associations_replaced_on_change(admin_cloud, stacks):
 # after a crash finds an object whose id was never recorded (``find_created``).
 CRASH_TEMPLATE = hot(
     {
-        **network_and_ports("ingress", "egress", cidr="192.168.95.0/24"),
+        **network_and_ports(
+            "ingress",
+            "egress",
+            cidr="192.168.95.0/24",
+            devices={"ingress": "function", "egress": "function"},
+        ),
         "pair": {
             "type": "OS::Neutron::PortPair",
             "properties": {
