@@ -324,9 +324,10 @@ def test_l2_gateway_updated_in_place_and_connection_replaced(admin_cloud, stacks
     )
     assert service.stack_action(stack_name, "CHECK").state == "CHECK_COMPLETE"
 
-    # The gateway renamed in place; a new segmentation id is a new connection.
+    # The gateway renamed in place; another network is a new connection (made before the
+    # old one goes: a gateway connects a network once).
     stack = service.update_stack(
-        stack_name, from_data(template(f"renamed-{suffix}", "eth0", "101"))
+        stack_name, from_data(template(f"renamed-{suffix}", "eth0", "other_net"))
     )
 
     assert stack.state == "UPDATE_COMPLETE", stack.status_reason
