@@ -167,6 +167,11 @@ def test_neutron_types_create_update_check_delete(admin_cloud, make_service):
         *(f"OS::Neutron::{name}" for name in ("QoSDscpMarkingRule", "QoSMinimumBandwidthRule")),
         "OS::Neutron::QoSMinimumPacketRateRule",
         *(f"OS::Neutron::{name}" for name in ("HealthMonitor", "Pool", "PoolMember", "LoadBalancer")),
+        # The add-on service plugins' types: test_neutron_chaining_types.py.
+        *(f"OS::Neutron::{name}" for name in ("PortPair", "PortPairGroup", "FlowClassifier", "PortChain")),
+        *(f"OS::Neutron::{name}" for name in ("TaaS::TapService", "TaaS::TapFlow", "L2Gateway")),
+        *(f"OS::Neutron::{name}" for name in ("L2GatewayConnection", "BGPVPN", "BGPVPN-NET-ASSOCIATION")),
+        *(f"OS::Neutron::BGPVPN-{name}-ASSOCIATION" for name in ("ROUTER", "PORT")),
     }
     lbaas = {name for name in builtin_mapping() if name.startswith("OS::Neutron::LBaaS::")}
     assert used_types == {

@@ -10,6 +10,7 @@ happens when a stack first asks a cloud for something (``cloud.connection_for``)
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from typing import Any
 
@@ -20,9 +21,12 @@ __all__ = ["client_mapping", "client_plugin_class", "constraint_mapping", "resou
 
 
 def _service_modules() -> list[Any]:
-    """Each service package's ``client_plugin`` module."""
+    """Each service package's ``client_plugin`` module (a retired service's package, which
+    keeps only Heat's HIDDEN placeholders, has none)."""
     return [
-        importlib.import_module(f"{package.__name__}.client_plugin") for package in _service_packages()
+        importlib.import_module(f"{package.__name__}.client_plugin")
+        for package in _service_packages()
+        if importlib.util.find_spec(f"{package.__name__}.client_plugin") is not None
     ]
 
 

@@ -1,0 +1,1 @@
+"""Sahara (retired): only Heat's HIDDEN placeholders for its types, no client plugin."""

@@ -1,0 +1,1 @@
+"""Senlin (retired): only Heat's HIDDEN placeholders for its types, no client plugin."""
