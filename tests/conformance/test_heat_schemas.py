@@ -59,18 +59,10 @@ MISSING_TYPES: dict[str, str] = {
     "OS::Neutron::FirewallPolicy": _NEUTRON_PLUGINS,
     "OS::Neutron::FirewallRule": _NEUTRON_PLUGINS,
     "OS::Neutron::FloatingIPPortForward": _NEUTRON_PLUGINS,
-    "OS::Neutron::FlowClassifier": _NEUTRON_PLUGINS,
     "OS::Neutron::IKEPolicy": _NEUTRON_PLUGINS,
     "OS::Neutron::IPsecPolicy": _NEUTRON_PLUGINS,
     "OS::Neutron::IPsecSiteConnection": _NEUTRON_PLUGINS,
-    "OS::Neutron::L2Gateway": _NEUTRON_PLUGINS,
-    "OS::Neutron::L2GatewayConnection": _NEUTRON_PLUGINS,
-    "OS::Neutron::PortChain": _NEUTRON_PLUGINS,
-    "OS::Neutron::PortPair": _NEUTRON_PLUGINS,
-    "OS::Neutron::PortPairGroup": _NEUTRON_PLUGINS,
     "OS::Neutron::Segment": _NEUTRON_PLUGINS,
-    "OS::Neutron::TaaS::TapFlow": _NEUTRON_PLUGINS,
-    "OS::Neutron::TaaS::TapService": _NEUTRON_PLUGINS,
     "OS::Neutron::VPNService": _NEUTRON_PLUGINS,
     "OS::Neutron::NetworkGateway": "not written: the network-gateway extension is VMware NSX's, which no Neutron here serves",
     "OS::Blazar::Host": _NO_SERVICE,
@@ -96,39 +88,26 @@ EXTRA_TYPES: dict[str, str] = {
         "Heat 22 made it HIDDEN (a NoneResource kept for old stacks); stoker keeps a working "
         "DEPRECATED implementation (location or source_image, through Glance v2)"
     ),
+    **{
+        name: (
+            "not in Heat 27's tree: the Heat plugin networking-bgpvpn ships "
+            "(networking_bgpvpn_heat), registered as that plugin registers it"
+        )
+        for name in (
+            "OS::Neutron::BGPVPN",
+            "OS::Neutron::BGPVPN-NET-ASSOCIATION",
+            "OS::Neutron::BGPVPN-PORT-ASSOCIATION",
+            "OS::Neutron::BGPVPN-ROUTER-ASSOCIATION",
+        )
+    },
 }
-
-_HIDDEN_PLUGINS = (
-    "HIDDEN in Heat (service retired); being added on branch neutronx/neutrony (issue 29)"
-)
 
 # Types Heat 27 keeps HIDDEN (registered, refused for new stacks, never listed) that
 # stoker does not register at all, and why.
 MISSING_HIDDEN_TYPES: dict[str, str] = {
     "OS::Glance::Image": "stoker lists it, DEPRECATED (see EXTRA_TYPES)",
     "OS::Heat::HARestarter": _AWS_REST,
-    "OS::Magnum::Bay": "Magnum's types are not written (see MISSING_TYPES)",
     "OS::Magnum::BayModel": "Magnum's types are not written (see MISSING_TYPES)",
-    **{
-        name: _HIDDEN_PLUGINS
-        for name in (
-            "OS::Monasca::AlarmDefinition",
-            "OS::Monasca::Notification",
-            "OS::Sahara::Cluster",
-            "OS::Sahara::ClusterTemplate",
-            "OS::Sahara::DataSource",
-            "OS::Sahara::ImageRegistry",
-            "OS::Sahara::Job",
-            "OS::Sahara::JobBinary",
-            "OS::Sahara::NodeGroupTemplate",
-            "OS::Senlin::Cluster",
-            "OS::Senlin::Node",
-            "OS::Senlin::Policy",
-            "OS::Senlin::Profile",
-            "OS::Senlin::Receiver",
-            "OS::Vitrage::Template",
-        )
-    },
 }
 
 _SERVED_SIGNALS = "stoker refuses at validation the signal transports it cannot serve (ServedValues: a second allowed_values)"
