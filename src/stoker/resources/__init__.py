@@ -11,10 +11,13 @@ from stoker.sdk.resource import Resource
 def builtin_mapping() -> dict[str, type[Resource]]:
     from stoker.resources import openstack
     from stoker.resources.heat import (
+        access_policy,
         autoscaling_group,
+        cfn_stack,
         cloud_config,
         delay,
         deployed_server,
+        ha_restarter,
         multi_part,
         none,
         random_string,
@@ -40,6 +43,8 @@ def builtin_mapping() -> dict[str, type[Resource]]:
     for module in (autoscaling_group, scaling_policy):
         mapping.update(module.resource_mapping())
     for module in (wait_condition_handle, wait_condition):
+        mapping.update(module.resource_mapping())
+    for module in (access_policy, ha_restarter, cfn_stack):
         mapping.update(module.resource_mapping())
     return mapping
 
