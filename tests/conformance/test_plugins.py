@@ -131,6 +131,7 @@ SAMPLE_PROPERTIES = {
     "OS::Heat::StructuredDeploymentGroup": {"servers": {"a": "srv-a", "b": "srv-b"}, "signal_transport": "NO_SIGNAL"},
     "OS::Heat::StructuredDeployments": {"servers": {"a": "srv-a"}, "signal_transport": "NO_SIGNAL"},
     "OS::Heat::ScalingPolicy": {"auto_scaling_group_id": "group", "adjustment_type": "change_in_capacity", "scaling_adjustment": 1},
+    "AWS::AutoScaling::ScalingPolicy": {"AutoScalingGroupName": "group", "AdjustmentType": "ChangeInCapacity", "ScalingAdjustment": 1},
 }
 
 
