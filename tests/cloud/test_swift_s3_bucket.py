@@ -72,7 +72,6 @@ def outputs(service, stack_name: str) -> dict:
     ("access", "read", "write"),
     [
         ("PublicRead", ".r:*", "demo:demo"),
-        ("PublicReadWrite", ".r:*", ".r:*"),
         ("AuthenticatedRead", "demo", "demo:demo"),
         (None, "demo:demo", "demo:demo"),
     ],
@@ -88,6 +87,22 @@ def test_swift_s3_bucket_acls_as_heat_sets_them(demo_cloud, stacks, access, read
     container = demo_cloud.connect("demo").object_store.get_container_metadata(name)
     assert (container.read_ACL, container.write_ACL) == (read, write)
     assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
+
+
+def test_swift_s3_bucket_public_read_write_is_refused_by_swift_as_for_heat(demo_cloud, stacks):
+    """Heat gives PublicReadWrite the write ACL ``.r:*``, which Swift refuses (referrers
+    may only read): the create fails with Swift's words, and nothing is left."""
+    service, names = stacks
+    store = demo_cloud.connect("demo").object_store
+    stack_name = f"bucket-{secrets.token_hex(3)}"
+    names.append(stack_name)
+    stack = service.create_stack(
+        stack_name, from_data(bucket_template(AccessControl="PublicReadWrite"))
+    )
+    assert stack.state == "CREATE_FAILED"
+    assert "Referrers not allowed in write ACL: '.r:*'" in stack.status_reason
+    assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
+    assert not [c.name for c in store.containers() if c.name.startswith(f"{stack_name}-")]
 
 
 def test_swift_s3_bucket_tags_website_attributes_replace_and_delete(
@@ -151,7 +166,7 @@ def test_swift_s3_bucket_validation_names_the_property(demo_cloud, make_service)
             "bad", from_data(bucket_template(AccessControl="Everyone", Tags=[{"Key": "k"}]))
         )
     message = str(raised.value)
-    assert "resources.bucket.properties.AccessControl" in message and "Everyone" in message
+    assert "Resources.bucket.Properties.AccessControl" in message and "Everyone" in message
     assert "Value" in message
 
 
