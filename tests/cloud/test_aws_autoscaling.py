@@ -46,6 +46,7 @@ Resources:
 {sizes}
 Outputs:
   ips: {{Value: {{'Fn::GetAtt': [group, InstanceList]}}}}
+{outputs}
 """
 
 AWS_SIZES = """      MinSize: 1
@@ -117,6 +118,7 @@ def aws_group() -> str:
         group_type="AWS::AutoScaling::AutoScalingGroup",
         policy_name="AutoScalingRollingUpdate",
         sizes=AWS_SIZES,
+        outputs="  up_url: {Value: {'Fn::GetAtt': [up, AlarmUrl]}}\n  up_ref: {Value: {Ref: up}}",
     )
 
 
@@ -125,6 +127,7 @@ def instance_group() -> str:
         group_type="OS::Heat::InstanceGroup",
         policy_name="RollingUpdate",
         sizes="      Size: {Ref: Size}\n",
+        outputs="",
     )
 
 
@@ -165,6 +168,10 @@ def test_aws_group_members_scaling_rolling_update_and_delete(demo_cloud, stacks)
         data, flavor, tags = ip.split("/", 2)
         assert (data, flavor) == ("one", "m1.tiny")
         assert tags == "team=web;metering.groupname=group;metering.AutoScalingGroupName=group"
+
+    # The policy's reference is its alarm URL (Heat's signed URL; stoker's capability URL).
+    shown = {o["output_key"]: o.get("output_value") for o in service.outputs(name)}
+    assert shown["up_ref"] == shown["up_url"] and "/v1/waitcondition/" in shown["up_url"]
 
     # A signal to the up policy scales out, within MaxSize; ExactCapacity 1 scales in.
     service.signal_resource(name, "up", {})
