@@ -70,12 +70,13 @@ class StackReads:
             support_status = support_status.upper()
             if support_status not in support.SUPPORT_STATUSES:
                 raise InvalidValueError(f"Invalid support status and should be one of {support.SUPPORT_STATUSES}")
+        listed = self.registry.listed_types()
         return [
             name
-            for name in self.registry.known_types()
-            if (include_hidden or self.registry.types[name].support_status.status != support.HIDDEN)
-            and support_status in (None, self.registry.types[name].support_status.status)
-            and version in (None, self.registry.types[name].support_status.version)
+            for name, cls in listed.items()
+            if (include_hidden or cls.support_status.status != support.HIDDEN)
+            and support_status in (None, cls.support_status.status)
+            and version in (None, cls.support_status.version)
         ]
 
     def resource_type_schema(self, type_name: str) -> dict[str, Any]:

@@ -23,8 +23,7 @@ from stoker.engine.trees import check_tree
 from stoker.engine.validation import ValidationResult, check_resource_limit, validate
 from stoker.environment import environment as environment_module
 from stoker.environment import merge as environment_merge
-from stoker.environment.default_environment import DEFAULT_RESOURCE_REGISTRY
-from stoker.environment.directory import load_environment_dir, load_global_registry
+from stoker.environment.directory import load_default_environment, load_environment_dir
 from stoker.environment.environment import Environment
 from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
@@ -154,13 +153,16 @@ def build_registry(settings: Settings) -> ResourceRegistry:
     registry.clients.register_mapping(builtin_client_mapping(), "stoker.resources")
     registry.constraints.update(builtin_constraint_mapping())
     load_plugin_dirs(registry, settings.plugin_dirs)
-    # Heat's default.yaml, beneath the operator's environment_dir (read after, so it wins).
-    load_global_registry(registry, DEFAULT_RESOURCE_REGISTRY)
-    # Beneath every stack's own environment, as Heat's environment_dir.
+    # Beneath every stack's own environment, as Heat's environment_dir: Heat's default
+    # environment first, then the operator's files.
+    load_default_environment(registry)
     load_environment_dir(registry, settings.environment_dir)
     # Only what the operator turned on: a plugin falls back on the environment
     # (STOKER_ALLOW_IMAGE_URLS) for what these settings leave out.
     registry.client_settings = {"allow_image_urls": True} if settings.allow_image_urls else {}
+    if settings.allow_template_urls:
+        registry.client_settings["allow_template_urls"] = True
+    registry.client_settings["max_template_bytes"] = settings.max_template_bytes
     registry.region_name = settings.region_name
     return registry
 

@@ -62,6 +62,10 @@ class Settings:
     # (web-download import). Off by default: Glance then fetches whatever address a
     # template names, from inside the cloud (STOKER_ALLOW_IMAGE_URLS).
     allow_image_urls: bool = False
+    # AWS::CloudFormation::Stack may have this server fetch its TemplateURL over http(s)
+    # when the request's files do not hold it (Heat's urlfetch). Off by default: the
+    # server then fetches whatever address a template names (STOKER_ALLOW_TEMPLATE_URLS).
+    allow_template_urls: bool = False
     # The cloud of clouds.yaml the OpenStack resource types act in (``--os-cloud``,
     # STOKER_OS_CLOUD); without it, OS_CLOUD or the OS_* variables, as the openstack
     # command reads them. In serve mode: the cloud the server acts in for every request.
@@ -250,6 +254,7 @@ class Settings:
             except ValueError:
                 raise ValueError(f"STOKER_YAQL_TIME_LIMIT_S must be a number of seconds, got {env['STOKER_YAQL_TIME_LIMIT_S']!r}")
         for name, variable in (("enable_stack_abandon", "STOKER_ENABLE_STACK_ABANDON"), ("enable_stack_adopt", "STOKER_ENABLE_STACK_ADOPT"), ("allow_image_urls", "STOKER_ALLOW_IMAGE_URLS"),
+            ("allow_template_urls", "STOKER_ALLOW_TEMPLATE_URLS"),
             ("encrypt_parameters_and_properties", "STOKER_ENCRYPT_PARAMETERS_AND_PROPERTIES"),
             ("serve_with_worker", "STOKER_SERVE_WITH_WORKER"),
         ):

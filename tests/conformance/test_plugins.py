@@ -117,6 +117,8 @@ SAMPLE_PROPERTIES = {
     "OS::Heat::Value": {"value": "x"},
     "OS::Heat::Stack": {"template": "heat_template_version: 2021-04-16\nresources: {inner: {type: OS::Heat::None}}\n"},
     "OS::Heat::ResourceGroup": {"count": 2, "resource_def": {"type": "OS::Heat::None"}},
+    "AWS::CloudFormation::Stack": {"TemplateURL": "https://example.com/child.yaml"},
+    "OS::Heat::AccessPolicy": {"AllowedResources": []},
     "OS::Heat::WaitCondition": {"handle": "handle", "timeout": 60},
     "AWS::CloudFormation::WaitCondition": {"Handle": _CFN_HANDLE_URL, "Timeout": 60},
     "OS::Heat::SoftwareComponent": {"configs": [{"tool": "script", "config": "echo hi"}]},
@@ -129,6 +131,7 @@ SAMPLE_PROPERTIES = {
     "OS::Heat::StructuredDeploymentGroup": {"servers": {"a": "srv-a", "b": "srv-b"}, "signal_transport": "NO_SIGNAL"},
     "OS::Heat::StructuredDeployments": {"servers": {"a": "srv-a"}, "signal_transport": "NO_SIGNAL"},
     "OS::Heat::ScalingPolicy": {"auto_scaling_group_id": "group", "adjustment_type": "change_in_capacity", "scaling_adjustment": 1},
+    "AWS::AutoScaling::ScalingPolicy": {"AutoScalingGroupName": "group", "AdjustmentType": "ChangeInCapacity", "ScalingAdjustment": 1},
 }
 
 
@@ -166,9 +169,15 @@ def test_plugin_lifecycle_runs_through_the_handler_table(type_name, cls, service
         runner.close()
 
 
+# The request's files a sample needs (a TemplateURL's template).
+SAMPLE_FILES = {
+    "AWS::CloudFormation::Stack": {"https://example.com/child.yaml": "heat_template_version: 2021-04-16\nresources: {inner: {type: OS::Heat::None}}\n"}
+}
+
+
 def _nested_lifecycle(type_name: str, service) -> None:
     template = {"heat_template_version": "2021-04-16", "resources": {"r": {"type": type_name, "properties": SAMPLE_PROPERTIES[type_name]}}}
-    stack = service.create_stack("conformance", from_data(template))
+    stack = service.create_stack("conformance", from_data(template), files=SAMPLE_FILES.get(type_name))
     assert stack.state == "CREATE_COMPLETE", stack.status_reason
     (record,) = service.list_resources("conformance")
     child = service.store.get_stack(record.physical_resource_id)

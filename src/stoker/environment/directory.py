@@ -9,6 +9,12 @@ wins), and a ``null`` entry removes a mapping or a plugin type from the registry
 ``.`` are skipped, as a glob skips them. A file that cannot be read or parsed is reported
 and skipped, as Heat logs and skips it. A template the global registry maps a type to is
 read here, from a ``file://`` URL or a path (a relative one from the directory).
+
+Beneath the operator's directory lies Heat's own default environment, shipped in this
+package (``environment/default``: Heat's ``etc/heat/environment.d/default.yaml`` and the
+templates it maps AWS::CloudWatch::Alarm and AWS::RDS::DBInstance to). Its templates keep
+Heat's names (``file:///etc/heat/templates/<name>``) and are read from the package, never
+from that path; an operator's environment may remap or remove (``null``) its entries.
 """
 
 from __future__ import annotations
@@ -24,6 +30,19 @@ from stoker.environment.registry import TEMPLATE_SUFFIXES, ResourceRegistry
 from stoker.template.errors import TemplateError, TemplateErrors
 
 LOG = logging.getLogger(__name__)
+
+
+DEFAULT_DIRECTORY = Path(__file__).with_name("default")
+# Where Heat's packages install the default environment's templates.
+HEAT_TEMPLATES_URL = "file:///etc/heat/templates/"
+
+
+def load_default_environment(registry: ResourceRegistry) -> None:
+    """Load Heat's default environment, shipped in this package."""
+    for path in sorted((DEFAULT_DIRECTORY / "templates").glob("*.yaml")):
+        registry.environment_files.setdefault(HEAT_TEMPLATES_URL + path.name, path.read_text())
+    environment = parse((DEFAULT_DIRECTORY / "default.yaml").read_bytes(), "default.yaml")
+    load_global_registry(registry, environment.resource_registry, DEFAULT_DIRECTORY)
 
 
 def load_environment_dir(registry: ResourceRegistry, directory: str | Path | None) -> None:

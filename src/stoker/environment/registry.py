@@ -209,6 +209,19 @@ class ResourceRegistry:
     def known_types(self) -> list[str]:
         return sorted(self.types)
 
+    def listed_types(self) -> dict[str, type[Resource]]:
+        """The types a type list shows (Heat's get_types): the plugins, and the global
+        environment's template resources (``AWS::RDS::DBInstance`` of Heat's default
+        environment) as TemplateResource; aliases and globs are not types."""
+        from stoker.resources.heat.template_resource import TemplateResource
+
+        listed = dict(self.types)
+        for name, value in self.environment.items():
+            entry = RegistryEntry((name,), value, False)
+            if name != "resources" and isinstance(value, (str, list)) and entry.kind == TEMPLATE and not name.endswith(TEMPLATE_SUFFIXES):
+                listed[name] = TemplateResource
+        return dict(sorted(listed.items()))
+
     def global_entries(self, type_name: str, resource_name: str | None) -> Iterator[RegistryEntry]:
         """The global registry's entries for ``type_name``: the global environment's, and
         the plugin registered under that name unless the global environment remaps it."""

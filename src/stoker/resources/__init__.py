@@ -11,10 +11,17 @@ from stoker.sdk.resource import Resource
 def builtin_mapping() -> dict[str, type[Resource]]:
     from stoker.resources import openstack
     from stoker.resources.heat import (
+        access_policy,
         autoscaling_group,
+        aws_autoscaling_group,
+        aws_scaling_policy,
+        cfn_stack,
         cloud_config,
         delay,
         deployed_server,
+        ha_restarter,
+        instance_group,
+        launch_configuration,
         multi_part,
         none,
         random_string,
@@ -40,6 +47,8 @@ def builtin_mapping() -> dict[str, type[Resource]]:
     for module in (autoscaling_group, scaling_policy):
         mapping.update(module.resource_mapping())
     for module in (wait_condition_handle, wait_condition):
+        mapping.update(module.resource_mapping())
+    for module in (access_policy, ha_restarter, cfn_stack, launch_configuration, instance_group, aws_autoscaling_group, aws_scaling_policy):
         mapping.update(module.resource_mapping())
     return mapping
 

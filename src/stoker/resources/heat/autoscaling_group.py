@@ -145,9 +145,31 @@ class AutoScalingGroup(MemberAttributes, StackResource):
     MEMBERS_KEY, FRESH_KEY, ROLLING_KEY = "members", "fresh_members", "rolling"
     COOLDOWN_END_KEY, COOLDOWN_REASON_KEY, SCALING_KEY = "cooldown_end", "cooldown_reason", "scaling_in_progress"
 
+    # The adjustment type the cooldown's reason names for a size set outright.
+    EXACT = capacity.EXACT_CAPACITY
+
     def _optional(self, key: str) -> Any:
         """A property without a default: None when not given (not its type's zero)."""
         return self.properties[key] if self.properties.data.get(key) is not None else None
+
+    # -- what a subclass (the AWS groups) names differently --------------------------------
+
+    def desired_size(self) -> int | None:
+        """The size the template asks for, None when it leaves it to the group."""
+        return self._optional(self.DESIRED_CAPACITY)
+
+    def rolling_policy(self) -> dict[str, Any]:
+        """The rolling update's min_in_service, max_batch_size and pause_time (seconds)."""
+        policy = self.properties[self.ROLLING_UPDATES]
+        return {
+            "min_in_service": policy[self.MIN_IN_SERVICE],
+            "max_batch_size": policy[self.MAX_BATCH_SIZE],
+            "pause_time": float(policy[self.PAUSE_TIME]),
+        }
+
+    def rollout_wanted(self, prop_diff: Mapping[str, Any]) -> bool:
+        """Whether this update gives the members a new definition, in batches."""
+        return self.RESOURCE in prop_diff
 
     # -- members ----------------------------------------------------------------------
 
@@ -223,7 +245,7 @@ class AutoScalingGroup(MemberAttributes, StackResource):
     # -- validation ---------------------------------------------------------------------
 
     def _initial_size(self) -> int:
-        return self._optional(self.DESIRED_CAPACITY) or self.properties[self.MIN_SIZE]
+        return self.desired_size() or self.properties[self.MIN_SIZE]
 
     def validate(self) -> None:
         super().validate()
@@ -256,7 +278,7 @@ class AutoScalingGroup(MemberAttributes, StackResource):
     def check_create_complete(self, token: Any) -> bool:
         done = super().check_create_complete(token)
         if done:
-            self._finished_scaling(self._optional(self.COOLDOWN), f"{capacity.EXACT_CAPACITY} : {self._size()}")
+            self._finished_scaling(self._optional(self.COOLDOWN), f"{self.EXACT} : {self._size()}")
         return done
 
     def _bounded(self, size: int) -> int:
@@ -269,12 +291,12 @@ class AutoScalingGroup(MemberAttributes, StackResource):
             return super().handle_update(json_snippet, tmpl_diff, prop_diff)
         current = len(self.member_names())
         steps: list[tuple[int, int]] = []
-        if self.RESOURCE in prop_diff:
-            policy = self.properties[self.ROLLING_UPDATES]
+        policy = self.rolling_policy()
+        if self.rollout_wanted(prop_diff):
             # The rollout keeps the size it has, or shrinks to the desired one first.
-            target = min(self._optional(self.DESIRED_CAPACITY) or current, current)
-            steps = list(capacity.batches(target, current, policy[self.MAX_BATCH_SIZE], policy[self.MIN_IN_SERVICE]))
-        plan = {"steps": steps, "done": 0, "since": None, "pause": float(self.properties[self.ROLLING_UPDATES][self.PAUSE_TIME])}
+            target = min(self.desired_size() or current, current)
+            steps = list(capacity.batches(target, current, policy["max_batch_size"], policy["min_in_service"]))
+        plan = {"steps": steps, "done": 0, "since": None, "pause": policy["pause_time"]}
         self.data_set(self.ROLLING_KEY, plan)
         self._next_step(plan)
         return self.ROLLING_KEY
@@ -284,7 +306,7 @@ class AutoScalingGroup(MemberAttributes, StackResource):
         if plan["done"] < len(plan["steps"]):
             size, num_new = plan["steps"][plan["done"]]
         else:
-            size = self._bounded(self._optional(self.DESIRED_CAPACITY) or self._size())
+            size = self._bounded(self.desired_size() or self._size())
             num_new = 0
         plan["done"] += 1
         plan["since"] = None
@@ -302,7 +324,7 @@ class AutoScalingGroup(MemberAttributes, StackResource):
         if plan["done"] > len(plan["steps"]):
             self.data_delete(self.ROLLING_KEY)
             self.data_set(self.FRESH_KEY, [])
-            self._finished_scaling(self._optional(self.COOLDOWN), f"{capacity.EXACT_CAPACITY} : {self._size()}")
+            self._finished_scaling(self._optional(self.COOLDOWN), f"{self.EXACT} : {self._size()}")
             return True
         # Heat pauses between batches, not after the last one.
         if plan["pause"] > 0 and 0 < plan["done"] < len(plan["steps"]):

@@ -16,6 +16,15 @@ ADJUSTMENT_TYPES = (EXACT_CAPACITY, CHANGE_IN_CAPACITY, PERCENT_CHANGE_IN_CAPACI
 )
 
 
+# The same adjustment types as AWS::AutoScaling::ScalingPolicy names them.
+CFN_ADJUSTMENT_TYPES = (CFN_CHANGE_IN_CAPACITY, CFN_EXACT_CAPACITY, CFN_PERCENT_CHANGE_IN_CAPACITY) = (
+    "ChangeInCapacity",
+    "ExactCapacity",
+    "PercentChangeInCapacity",
+)
+_FROM_CFN = dict(zip(CFN_ADJUSTMENT_TYPES, ADJUSTMENT_TYPES[1:2] + ADJUSTMENT_TYPES[:1] + ADJUSTMENT_TYPES[2:], strict=True))
+
+
 def _percent_step(current: int, percent: float, min_step: int | None) -> int:
     """A percentage of ``current`` as a whole number of members: a change smaller than
     one member still moves one (rounded away from zero), a larger one is rounded
@@ -38,7 +47,9 @@ def new_capacity(
     lower: int,
     upper: int,
 ) -> int:
-    """The capacity after ``adjustment`` of ``adjustment_type``, kept in [lower, upper]."""
+    """The capacity after ``adjustment`` of ``adjustment_type`` (either spelling), kept
+    in [lower, upper]."""
+    adjustment_type = _FROM_CFN.get(adjustment_type, adjustment_type)
     if adjustment_type == CHANGE_IN_CAPACITY:
         wanted = current + int(adjustment)
     elif adjustment_type == EXACT_CAPACITY:

@@ -121,7 +121,7 @@ class ScalingPolicy(Resource):
     def _group(self) -> Any:
         reference = self.properties[self.AUTO_SCALING_GROUP_ID]
         group = self.stack.resource_by_refid(reference)  # type: ignore[attr-defined]
-        if group is None or not hasattr(group, "adjust"):
+        if group is None or getattr(group, "adjust", None) is None:
             raise ResourceFailure(f'Alarm {self.name} could not find scaling group named "{reference}"')
         return group
 

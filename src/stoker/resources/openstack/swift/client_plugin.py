@@ -64,6 +64,13 @@ class SwiftClientPlugin(OpenStackClientPlugin):
     def project_id(self) -> str:
         return str(self.connection.current_project_id)
 
+    def identity_names(self) -> tuple[str, str]:
+        """The names of the project and the user this connection acts as (Keystone's
+        token says them), for ACLs of the form ``<project>:<user>``."""
+        session = self.connection.session
+        access = session.auth.get_access(session)
+        return str(access.project_name or ""), str(access.username or "")
+
     def head_account(self) -> dict[str, str]:
         return self._headers(self._request("HEAD", ""))
 
