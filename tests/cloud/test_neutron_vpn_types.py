@@ -57,15 +57,17 @@ def outputs(service, stack_name: str) -> dict:
 def vpn_template(
     *,
     description: str = "first",
+    ipsec_policy: str,
     lifetime: int = 3600,
-    pfs: str = "group5",
     peer_cidrs: tuple[str, ...] = ("10.40.0.0/24",),
     external_port: int = 2222,
     segment_name: str = "blue",
 ) -> dict:
     """A router with a gateway and an interface, a port with a forwarded floating IP, a VPN
-    service with an IKE policy, an IPsec policy and a site connection, and a segment. No
-    names: each object gets its physical resource name (what a crashed create is found by)."""
+    service with an IKE policy and a site connection (on ``ipsec_policy``, made beside the
+    stack: see ``test_ipsec_policy_refused_by_vpnaas_2026_2``), and a segment. No names: each
+    object gets its physical resource name (what a crashed create is found by). SHA-256, not
+    Heat's default SHA-1, which neutron-vpnaas 2026.2 no longer stores."""
     private_subnet = {"get_resource": "private_subnet"}
     return {
         "heat_template_version": "2021-04-16",
@@ -124,9 +126,8 @@ def vpn_template(
             },
             "ike": {
                 "type": "OS::Neutron::IKEPolicy",
-                "properties": {"lifetime": {"value": lifetime}},
+                "properties": {"auth_algorithm": "sha256", "lifetime": {"value": lifetime}},
             },
-            "ipsec": {"type": "OS::Neutron::IPsecPolicy", "properties": {"pfs": pfs}},
             "vpn": {
                 "type": "OS::Neutron::VPNService",
                 "properties": {
@@ -144,7 +145,7 @@ def vpn_template(
                     "peer_cidrs": list(peer_cidrs),
                     "psk": "secret",
                     "ikepolicy_id": {"get_resource": "ike"},
-                    "ipsecpolicy_id": {"get_resource": "ipsec"},
+                    "ipsecpolicy_id": ipsec_policy,
                     "vpnservice_id": {"get_resource": "vpn"},
                     "dpd": {"actions": "restart"},
                 },
@@ -167,13 +168,26 @@ def vpn_template(
     }
 
 
-def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(admin_cloud, stacks):
+@pytest.fixture
+def ipsec_policy(admin_cloud):
+    """An IPsec policy of SHA-256 (Heat's IPsecPolicy allows only SHA-1)."""
+    network = admin_cloud.connect("admin").network
+    made = network.create_vpn_ipsec_policy(
+        name=f"ipsec-{secrets.token_hex(3)}", auth_algorithm="sha256"
+    )
+    yield made.id
+    network.delete_vpn_ipsec_policy(made.id, ignore_missing=True)
+
+
+def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(
+    admin_cloud, stacks, ipsec_policy
+):
     service, names = stacks
     network = admin_cloud.connect("admin").network
     stack_name = f"vpn-{secrets.token_hex(3)}"
     names.append(stack_name)
 
-    stack = service.create_stack(stack_name, from_data(vpn_template()))
+    stack = service.create_stack(stack_name, from_data(vpn_template(ipsec_policy=ipsec_policy)))
 
     assert stack.state == "CREATE_COMPLETE", stack.status_reason
     ids = physical_ids(service, stack_name)
@@ -202,15 +216,14 @@ def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(a
     assert connection.status == "ACTIVE"
     assert (connection.ikepolicy_id, connection.ipsecpolicy_id, connection.vpnservice_id) == (
         ids["ike"],
-        ids["ipsec"],
+        ipsec_policy,
         ids["vpn"],
     )
     assert connection.peer_cidrs == ["10.40.0.0/24"]
     assert network.get_vpn_ike_policy(ids["ike"]).lifetime == {"units": "seconds", "value": 3600}
-    assert network.get_vpn_ipsec_policy(ids["ipsec"]).pfs == "group5"
     shown = outputs(service, stack_name)
     assert shown["vpn_status"] == "ACTIVE"  # the no-op driver's answer to the connection
-    assert shown["connection"] == {"action": "restart", "interval": 30, "timeout": 120}
+    assert shown["connection"] == {"action": "restart", "interval": 30, "timeout": 120}  # Neutron's keys
     assert shown["ike_lifetime"] == {"units": "seconds", "value": 3600}
     assert service.stack_action(stack_name, "CHECK").state == "CHECK_COMPLETE"
 
@@ -220,7 +233,7 @@ def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(a
             vpn_template(
                 description="second",
                 lifetime=7200,
-                pfs="group14",
+                ipsec_policy=ipsec_policy,
                 peer_cidrs=("10.40.0.0/24", "10.41.0.0/24"),
                 external_port=2223,
                 segment_name="green",
@@ -231,12 +244,10 @@ def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(a
     assert updated.state == "UPDATE_COMPLETE", updated.status_reason
     after = physical_ids(service, stack_name)
     # In place: the segment's name, the forwarding's port, the service's description, the
-    # IKE policy's lifetime. Replaced: the IPsec policy (pfs) and the connection (its
-    # policy and peer CIDRs).
+    # IKE policy's lifetime. Replaced: the connection (its peer CIDRs).
     for same in ("segment", "forward", "vpn", "ike"):
         assert after[same] == ids[same], same
-    for replaced in ("ipsec", "connection"):
-        assert after[replaced] != ids[replaced], replaced
+    assert after["connection"] != ids["connection"]
     assert network.get_segment(ids["segment"]).name == "green"
     assert (
         network.get_floating_ip_port_forwarding(ids["floating_ip"], ids["forward"]).external_port
@@ -244,8 +255,6 @@ def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(a
     )
     assert network.get_vpn_service(ids["vpn"]).description == "second"
     assert network.get_vpn_ike_policy(ids["ike"]).lifetime["value"] == 7200
-    assert network.get_vpn_ipsec_policy(after["ipsec"]).pfs == "group14"
-    assert network.find_vpn_ipsec_policy(ids["ipsec"]) is None
     assert network.find_vpn_ipsec_site_connection(ids["connection"]) is None
     assert network.get_vpn_ipsec_site_connection(after["connection"]).peer_cidrs == [
         "10.40.0.0/24",
@@ -262,8 +271,30 @@ def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(a
     assert network.find_segment(ids["segment"]) is None
     assert network.find_vpn_service(ids["vpn"]) is None
     assert network.find_vpn_ike_policy(ids["ike"]) is None
-    assert network.find_vpn_ipsec_policy(after["ipsec"]) is None
+    assert network.find_vpn_ipsec_site_connection(after["connection"]) is None
     assert network.find_ip(ids["floating_ip"]) is None
+
+
+def test_ipsec_policy_refused_by_vpnaas_2026_2(admin_cloud, stacks):
+    """Heat 27's OS::Neutron::IPsecPolicy allows only auth_algorithm sha1, which
+    neutron-vpnaas 2026.2 dropped from its tables (migration 842256a43ce2) while its API still
+    takes it: Neutron answers 500, and the stack fails naming the resource. The type's
+    update, check and delete are those of IKEPolicy (the same base, tested above)."""
+    service, names = stacks
+    stack_name = f"ipsec-{secrets.token_hex(3)}"
+    names.append(stack_name)
+    template = {
+        "heat_template_version": "2021-04-16",
+        "resources": {
+            "ipsec": {"type": "OS::Neutron::IPsecPolicy", "properties": {"pfs": "group14"}}
+        },
+    }
+
+    stack = service.create_stack(stack_name, from_data(template))
+
+    assert stack.state == "CREATE_FAILED"
+    assert "resources.ipsec" in stack.status_reason and "500" in stack.status_reason
+    assert physical_ids(service, stack_name)["ipsec"] in (None, "")
 
 
 def test_segment_and_network_gateway_refuse_what_heat_refuses(admin_cloud, stacks):
@@ -331,9 +362,9 @@ def test_fwaas_v1_types_are_refused_with_heats_message_where_neutron_lacks_fwaas
 class Commands:
     """The stoker command on its own store, as the cloud's admin."""
 
-    def __init__(self, cloud, tmp_path: Path):
+    def __init__(self, cloud, tmp_path: Path, ipsec_policy: str):
         self.template = tmp_path / "vpn.yaml"
-        self.template.write_text(yaml.safe_dump(vpn_template()))
+        self.template.write_text(yaml.safe_dump(vpn_template(ipsec_policy=ipsec_policy)))
         self.environment = {
             key: value
             for key, value in os.environ.items()
@@ -365,7 +396,6 @@ def left_in_neutron(network, stack_name: str) -> dict[str, list[str]]:
         "segment": network.segments,
         "vpn_service": network.vpn_services,
         "ike_policy": network.vpn_ike_policies,
-        "ipsec_policy": network.vpn_ipsec_policies,
         "connection": network.vpn_ipsec_site_connections,
         "network": network.networks,
         "router": network.routers,
@@ -376,9 +406,11 @@ def left_in_neutron(network, stack_name: str) -> dict[str, list[str]]:
     }
 
 
-def test_vpn_stack_create_killed_at_commits_then_finished_leaves_nothing(openstack_cloud, tmp_path):
+def test_vpn_stack_create_killed_at_commits_then_finished_leaves_nothing(
+    openstack_cloud, tmp_path, ipsec_policy
+):
     network = openstack_cloud.connect("admin").network
-    commands = Commands(openstack_cloud, tmp_path)
+    commands = Commands(openstack_cloud, tmp_path, ipsec_policy)
     suffix = secrets.token_hex(3)
     nothing = {
         kind: []
@@ -386,7 +418,6 @@ def test_vpn_stack_create_killed_at_commits_then_finished_leaves_nothing(opensta
             "segment",
             "vpn_service",
             "ike_policy",
-            "ipsec_policy",
             "connection",
             "network",
             "router",
@@ -413,7 +444,7 @@ def test_vpn_stack_create_killed_at_commits_then_finished_leaves_nothing(opensta
             # One of each: what the killed create made was found, not made again.
             left = left_in_neutron(network, name)
             assert [
-                len(left[kind]) for kind in ("vpn_service", "ike_policy", "ipsec_policy", "segment")
+                len(left[kind]) for kind in ("vpn_service", "ike_policy", "connection", "segment")
             ] == [1, 1, 1, 1], left
         deleted = commands.run("delete", name, "--yes", "--wait")
         assert deleted.returncode == 0, deleted.stderr

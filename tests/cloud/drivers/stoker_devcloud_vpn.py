@@ -31,7 +31,11 @@ class NoopVpnDriver(VpnDriver):
             context, ipsec_site_connection["id"], constants.ACTIVE
         )
         self.service_plugin.set_vpnservice_status(
-            context, ipsec_site_connection["vpnservice_id"], constants.ACTIVE
+            # Still PENDING_CREATE: allowed only when saying so (as the agent's report does).
+            context,
+            ipsec_site_connection["vpnservice_id"],
+            constants.ACTIVE,
+            updated_pending_status=True,
         )
 
     def update_ipsec_site_connection(

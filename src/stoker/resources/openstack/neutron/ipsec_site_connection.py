@@ -184,7 +184,14 @@ class IPsecSiteConnection(NeutronRestResource):
     }
 
     def handle_create(self) -> dict[str, Any]:
-        return self.rest_create(self.prepare_properties())
+        body = self.prepare_properties()
+        if body.get(self.DPD):
+            # Heat's key is "actions"; Neutron's is "action" and it refuses any other (Heat
+            # sends "actions" as it is, and Neutron answers 400): sent under Neutron's name.
+            dpd = dict(body[self.DPD])
+            dpd["action"] = dpd.pop(self.DPD_ACTIONS, None) or "hold"
+            body[self.DPD] = dpd
+        return self.rest_create(body)
 
     def check_create_complete(self, token: Any) -> bool:
         return self.wait_status(("ACTIVE",), waiting=("PENDING_CREATE",))

@@ -73,9 +73,9 @@ class Segment(NeutronResource):
 
     def validate(self) -> None:
         super().validate()
-        physical_network = self.properties[self.PHYSICAL_NETWORK]
-        network_type = self.properties[self.NETWORK_TYPE]
-        segmentation_id = self.properties[self.SEGMENTATION_ID]
+        physical_network = self.given(self.PHYSICAL_NETWORK)
+        network_type = self.given(self.NETWORK_TYPE)
+        segmentation_id = self.given(self.SEGMENTATION_ID)
         path = f"resources.{self.name}.properties"
 
         def refuse(message: str, key: str, hint: str) -> None:
