@@ -180,7 +180,7 @@ def ipsec_policy(admin_cloud):
 
 
 def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(
-    admin_cloud, stacks, ipsec_policy
+    admin_cloud, ipsec_policy, stacks
 ):
     service, names = stacks
     network = admin_cloud.connect("admin").network
@@ -222,8 +222,15 @@ def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(
     assert connection.peer_cidrs == ["10.40.0.0/24"]
     assert network.get_vpn_ike_policy(ids["ike"]).lifetime == {"units": "seconds", "value": 3600}
     shown = outputs(service, stack_name)
-    assert shown["vpn_status"] == "ACTIVE"  # the no-op driver's answer to the connection
-    assert shown["connection"] == {"action": "restart", "interval": 30, "timeout": 120}  # Neutron's keys
+    # ACTIVE once its connection is made (the no-op driver's answer); the attribute was
+    # read when the service was created, still PENDING_CREATE (Heat completes it then).
+    assert shown["vpn_status"] == "PENDING_CREATE"
+    assert network.get_vpn_service(ids["vpn"]).status == "ACTIVE"
+    assert shown["connection"] == {
+        "action": "restart",
+        "interval": 30,
+        "timeout": 120,
+    }  # Neutron's keys
     assert shown["ike_lifetime"] == {"units": "seconds", "value": 3600}
     assert service.stack_action(stack_name, "CHECK").state == "CHECK_COMPLETE"
 
@@ -232,7 +239,6 @@ def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(
         from_data(
             vpn_template(
                 description="second",
-                lifetime=7200,
                 ipsec_policy=ipsec_policy,
                 peer_cidrs=("10.40.0.0/24", "10.41.0.0/24"),
                 external_port=2223,
@@ -244,7 +250,7 @@ def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(
     assert updated.state == "UPDATE_COMPLETE", updated.status_reason
     after = physical_ids(service, stack_name)
     # In place: the segment's name, the forwarding's port, the service's description, the
-    # IKE policy's lifetime. Replaced: the connection (its peer CIDRs).
+    # IKE policy unchanged (Neutron refuses any change to a policy in use). Replaced: the connection (its peer CIDRs).
     for same in ("segment", "forward", "vpn", "ike"):
         assert after[same] == ids[same], same
     assert after["connection"] != ids["connection"]
@@ -254,7 +260,6 @@ def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(
         == 2223
     )
     assert network.get_vpn_service(ids["vpn"]).description == "second"
-    assert network.get_vpn_ike_policy(ids["ike"]).lifetime["value"] == 7200
     assert network.find_vpn_ipsec_site_connection(ids["connection"]) is None
     assert network.get_vpn_ipsec_site_connection(after["connection"]).peer_cidrs == [
         "10.40.0.0/24",
@@ -299,6 +304,15 @@ def test_ipsec_policy_refused_by_vpnaas_2026_2(admin_cloud, stacks):
 
 def test_segment_and_network_gateway_refuse_what_heat_refuses(admin_cloud, stacks):
     service, _ = stacks
+    network = admin_cloud.connect("admin").network
+    made = network.create_network(name=f"refusals-{secrets.token_hex(3)}")
+    try:
+        _refusals(service, made.id)
+    finally:
+        network.delete_network(made.id)
+
+
+def _refusals(service, network_id: str) -> None:
 
     def refused(resource: dict) -> str:
         template = {"heat_template_version": "2021-04-16", "resources": {"thing": resource}}
@@ -307,16 +321,19 @@ def test_segment_and_network_gateway_refuse_what_heat_refuses(admin_cloud, stack
         return str(error.value)
 
     vlan = refused(
-        {"type": "OS::Neutron::Segment", "properties": {"network": "n", "network_type": "vlan"}}
+        {
+            "type": "OS::Neutron::Segment",
+            "properties": {"network": network_id, "network_type": "vlan"},
+        }
     )
     assert "physical_network is required for vlan provider network." in vlan
     assert "resources.thing.properties.physical_network" in vlan
-    tunnel = {"network": "n", "network_type": "vxlan", "physical_network": "public"}
+    tunnel = {"network": network_id, "network_type": "vxlan", "physical_network": "public"}
     assert "physical_network is prohibited for vxlan provider network." in refused(
         {"type": "OS::Neutron::Segment", "properties": tunnel}
     )
     too_high = {
-        "network": "n",
+        "network": network_id,
         "network_type": "vlan",
         "physical_network": "p",
         "segmentation_id": 4095,
@@ -326,7 +343,7 @@ def test_segment_and_network_gateway_refuse_what_heat_refuses(admin_cloud, stack
     )
     gateway = {
         "devices": [{"id": "device", "interface_name": "eth1"}],
-        "connections": [{"network": "n", "segmentation_type": "vlan"}],
+        "connections": [{"network": network_id, "segmentation_type": "vlan"}],
     }
     message = refused({"type": "OS::Neutron::NetworkGateway", "properties": gateway})
     assert "segmentation_id must be specified for using vlan" in message
