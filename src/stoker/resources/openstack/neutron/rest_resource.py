@@ -35,7 +35,7 @@ class NeutronRestResource(NeutronResource):
         alias = self.required_service_extension
         if alias and not self.client_plugin().has_extension(alias):
             raise ResourceFailure(
-                f"Service neutron is not available for resource type {self.type()}, reason: "
+                f"Service neutron is not available for resource type {self.type}, reason: "
                 f"Required extension {alias} in neutron service is not available.",
                 path=f"resources.{self.name}",
             )
