@@ -166,6 +166,10 @@ def test_neutron_types_create_update_check_delete(admin_cloud, make_service):
         *(f"OS::Neutron::{name}" for name in ("Quota", "QoSPolicy", "QoSBandwidthLimitRule")),
         *(f"OS::Neutron::{name}" for name in ("QoSDscpMarkingRule", "QoSMinimumBandwidthRule")),
         "OS::Neutron::QoSMinimumPacketRateRule",
+        # test_neutron_vpn_types.py: segments, port forwarding, VPNaaS, FWaaS v1, NSX gateways.
+        *(f"OS::Neutron::{name}" for name in ("Segment", "FloatingIPPortForward", "VPNService", "IKEPolicy")),
+        *(f"OS::Neutron::{name}" for name in ("IPsecPolicy", "IPsecSiteConnection", "NetworkGateway")),
+        *(f"OS::Neutron::{name}" for name in ("Firewall", "FirewallPolicy", "FirewallRule")),
         *(f"OS::Neutron::{name}" for name in ("HealthMonitor", "Pool", "PoolMember", "LoadBalancer")),
         # The add-on service plugins' types: test_neutron_chaining_types.py.
         *(f"OS::Neutron::{name}" for name in ("PortPair", "PortPairGroup", "FlowClassifier", "PortChain")),
