@@ -281,10 +281,9 @@ def test_segment_port_forward_and_vpn_types_create_update_replace_check_delete(
 
 
 def test_ipsec_policy_refused_by_vpnaas_2026_2(admin_cloud, stacks):
-    """Heat 27's OS::Neutron::IPsecPolicy allows only auth_algorithm sha1, which
+    """Heat 27's OS::Neutron::IPsecPolicy defaults auth_algorithm to sha1, which
     neutron-vpnaas 2026.2 dropped from its tables (migration 842256a43ce2) while its API still
-    takes it: Neutron answers 500, and the stack fails naming the resource. The type's
-    update, check and delete are those of IKEPolicy (the same base, tested above)."""
+    takes it: Neutron answers 500, and the stack fails naming the resource."""
     service, names = stacks
     stack_name = f"ipsec-{secrets.token_hex(3)}"
     names.append(stack_name)
@@ -300,6 +299,33 @@ def test_ipsec_policy_refused_by_vpnaas_2026_2(admin_cloud, stacks):
     assert stack.state == "CREATE_FAILED"
     assert "resources.ipsec" in stack.status_reason and "500" in stack.status_reason
     assert physical_ids(service, stack_name)["ipsec"] in (None, "")
+
+
+def test_ipsec_policy_of_sha256_creates_updates_in_place_and_deletes(admin_cloud, stacks):
+    service, names = stacks
+    network = admin_cloud.connect("admin").network
+    stack_name = f"ipsec-{secrets.token_hex(3)}"
+    names.append(stack_name)
+
+    def template(description: str) -> dict:
+        properties = {"auth_algorithm": "sha256", "pfs": "group14", "description": description}
+        return {
+            "heat_template_version": "2021-04-16",
+            "resources": {"ipsec": {"type": "OS::Neutron::IPsecPolicy", "properties": properties}},
+        }
+
+    stack = service.create_stack(stack_name, from_data(template("first")))
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    made = physical_ids(service, stack_name)["ipsec"]
+    assert network.get_vpn_ipsec_policy(made).auth_algorithm == "sha256"
+
+    stack = service.update_stack(stack_name, from_data(template("second")))
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    assert physical_ids(service, stack_name)["ipsec"] == made  # in place
+    assert network.get_vpn_ipsec_policy(made).description == "second"
+
+    assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
+    assert network.find_vpn_ipsec_policy(made) is None
 
 
 def test_segment_and_network_gateway_refuse_what_heat_refuses(admin_cloud, stacks):

@@ -35,8 +35,57 @@ def lifetime_schema(description: str, *, update_allowed: bool) -> properties.Sch
     )
 
 
-ENCRYPTION_ALGORITHMS = ["3des", "aes-128", "aes-192", "aes-256"]
-PFS_GROUPS = ["group2", "group5", "group14"]
+# Heat 27's lists (the IKE and IPsec policies share them).
+ENCRYPTION_ALGORITHMS = [
+    "3des",
+    "aes-128",
+    "aes-192",
+    "aes-256",
+    "aes-128-ccm-8",
+    "aes-192-ccm-8",
+    "aes-256-ccm-8",
+    "aes-128-ccm-12",
+    "aes-192-ccm-12",
+    "aes-256-ccm-12",
+    "aes-128-ccm-16",
+    "aes-192-ccm-16",
+    "aes-256-ccm-16",
+    "aes-128-gcm-8",
+    "aes-192-gcm-8",
+    "aes-256-gcm-8",
+    "aes-128-gcm-12",
+    "aes-192-gcm-12",
+    "aes-256-gcm-12",
+    "aes-128-gcm-16",
+    "aes-192-gcm-16",
+    "aes-256-gcm-16",
+    "aes-128-ctr",
+    "aes-192-ctr",
+    "aes-256-ctr",
+]
+PFS_GROUPS = [
+    "group2",
+    "group5",
+    "group14",
+    "group15",
+    "group16",
+    "group17",
+    "group18",
+    "group19",
+    "group20",
+    "group21",
+    "group22",
+    "group23",
+    "group24",
+    "group25",
+    "group26",
+    "group27",
+    "group28",
+    "group29",
+    "group30",
+    "group31",
+]
+AUTH_ALGORITHMS = ["sha1", "sha256", "sha384", "sha512", "aes-xcbc", "aes-cmac"]
 
 
 class IKEPolicy(NeutronRestResource):
@@ -76,7 +125,7 @@ class IKEPolicy(NeutronRestResource):
             properties.Schema.STRING,
             "Authentication hash algorithm for the ike policy.",
             default="sha1",
-            constraints=[constraints.AllowedValues(["sha1", "sha256", "sha384", "sha512"])],
+            constraints=[constraints.AllowedValues(AUTH_ALGORITHMS)],
             update_allowed=True,
         ),
         ENCRYPTION_ALGORITHM: properties.Schema(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from stoker.resources.openstack.neutron.ike_policy import (
+    AUTH_ALGORITHMS,
     ENCRYPTION_ALGORITHMS,
     PFS_GROUPS,
     lifetime_schema,
@@ -67,7 +68,7 @@ class IPsecPolicy(NeutronRestResource):
             properties.Schema.STRING,
             "Authentication hash algorithm for the ipsec policy.",
             default="sha1",
-            constraints=[constraints.AllowedValues(["sha1"])],
+            constraints=[constraints.AllowedValues(AUTH_ALGORITHMS)],
         ),
         ENCRYPTION_ALGORITHM: properties.Schema(
             properties.Schema.STRING,
