@@ -109,7 +109,11 @@ class ServiceVenv:
         steps = [
             ("create the venv", None, [sys.executable, "-m", "venv", str(self.path)]),
             ("install uv", None, [python, "-m", "pip", "install", "-q", UV_REQUIREMENT]),
-            (f"install {self.what}", str(self.requirements), [*uv_install, "-r", str(self.requirements)]),
+            (
+                f"install {self.what}",
+                str(self.requirements),
+                [*uv_install, "-r", str(self.requirements)],
+            ),
         ]
         with open(log_path, "a") as log:
             venv_cache.run_steps(

@@ -24,7 +24,7 @@ import os
 import secrets
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -297,6 +297,13 @@ class Barbican:
             raise BarbicanError(f"stopping Barbican: {error}") from None
         if self.record is not None:
             self.record.remove()
+
+
+def start_for(cloud: DevCloud, directory: Path) -> tuple[BarbicanService, Callable[[], None]]:
+    """Barbican beside ``cloud`` outside pytest (``bench/heat_templates.py --cloud``), and
+    what stops it."""
+    barbican = Barbican(cloud, directory)
+    return barbican.start(), barbican.stop
 
 
 @pytest.fixture(scope="session")

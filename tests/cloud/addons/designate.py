@@ -387,6 +387,13 @@ heartbeat_interval = 2
             raise DesignateError("stopping Designate: " + "; ".join(problems))
 
 
+def start_for(cloud: DevCloud, directory: Path) -> tuple[DesignateService, Callable[[], None]]:
+    """Designate beside ``cloud`` outside pytest (``bench/heat_templates.py --cloud``), and
+    what stops it."""
+    service = DesignateService(cloud, directory).start()
+    return service, service.stop
+
+
 @pytest.fixture(scope="session")
 def designate_service(
     openstack_cloud: DevCloud, tmp_path_factory: pytest.TempPathFactory

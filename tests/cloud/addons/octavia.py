@@ -22,7 +22,7 @@ import secrets
 import string
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -304,6 +304,13 @@ class OctaviaService:
             raise OctaviaError("stopping Octavia: " + "; ".join(problems))
         if self.record is not None:
             self.record.remove()
+
+
+def start_for(cloud: Any, directory: Path) -> tuple[OctaviaService, Callable[[], None]]:
+    """Octavia beside ``cloud`` outside pytest (``bench/heat_templates.py --cloud``), and
+    what stops it."""
+    service = OctaviaService(cloud, directory).start()
+    return service, service.stop
 
 
 @pytest.fixture(scope="session")

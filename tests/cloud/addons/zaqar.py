@@ -25,7 +25,7 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -332,6 +332,13 @@ class Zaqar:
             raise ZaqarError(f"stopping Zaqar: {error}") from None
         if self.record is not None:
             self.record.remove()
+
+
+def start_for(cloud: DevCloud, directory: Path) -> tuple[ZaqarService, Callable[[], None]]:
+    """Zaqar beside ``cloud`` outside pytest (``bench/heat_templates.py --cloud``), and
+    what stops it."""
+    zaqar = Zaqar(cloud, directory)
+    return zaqar.start(), zaqar.stop
 
 
 @pytest.fixture(scope="session")
