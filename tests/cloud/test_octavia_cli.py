@@ -28,7 +28,7 @@ STOKER = str(Path(sys.executable).with_name("stoker"))
 WAIT_S = 300
 PUBLIC = Path(__file__).with_name("heat_templates") / "hot"
 OCTAVIA_TYPES = [
-    "OS::Octavia::Flavor", "OS::Octavia::FlavorProfile", "OS::Octavia::HealthMonitor", "OS::Octavia::L7Policy",
+    "OS::Octavia::AvailabilityZone", "OS::Octavia::AvailabilityZoneProfile", "OS::Octavia::Flavor", "OS::Octavia::FlavorProfile", "OS::Octavia::HealthMonitor", "OS::Octavia::L7Policy",
     "OS::Octavia::L7Rule", "OS::Octavia::Listener", "OS::Octavia::LoadBalancer", "OS::Octavia::Pool",
     "OS::Octavia::PoolMember", "OS::Octavia::Quota",
 ]  # fmt: skip
