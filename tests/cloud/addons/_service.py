@@ -47,6 +47,7 @@ __all__ = [
     "process_environment",
     "register_service",
     "run_command",
+    "stop_after_failure",
     "unregister_endpoints",
 ]
 
@@ -330,6 +331,15 @@ class Launcher:
                 pass
         for process in self.processes.values():
             process.popen = None
+
+
+def stop_after_failure(stop: Callable[[], None]) -> None:
+    """``stop()`` after a start failed: a failure of the stop (MariaDB refusing one more
+    connection, say) must not replace the start's error, which names the cause."""
+    try:
+        stop()
+    except Exception:  # noqa: BLE001 - the start's error is the one raised
+        pass
 
 
 def run_command(

@@ -39,6 +39,7 @@ from tests.cloud.addons._service import (
     process_environment,
     register_service,
     run_command,
+    stop_after_failure,
 )
 from tests.cloud.addons.barbican_installation import (
     BARBICAN_CONF,
@@ -127,10 +128,10 @@ class Barbican:
             self.timings["venv_s"] = self.environment.ensure()
             self._start()
         except (identity.ServiceError, InfrastructureError, OSError) as error:
-            self.stop()
+            stop_after_failure(self.stop)
             raise BarbicanError(f"Barbican: {error}\nAll logs: {self.logs}") from error
         except BaseException:
-            self.stop()
+            stop_after_failure(self.stop)
             raise
         self.timings["start_s"] = time.monotonic() - started - self.timings["venv_s"]
         return BarbicanService(

@@ -41,6 +41,7 @@ from tests.cloud.addons._service import (
     process_environment,
     register_service,
     run_command,
+    stop_after_failure,
     unregister_endpoints,
 )
 from tests.cloud.cloud import CloudError, DevCloud, free_port
@@ -132,10 +133,10 @@ class DesignateService:
             OSError,
             subprocess.SubprocessError,
         ) as error:
-            self.stop()
+            stop_after_failure(self.stop)
             raise DesignateError(f"Designate: {error}\nAll logs: {self.logs}") from error
         except BaseException:
-            self.stop()
+            stop_after_failure(self.stop)
             raise
         self.timings["total_s"] = time.monotonic() - started
         return self

@@ -38,6 +38,7 @@ from tests.cloud.addons._service import (
     process_environment,
     register_service,
     run_command,
+    stop_after_failure,
 )
 from tests.cloud.infrastructure import InfrastructureError
 from tests.cloud.installation import InstallationError, cache_lock
@@ -124,10 +125,10 @@ class OctaviaService:
         try:
             self._start()
         except (identity.ServiceError, InfrastructureError, InstallationError, OSError) as error:
-            self.stop()
+            stop_after_failure(self.stop)
             raise OctaviaError(f"Octavia: {error}\nAll logs: {self.logs}") from error
         except BaseException:
-            self.stop()
+            stop_after_failure(self.stop)
             raise
         return self
 

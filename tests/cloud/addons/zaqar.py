@@ -40,6 +40,7 @@ from tests.cloud.addons._service import (
     process_environment,
     register_service,
     run_command,
+    stop_after_failure,
     unregister_endpoints,
 )
 from tests.cloud.infrastructure import InfrastructureError, reachable
@@ -186,10 +187,10 @@ class Zaqar:
             self.timings["venv_s"] = self.environment.ensure()
             self._start()
         except (identity.ServiceError, InfrastructureError, OSError) as error:
-            self.stop()
+            stop_after_failure(self.stop)
             raise ZaqarError(f"Zaqar: {error}\nAll logs: {self.logs}") from error
         except BaseException:
-            self.stop()
+            stop_after_failure(self.stop)
             raise
         self.timings["start_s"] = time.monotonic() - started - self.timings["venv_s"]
         return ZaqarService(
