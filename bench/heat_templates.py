@@ -304,6 +304,22 @@ class Fixtures:
             return True
         return None
 
+    def nested_defaults(self, path: Path) -> dict[str, Any]:
+        """What a user gives the nested templates through ``parameter_defaults``: their
+        defaults that cannot work here (container_generic.yaml's nested secret.yaml
+        expires in 2017), a later value for each."""
+        found: dict[str, Any] = {}
+        data = _load(path) or {}
+        for definition in (data.get("resources") or {}).values() if isinstance(data.get("resources"), dict) else ():
+            kind = definition.get("type") if isinstance(definition, dict) else None
+            if isinstance(kind, str) and kind.endswith((".yaml", ".yml")) and "://" not in kind:
+                nested = (path.parent / kind).resolve()
+                for name, schema in ((_load(nested) or {}).get("parameters") or {}).items():
+                    default = schema.get("default") if isinstance(schema, dict) else None
+                    if default is not None and (value := self._known(name.lower(), default)) is not None:
+                        found[name] = value
+        return found
+
     def parameters(self, path: Path) -> dict[str, Any]:
         data = _load(path) or {}
         return {name: self.value(name, schema if isinstance(schema, dict) else {}) for name, schema in (data.get("parameters") or {}).items()}
@@ -464,7 +480,12 @@ def main(argv: list[str] | None = None) -> int:
                 (arguments.dump / f"{len(outcomes):04d}.json").write_text(json.dumps(dumped))
             try:
                 parameters = fixtures.parameters(path) if fixtures is not None else {}
-                service.validate_template(source, environments, files=files, parameters=parameters)
+                nested = fixtures.nested_defaults(path) if fixtures is not None else {}
+                if nested:
+                    environments_used = [*environments, Source(yaml.safe_dump({"parameter_defaults": nested}), "parameter_defaults.yaml")]
+                else:
+                    environments_used = environments
+                service.validate_template(source, environments_used, files=files, parameters=parameters)
                 outcome.validation = "ok"
             except StokerError as error:  # a refusal, with stoker's reason
                 outcome.validation = _first_line(error)
@@ -478,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
                 name = f"sweep-{secrets.token_hex(3)}"
                 try:
                     began = time.monotonic()
-                    stack = service.create_stack(name, source, environments, parameters=parameters, files=files, timeout_mins=arguments.timeout_mins)
+                    stack = service.create_stack(name, source, environments_used, parameters=parameters, files=files, timeout_mins=arguments.timeout_mins)
                     outcome.create_s = time.monotonic() - began
                     outcome.create = stack.state if stack.state == "CREATE_COMPLETE" else f"{stack.state}: {stack.status_reason}"
                     began = time.monotonic()
