@@ -172,7 +172,10 @@ class Fixtures:
         """A load balancer pool in demo's private subnet (Octavia), as lb_server.yaml's
         ``pool_id`` asks: made once, through a listener, each step waited ACTIVE."""
         if self.pool_id is None:
-            lbaas = self.connection.load_balancer
+            # A new connection: the catalog is read at authentication, and Octavia may
+            # have been started (its endpoint moved) since the others were made.
+            self.lbaas_connection = self.cloud.connect("demo")
+            lbaas = self.lbaas_connection.load_balancer
             suffix = secrets.token_hex(3)
             balancer = lbaas.create_load_balancer(name=f"sweep-{suffix}", vip_subnet_id=self.private_subnet.id)
             self.made.append(("load balancer", balancer))
@@ -214,8 +217,8 @@ class Fixtures:
                 elif kind == "flavor":
                     self.admin.compute.delete_flavor(item, ignore_missing=True)
                 elif kind == "load balancer":
-                    self.connection.load_balancer.delete_load_balancer(item, ignore_missing=True, cascade=True)
-                    self.connection.load_balancer.wait_for_delete(item, wait=120)
+                    self.lbaas_connection.load_balancer.delete_load_balancer(item, ignore_missing=True, cascade=True)
+                    self.lbaas_connection.load_balancer.wait_for_delete(item, wait=120)
                 elif kind == "group":
                     self.admin.identity.delete_group(item, ignore_missing=True)
             except Exception as error:  # noqa: BLE001 - clean up what can be
