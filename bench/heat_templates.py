@@ -177,7 +177,13 @@ class Fixtures:
             self.lbaas_connection = self.cloud.connect("demo")
             lbaas = self.lbaas_connection.load_balancer
             suffix = secrets.token_hex(3)
-            balancer = lbaas.create_load_balancer(name=f"sweep-{suffix}", vip_subnet_id=self.private_subnet.id)
+            # The VIP on a network of its own, the servers (members) on the private one:
+            # a member on the VIP's own subnet meets Octavia's no-op driver gap
+            # (tests/cloud/README.md, Octavia), which no real Neutron has.
+            front = self.lbaas_connection.network.create_network(name=f"sweep-front-{suffix}")
+            self.made.append(("network", front))
+            front_subnet = self.lbaas_connection.network.create_subnet(network_id=front.id, cidr="10.77.0.0/24", ip_version=4)
+            balancer = lbaas.create_load_balancer(name=f"sweep-{suffix}", vip_subnet_id=front_subnet.id)
             self.made.append(("load balancer", balancer))
             lbaas.wait_for_load_balancer(balancer.id, wait=300)
             listener = lbaas.create_listener(name=f"sweep-{suffix}", loadbalancer_id=balancer.id, protocol="HTTP", protocol_port=80)
