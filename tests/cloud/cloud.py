@@ -16,7 +16,6 @@ import os
 import secrets
 import shutil
 import socket
-import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
@@ -24,16 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from tests.cloud import golden, identity
+from tests.cloud.addons._service import Launcher, process_environment
 from tests.cloud.databases import CloudDatabases
 from tests.cloud.infrastructure import InfrastructureError, MariaDB, RabbitMQ
-from tests.cloud.installation import InstallationError, ServiceEnvironment, tail
+from tests.cloud.installation import InstallationError, ServiceEnvironment
 from tests.cloud.services import APIS, DRIVERS, Process, write_configuration
 from tests.cloud.sessions import (
     SessionRecord,
-    die_with_parent,
     processes_by_group,
     reap_abandoned_sessions,
-    stop_groups,
 )
 
 CLOUD_NAME = "stoker-devcloud"
@@ -108,13 +106,29 @@ class DevCloud(CloudDatabases):
         self.logs = self.directory / "logs"
         self.clouds_yaml = self.etc / "clouds.yaml"
         self.cloud_name = CLOUD_NAME
-        self.processes: dict[str, Process] = {}
+        self.launcher = Launcher(
+            label="test cloud",
+            directory=self.directory,
+            logs=self.logs,
+            environment=self._service_environment,
+            error=CloudError,
+            die_with_parent=die_with_parent,
+        )
         self.timings = Timings()
         self.project_id: str | None = None
         self.flavors: dict[str, str] = {}
         self.image_id: str | None = None
         self.image_name = IMAGE_NAME
         self.record: SessionRecord | None = None
+
+    @property
+    def processes(self) -> dict[str, Process]:
+        """Every long-running process of the session, by name (``services.py`` names them)."""
+        return self.launcher.processes
+
+    @processes.setter
+    def processes(self, processes: dict[str, Process]) -> None:
+        self.launcher.processes = processes
 
     # -- a cloud another process started ----------------------------------------------------
 
@@ -237,7 +251,7 @@ class DevCloud(CloudDatabases):
         except InstallationError as error:
             raise CloudError(str(error)) from None
         # Recorded before anything is created, so a killed run's leftovers can be found.
-        self.record = SessionRecord(
+        self.record = self.launcher.record = SessionRecord(
             self.environment.cache,
             self.session,
             owned=self.die_with_parent,
@@ -444,66 +458,17 @@ class DevCloud(CloudDatabases):
     def _service_environment(self) -> dict[str, str]:
         # Only what the services need: stoker's venv, the caller's OS_* variables or
         # PYTHONPATH must not leak into them. Their own PYTHONPATH holds only our drivers.
-        environment = {
-            "PATH": f"{self.environment.path / 'bin'}:{os.defpath}",
-            "PYTHONPATH": str(DRIVERS),
-            "HOME": str(Path.home()),
-            "LANG": "C.UTF-8",
-            "TMPDIR": str(self.data / "tmp"),
-            "PYTHONWARNINGS": "ignore",
-        }
-        for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"):
-            if name in os.environ:
-                environment[name] = os.environ[name]
-        return environment
+        return process_environment(
+            self.environment.path, tmpdir=self.data / "tmp", pythonpath=DRIVERS
+        )
 
     def _launch(self, name: str) -> None:
-        process = self.processes[name]
-        with open(process.output, "ab") as output:
-            process.popen = subprocess.Popen(
-                process.command,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                cwd=self.directory,
-                env=self._service_environment(),
-                start_new_session=True,
-                preexec_fn=die_with_parent if self.die_with_parent else None,
-            )
-        self.record.remember_group(process.popen.pid)
+        self.launcher.launch(name)
 
     # -- readiness ------------------------------------------------------------------------
 
     def _wait(self, name: str, ready, timeout_s: float = READY_TIMEOUT_S) -> None:
-        deadline = time.monotonic() + timeout_s
-        last_problem = "not ready"
-        while True:
-            for process in self.processes.values():
-                if process.popen is not None and process.popen.poll() is not None:
-                    raise CloudError(
-                        self._failure(
-                            process.name, f"exited with status {process.popen.returncode}"
-                        )
-                    )
-            try:
-                if ready():
-                    return
-            except (OSError, identity.ServiceError, ValueError, KeyError) as error:
-                last_problem = str(error)
-            if time.monotonic() > deadline:
-                raise CloudError(
-                    self._failure(name, f"not ready after {timeout_s:.0f} s (last: {last_problem})")
-                )
-            time.sleep(0.5)
-
-    def _failure(self, name: str, what: str) -> str:
-        process = self.processes[name]
-        parts = [f"test cloud: {name} {what}."]
-        for log in [process.output, *process.logs]:
-            if log.exists() and log.stat().st_size:
-                parts.append(f"--- last lines of {log}:\n{tail(log, 25)}")
-        parts.append(f"All logs: {self.logs}")
-        return "\n".join(parts)
+        self.launcher.wait(name, ready, timeout_s)
 
     def _keystone_answers(self) -> bool:
         return (
@@ -541,17 +506,7 @@ class DevCloud(CloudDatabases):
 
     def stop(self) -> None:
         """Stop every process group, drop the databases and the vhost. Safe to call twice."""
-        running = [
-            process.popen for process in self.processes.values() if process.popen is not None
-        ]
-        stop_groups([popen.pid for popen in running])
-        for popen in running:
-            try:
-                popen.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        for process in self.processes.values():
-            process.popen = None
+        self.launcher.stop()
         problems: list[str] = []
 
         def delete_vhost() -> None:

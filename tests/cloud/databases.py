@@ -8,14 +8,14 @@ What it must not do: start services (``cloud.py``) or write their configuration
 
 from __future__ import annotations
 
-import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from tests.cloud import identity
+from tests.cloud.addons._service import run_command
 from tests.cloud.infrastructure import MariaDB
-from tests.cloud.installation import ServiceEnvironment, tail
+from tests.cloud.installation import ServiceEnvironment
 
 # Seconds one database migration chain may take.
 MIGRATION_TIMEOUT_S = 900
@@ -52,27 +52,16 @@ class CloudDatabases:
     def _manage(self, what: str, command: list[str], log: Path | None = None) -> None:
         from tests.cloud.cloud import CloudError
 
-        log = log or self.logs / "manage.out"
-        with open(log, "ab") as output:
-            output.write(f"\n$ {' '.join(command)}\n".encode())
-            output.flush()
-            try:
-                result = subprocess.run(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    cwd=self.directory,
-                    env=self._service_environment(),
-                    timeout=MIGRATION_TIMEOUT_S,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise CloudError(f"{what} took over {MIGRATION_TIMEOUT_S} s; see {log}") from None
-        if result.returncode != 0:
-            raise CloudError(
-                f"{what} failed (exit {result.returncode}):\n{tail(log)}\nFull log: {log}"
-            )
+        run_command(
+            what,
+            command,
+            log=log or self.logs / "manage.out",
+            directory=self.directory,
+            environment=self._service_environment(),
+            timeout_s=MIGRATION_TIMEOUT_S,
+            error=CloudError,
+            label="",
+        )
 
     def _migrate(self) -> None:
         """Every service's schema, six chains at once (about a minute on two cores)."""

@@ -1,6 +1,6 @@
 """The Designate types through the ``stoker`` command, as a user runs it, against the test
 cloud's real Designate (``designate_service``): the type list and schemas; the public
-templates of openstack/heat-templates' ``hot/designate`` (``public_templates/``), created
+templates of openstack/heat-templates' ``hot/designate`` (``heat_templates/designate/``), created
 from their folder with parameters filled as a user would and deleted; and crash safety (the
 command SIGKILLed while a zone is being created, then the next command finishes the create
 and nothing is orphaned in Designate)."""
@@ -22,7 +22,7 @@ from stoker.service import Service
 from stoker.settings import Settings
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
-PUBLIC = Path(__file__).resolve().parent / "public_templates" / "designate"
+PUBLIC = Path(__file__).resolve().parent / "heat_templates" / "designate"
 WAIT_S = 300
 
 

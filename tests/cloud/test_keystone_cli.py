@@ -1,6 +1,6 @@
 """The Keystone types as users meet them: ``stoker resource type list`` names every one;
 openstack/heat-templates' own Keystone sample (``hot/keystone/keystone.yaml``, then its
-``keystone_updated.yaml``, copied unchanged into ``heat_templates/``) is created, updated
+``keystone_updated.yaml``, copied unchanged into ``heat_templates/keystone/``) is created, updated
 and deleted with the ``stoker`` command on the test cloud's real Keystone as its admin;
 and a project member (the cloud's ``demo`` user, with a real Keystone token) is refused
 OS::Keystone::Project by ``stoker serve --auth-mode keystone`` with Heat's message, while
@@ -18,7 +18,7 @@ from tests.cloud import identity
 from tests.cloud.test_keystone_auth import call, deployment  # noqa: F401 - deployment is a fixture
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
-TEMPLATES = Path(__file__).resolve().parent / "heat_templates"
+TEMPLATES = Path(__file__).resolve().parent / "heat_templates" / "keystone"
 KEYSTONE_TYPES = {
     f"OS::Keystone::{name}"
     for name in (

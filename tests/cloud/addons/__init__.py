@@ -18,18 +18,33 @@ The contract of an add-on module:
   (``tests.cloud.fixture.test_group``).
 
 ``fixtures()`` finds every add-on's fixtures, so ``tests/conftest.py`` offers them to every
-test without a list to edit.
+test without a list to edit. Outside pytest (``bench/heat_templates.py --cloud``), each
+add-on's ``start_for(cloud, directory)`` starts it and gives what stops it; ``needed(types)``
+names the add-ons a set of resource types needs, and ``start_for(family, ...)`` starts one.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from _pytest.fixtures import FixtureFunctionDefinition
 
-__all__ = ["fixtures"]
+__all__ = ["fixtures", "needed", "start_for"]
+
+# The add-on a resource type needs, by the start of its name. Keystone's types need none:
+# Keystone is one of the six services every cloud has.
+FAMILY_OF_TYPE = {
+    "OS::Barbican::": "barbican",
+    "OS::Designate::": "designate",
+    "OS::Octavia::": "octavia",
+    "OS::Swift::": "swift",
+    "OS::Heat::SwiftSignal": "swift",
+    "OS::Zaqar::": "zaqar",
+}
 
 
 def fixtures() -> dict[str, Any]:
@@ -43,3 +58,20 @@ def fixtures() -> dict[str, Any]:
             if name.endswith("_service") and isinstance(value, FixtureFunctionDefinition):
                 found[name] = value
     return found
+
+
+def needed(types: Iterable[str]) -> set[str]:
+    """The add-ons (module names) the resource types ``types`` need."""
+    return {
+        family
+        for name in types
+        for prefix, family in FAMILY_OF_TYPE.items()
+        if name.startswith(prefix)
+    }
+
+
+def start_for(family: str, cloud: Any, directory: Path) -> tuple[Any, Callable[[], None]]:
+    """Add-on ``family`` started beside ``cloud`` outside pytest (its state under
+    ``directory``): the running service, and what stops it."""
+    module = importlib.import_module(f"{__name__}.{family}")
+    return module.start_for(cloud, directory)

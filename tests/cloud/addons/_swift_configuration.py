@@ -9,20 +9,12 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
-import sys
 from pathlib import Path
 
 from tests.cloud import identity
+from tests.cloud.addons._service import ServiceVenv, register_service
 from tests.cloud.cloud import CloudError
-from tests.cloud.installation import (
-    BUILD_STEP_TIMEOUT_S,
-    UV_REQUIREMENT,
-    InstallationError,
-    cache_directory,
-    cache_lock,
-)
-from tests.support import venv_cache
+from tests.cloud.installation import InstallationError
 
 REQUIREMENTS = Path(__file__).with_name("swift-requirements.txt")
 SERVERS = ("account", "container", "object")
@@ -36,63 +28,16 @@ class SwiftError(CloudError):
     """Swift did not start; the message names the server and ends with its log tail."""
 
 
-class SwiftEnvironment:
+def swift_venv() -> ServiceVenv:
     """The venv holding Swift and keystonemiddleware, in the cloud's cache."""
-
-    def __init__(self) -> None:
-        self.cache = cache_directory()
-        self.key = venv_cache.environment_key([REQUIREMENTS.read_bytes(), UV_REQUIREMENT.encode()])
-        self.path = self.cache / f"venv-swift-{self.key}"
-        self.marker = self.path / ".stoker-complete"
-
-    def bin(self, name: str) -> Path:
-        return self.path / "bin" / name
-
-    def ensure(self) -> float:
-        """Build the venv unless a complete one is cached; the seconds spent building."""
-        log_path = self.cache / "install-swift.log"
-        return venv_cache.build_once(
-            self.marker, cache_lock("install-swift"), lambda: self._build(log_path)
-        )
-
-    def _build(self, log_path: Path) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
-        environment = venv_cache.outside_environment(("UV_PYTHON",))
-        environment.update(
-            UV_CACHE_DIR=str(self.cache / "uv-cache"),
-            UV_NO_PROGRESS="1",
-            PIP_DISABLE_PIP_VERSION_CHECK="1",
-        )
-        python = str(self.bin("python"))
-        steps = [
-            ("create the venv", None, [sys.executable, "-m", "venv", str(self.path)]),
-            ("install uv", None, [python, "-m", "pip", "install", "-q", UV_REQUIREMENT]),
-            (
-                "install the pinned Swift",
-                None,
-                [
-                    str(self.bin("uv")),
-                    "pip",
-                    "install",
-                    "--python",
-                    python,
-                    "-r",
-                    str(REQUIREMENTS),
-                ],
-            ),
-        ]
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(log_path, "a") as log:
-            venv_cache.run_steps(
-                steps,
-                log,
-                log_path,
-                environment,
-                BUILD_STEP_TIMEOUT_S,
-                "Swift's venv",
-                InstallationError,
-                shown=" ".join,
-            )
+    return ServiceVenv(
+        REQUIREMENTS,
+        directory="venv-swift-{key}",
+        lock="install-swift",
+        log="install-swift.log",
+        what="Swift",
+        error=InstallationError,
+    )
 
 
 def check_user_xattrs(directory: Path) -> None:
@@ -203,46 +148,13 @@ def _user_name() -> str:
 
 def register(keystone_url: str, endpoint: str, root: str) -> None:
     """Swift's service user (admin in project ``service``), its service and its three
-    endpoints; idempotent, and an endpoint of an earlier start is pointed at this one."""
-    keystone = identity.Keystone(keystone_url)
-    admin_role = keystone.ensure("roles", "role", "admin")["id"]
-    service_project = keystone.ensure("projects", "project", "service", domain_id="default")
-    user = keystone.ensure(
-        "users",
-        "user",
-        SERVICE_USER,
-        domain_id="default",
-        password=identity.SERVICE_PASSWORD,
-        default_project_id=service_project["id"],
+    endpoints (the admin one without the account); idempotent, and an endpoint of an
+    earlier start is pointed at this one."""
+    register_service(
+        keystone_url,
+        user=SERVICE_USER,
+        name=SERVICE_NAME,
+        service_type=SERVICE_TYPE,
+        endpoints={"public": endpoint, "internal": endpoint, "admin": root},
+        roles=("admin",),
     )
-    keystone.grant(service_project["id"], user["id"], admin_role)
-    services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
-    service = (
-        next((s for s in services if s["name"] == SERVICE_NAME), None)
-        or keystone.call(
-            "POST", "/services", body={"service": {"name": SERVICE_NAME, "type": SERVICE_TYPE}}
-        )["service"]
-    )
-    existing = {
-        endpoint_row["interface"]: endpoint_row
-        for endpoint_row in keystone.call("GET", f"/endpoints?service_id={service['id']}")[
-            "endpoints"
-        ]
-    }
-    for interface, url in (("public", endpoint), ("internal", endpoint), ("admin", root)):
-        row = existing.get(interface)
-        if row is None:
-            keystone.call(
-                "POST",
-                "/endpoints",
-                body={
-                    "endpoint": {
-                        "service_id": service["id"],
-                        "interface": interface,
-                        "url": url,
-                        "region_id": identity.REGION,
-                    }
-                },
-            )
-        elif row["url"] != url:
-            keystone.call("PATCH", f"/endpoints/{row['id']}", body={"endpoint": {"url": url}})

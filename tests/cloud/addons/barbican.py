@@ -23,7 +23,6 @@ import contextlib
 import os
 import secrets
 import signal
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -33,15 +32,24 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.cloud import identity, installation
+from tests.cloud.addons._service import (
+    GoldenSchema,
+    Launcher,
+    ServiceVenv,
+    process_environment,
+    register_service,
+    run_command,
+    stop_after_failure,
+)
 from tests.cloud.addons.barbican_installation import (
     BARBICAN_CONF,
     UWSGI_INI,
-    BarbicanEnvironment,
     BarbicanError,
+    barbican_venv,
     requirements_hash,
 )
 from tests.cloud.infrastructure import InfrastructureError
-from tests.cloud.sessions import SessionRecord, die_with_parent, stop_groups
+from tests.cloud.sessions import SessionRecord
 from tests.support import venv_cache
 
 if TYPE_CHECKING:
@@ -87,14 +95,12 @@ class BarbicanService:
 class Barbican:
     """Barbican beside a running ``DevCloud``: ``start()`` then ``stop()`` (safe after a failure)."""
 
-    def __init__(
-        self, cloud: DevCloud, directory: Path, environment: BarbicanEnvironment | None = None
-    ):
+    def __init__(self, cloud: DevCloud, directory: Path, environment: ServiceVenv | None = None):
         from tests.cloud.cloud import free_port
 
         self.cloud = cloud
         self.directory = directory.resolve()
-        self.environment = environment or BarbicanEnvironment(cloud.environment.cache)
+        self.environment = environment or barbican_venv(cloud.environment.cache)
         suffix = secrets.token_hex(3)
         self.session = f"{cloud.session}_barbican_{suffix}"
         self.database = f"{cloud.database_prefix}barbican_{suffix}"
@@ -103,8 +109,13 @@ class Barbican:
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.home = self.directory / "home"
         self.logs = self.directory / "logs"
-        self.processes: dict[str, subprocess.Popen] = {}
-        self.outputs: dict[str, Path] = {}
+        self.launcher = Launcher(
+            label="test cloud",
+            directory=self.directory,
+            logs=self.logs,
+            environment=self._environment,
+            error=BarbicanError,
+        )
         self.record: SessionRecord | None = None
         self.timings: dict[str, float] = {}
         self._probe: str | None = None
@@ -114,29 +125,27 @@ class Barbican:
     def start(self) -> BarbicanService:
         started = time.monotonic()
         try:
-            self.timings["venv_s"] = self.environment.ensure(
-                self.environment.cache / "barbican-install.log"
-            )
+            self.timings["venv_s"] = self.environment.ensure()
             self._start()
         except (identity.ServiceError, InfrastructureError, OSError) as error:
-            self.stop()
+            stop_after_failure(self.stop)
             raise BarbicanError(f"Barbican: {error}\nAll logs: {self.logs}") from error
         except BaseException:
-            self.stop()
+            stop_after_failure(self.stop)
             raise
         self.timings["start_s"] = time.monotonic() - started - self.timings["venv_s"]
         return BarbicanService(
             self.endpoint,
             self.directory,
             self.database,
-            self.processes["barbican-worker"].pid,
+            self.launcher.pid("barbican-worker"),
             dict(self.timings),
         )
 
     def _start(self) -> None:
         # Recorded before anything is made: a killed run's database and processes are
         # reaped by the next cloud start (sessions.reap_abandoned_sessions).
-        self.record = SessionRecord(
+        self.record = self.launcher.record = SessionRecord(
             self.environment.cache,
             self.session,
             owned=True,
@@ -152,25 +161,37 @@ class Barbican:
         self.cloud.mariadb.create([self.database])
         self._database_schema()
         self.timings["database_s"] = time.monotonic() - phase
-        self._register()
+        register_service(
+            self.cloud.keystone_url,
+            user=SERVICE_USER,
+            name=SERVICE_NAME,
+            service_type=SERVICE_TYPE,
+            endpoints=self.endpoint,
+        )
         phase = time.monotonic()
-        self._launch(
+        self.launcher.add(
             "barbican-api",
             [str(self.environment.bin("uwsgi")), "--ini", str(self.directory / "uwsgi.ini")],
+            [self.logs / "barbican-api.log"],
         )
-        self._launch(
+        self.launcher.add(
             "barbican-worker",
             [
                 str(self.environment.bin("barbican-worker")),
                 "--log-file",
                 str(self.logs / "barbican-worker.log"),
             ],
+            [self.logs / "barbican-worker.log"],
         )
+        self.launcher.launch("barbican-api")
+        self.launcher.launch("barbican-worker")
         keystone = identity.Keystone(self.cloud.keystone_url)
-        self._wait(
-            "barbican-api", lambda: self._get(keystone, f"{self.endpoint}/v1/secrets") == 200
+        self.launcher.wait(
+            "barbican-api",
+            lambda: self._get(keystone, f"{self.endpoint}/v1/secrets") == 200,
+            READY_TIMEOUT_S,
         )
-        self._wait("barbican-worker", lambda: self._order_done(keystone))
+        self.launcher.wait("barbican-worker", lambda: self._order_done(keystone), READY_TIMEOUT_S)
         self.timings["ready_s"] = time.monotonic() - phase
 
     def _database_schema(self) -> None:
@@ -178,31 +199,27 @@ class Barbican:
         second), or ``barbican-manage db upgrade`` (10-15 s) and the dump saved. The dump is
         keyed by the pins: new Barbican, new dump. Only the schema is in it: the API adds
         its secret stores when it starts, and each project's key when first used."""
-        golden = self.environment.cache / f"barbican-golden-{requirements_hash()}.sql"
-        if golden.exists():
-            with open(golden, "rb") as dump:
-                restored = subprocess.run(
-                    self.cloud.mariadb.restore_command(self.database),
-                    stdin=dump,
-                    capture_output=True,
-                    timeout=MIGRATION_TIMEOUT_S,
-                    check=False,
-                )
-            if restored.returncode == 0:
-                return
-            # A damaged dump: migrate instead, and save a new one.
-            self.cloud.mariadb.create([self.database])
-        self._run(
-            "barbican-manage db upgrade",
-            [str(self.environment.bin("barbican-manage")), "db", "upgrade"],
+        golden = GoldenSchema(
+            self.cloud.mariadb,
+            self.environment.cache / f"barbican-golden-{requirements_hash()}.sql",
+            lambda: venv_cache.cache_lock(
+                self.environment.cache, "barbican-golden", installation.LOCK_WAIT_S, BarbicanError
+            ),
+            MIGRATION_TIMEOUT_S,
         )
-        lock = venv_cache.cache_lock(
-            self.environment.cache, "barbican-golden", installation.LOCK_WAIT_S, BarbicanError
+        golden.prepare(
+            self.database,
+            lambda: run_command(
+                "barbican-manage db upgrade",
+                [str(self.environment.bin("barbican-manage")), "db", "upgrade"],
+                log=self.logs / "manage.out",
+                directory=self.directory,
+                environment=self._environment(),
+                timeout_s=MIGRATION_TIMEOUT_S,
+                error=BarbicanError,
+                label="Barbican: ",
+            ),
         )
-        with lock:
-            partial = golden.with_suffix(f".{os.getpid()}.partial")
-            self.cloud.mariadb.dump(self.database, partial)
-            partial.replace(golden)
 
     def _write_configuration(self) -> None:
         kek = base64.urlsafe_b64encode(os.urandom(32)).decode()
@@ -230,136 +247,9 @@ class Barbican:
     def _environment(self) -> dict[str, str]:
         # Barbican reads its configuration at import time from the default places only
         # (~/.barbican/barbican.conf first): HOME is the session's directory.
-        environment = {
-            "PATH": f"{self.environment.path / 'bin'}:{os.defpath}",
-            "HOME": str(self.home),
-            "LANG": "C.UTF-8",
-            "PYTHONWARNINGS": "ignore",
-        }
-        for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"):
-            if name in os.environ:
-                environment[name] = os.environ[name]
-        return environment
-
-    def _run(self, what: str, command: list[str]) -> None:
-        log = self.logs / "manage.out"
-        with open(log, "ab") as output:
-            try:
-                result = subprocess.run(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    cwd=self.directory,
-                    env=self._environment(),
-                    timeout=MIGRATION_TIMEOUT_S,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise BarbicanError(
-                    f"Barbican: {what} took over {MIGRATION_TIMEOUT_S} s; see {log}"
-                ) from None
-        if result.returncode != 0:
-            raise BarbicanError(
-                f"Barbican: {what} failed (exit {result.returncode}):\n{venv_cache.tail(log)}\nFull log: {log}"
-            )
-
-    def _register(self) -> None:
-        """The service user (admin and service in project ``service``), the service and
-        its three endpoints, made or re-pointed at this Barbican: registering twice (the
-        dev cloud, a retry) changes nothing but the URL."""
-        keystone = identity.Keystone(self.cloud.keystone_url)
-        roles = {
-            role: keystone.ensure("roles", "role", role)["id"] for role in ("admin", "service")
-        }
-        project = keystone.ensure("projects", "project", "service", domain_id="default")
-        user = keystone.ensure(
-            "users",
-            "user",
-            SERVICE_USER,
-            domain_id="default",
-            password=identity.SERVICE_PASSWORD,
-            default_project_id=project["id"],
-        )
-        for role in roles.values():
-            keystone.grant(project["id"], user["id"], role)
-        services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
-        service = (
-            next((s for s in services if s["name"] == SERVICE_NAME), None)
-            or keystone.call(
-                "POST", "/services", body={"service": {"name": SERVICE_NAME, "type": SERVICE_TYPE}}
-            )["service"]
-        )
-        endpoints = keystone.call("GET", f"/endpoints?service_id={service['id']}")["endpoints"]
-        by_interface = {endpoint["interface"]: endpoint for endpoint in endpoints}
-        for interface in ("public", "internal", "admin"):
-            existing = by_interface.get(interface)
-            if existing is None:
-                keystone.call(
-                    "POST",
-                    "/endpoints",
-                    body={
-                        "endpoint": {
-                            "service_id": service["id"],
-                            "interface": interface,
-                            "url": self.endpoint,
-                            "region_id": identity.REGION,
-                        }
-                    },
-                )
-            elif existing["url"] != self.endpoint:
-                keystone.call(
-                    "PATCH",
-                    f"/endpoints/{existing['id']}",
-                    body={"endpoint": {"url": self.endpoint}},
-                )
-
-    def _launch(self, name: str, command: list[str]) -> None:
-        output_path = self.logs / f"{name}.out"
-        self.outputs[name] = output_path
-        with open(output_path, "ab") as output:
-            popen = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                cwd=self.directory,
-                env=self._environment(),
-                start_new_session=True,
-                preexec_fn=die_with_parent,
-            )
-        self.processes[name] = popen
-        self.record.remember_group(popen.pid)
+        return process_environment(self.environment.path, home=self.home)
 
     # -- readiness --------------------------------------------------------------------
-
-    def _wait(self, name: str, ready: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        last = "not ready"
-        while True:
-            for process_name, popen in self.processes.items():
-                if popen.poll() is not None:
-                    raise BarbicanError(
-                        self._failure(process_name, f"exited with status {popen.returncode}")
-                    )
-            try:
-                if ready():
-                    return
-            except (OSError, identity.ServiceError, ValueError, KeyError) as error:
-                last = str(error)
-            if time.monotonic() > deadline:
-                raise BarbicanError(
-                    self._failure(name, f"not ready after {READY_TIMEOUT_S} s (last: {last})")
-                )
-            time.sleep(0.5)
-
-    def _failure(self, name: str, what: str) -> str:
-        parts = [f"test cloud: {name} {what}."]
-        for log in (self.outputs.get(name), self.logs / f"{name}.log"):
-            if log is not None and log.exists() and log.stat().st_size:
-                parts.append(f"--- last lines of {log}:\n{venv_cache.tail(log, 25)}")
-        parts.append(f"All logs: {self.logs}")
-        return "\n".join(parts)
 
     @staticmethod
     def _get(keystone: identity.Keystone, url: str) -> int:
@@ -389,7 +279,7 @@ class Barbican:
         order = keystone.call("GET", probe)
         if order["status"] == "ERROR":
             raise BarbicanError(
-                self._failure("barbican-worker", f"failed the probe order: {order}")
+                self.launcher.failure("barbican-worker", f"failed the probe order: {order}")
             )
         if order["status"] != "ACTIVE":
             return False
@@ -401,20 +291,20 @@ class Barbican:
 
     def stop(self) -> None:
         """Stop both processes, drop the database. Safe to call twice."""
-        running = list(self.processes.values())
-        stop_groups([popen.pid for popen in running])
-        for popen in running:
-            try:
-                popen.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        self.processes.clear()
+        self.launcher.stop()
         try:
             self.cloud.mariadb.drop([self.database])
         except InfrastructureError as error:
             raise BarbicanError(f"stopping Barbican: {error}") from None
         if self.record is not None:
             self.record.remove()
+
+
+def start_for(cloud: DevCloud, directory: Path) -> tuple[BarbicanService, Callable[[], None]]:
+    """Barbican beside ``cloud`` outside pytest (``bench/heat_templates.py --cloud``), and
+    what stops it."""
+    barbican = Barbican(cloud, directory)
+    return barbican.start(), barbican.stop
 
 
 @pytest.fixture(scope="session")

@@ -7,11 +7,10 @@ It must not start anything (``barbican.py`` does).
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 from tests.cloud import installation
+from tests.cloud.addons._service import ServiceVenv
 from tests.support import venv_cache
 
 REQUIREMENTS = Path(__file__).with_name("barbican-requirements.txt")
@@ -75,63 +74,14 @@ def requirements_hash() -> str:
     )
 
 
-class BarbicanEnvironment:
+def barbican_venv(cache: Path | None = None) -> ServiceVenv:
     """Barbican's own venv: ``<cache>/barbican-venv-<hash>``, built once under a lock."""
-
-    def __init__(self, cache: Path | None = None):
-        self.cache = cache or installation.cache_directory()
-        self.path = self.cache / f"barbican-venv-{requirements_hash()}"
-        self.marker = self.path / ".stoker-complete"
-
-    def bin(self, name: str) -> Path:
-        return self.path / "bin" / name
-
-    def ensure(self, log_path: Path) -> float:
-        """Build the venv unless a complete one is cached; the seconds spent building."""
-        lock = venv_cache.cache_lock(
-            self.cache, "barbican-install", installation.LOCK_WAIT_S, BarbicanError
-        )
-        return venv_cache.build_once(self.marker, lock, lambda: self._build(log_path))
-
-    def _build(self, log_path: Path) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        environment = venv_cache.outside_environment(("UV_PYTHON",))
-        environment.update(
-            UV_CACHE_DIR=str(self.cache / "uv-cache"),
-            UV_NO_PROGRESS="1",
-            PIP_DISABLE_PIP_VERSION_CHECK="1",
-        )
-        python = str(self.bin("python"))
-        steps = [
-            ("create the venv", None, [sys.executable, "-m", "venv", str(self.path)]),
-            (
-                "install uv",
-                None,
-                [python, "-m", "pip", "install", "-q", installation.UV_REQUIREMENT],
-            ),
-            (
-                "install Barbican",
-                str(REQUIREMENTS),
-                [
-                    str(self.bin("uv")),
-                    "pip",
-                    "install",
-                    "--python",
-                    python,
-                    "-r",
-                    str(REQUIREMENTS),
-                ],
-            ),
-        ]
-        with open(log_path, "a") as log:
-            venv_cache.run_steps(
-                steps,
-                log,
-                log_path,
-                environment,
-                installation.BUILD_STEP_TIMEOUT_S,
-                "Barbican's venv",
-                BarbicanError,
-                shown=" ".join,
-            )
+    return ServiceVenv(
+        REQUIREMENTS,
+        directory="barbican-venv-{key}",
+        lock="barbican-install",
+        log="barbican-install.log",
+        what="Barbican",
+        error=BarbicanError,
+        cache=cache,
+    )

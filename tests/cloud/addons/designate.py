@@ -23,11 +23,8 @@ BIND or PowerDNS, and ERROR coming from a back end.
 from __future__ import annotations
 
 import functools
-import os
 import secrets
-import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -37,28 +34,28 @@ from pathlib import Path
 import pytest
 
 from tests.cloud import identity
+from tests.cloud.addons._service import (
+    Launcher,
+    Process,
+    ServiceVenv,
+    process_environment,
+    register_service,
+    run_command,
+    stop_after_failure,
+    unregister_endpoints,
+)
 from tests.cloud.cloud import CloudError, DevCloud, free_port
 from tests.cloud.infrastructure import InfrastructureError, MariaDB, RabbitMQ
-from tests.cloud.installation import UV_REQUIREMENT, cache_directory
-from tests.cloud.services import Process
-from tests.cloud.sessions import (
-    SessionRecord,
-    die_with_parent,
-    reap_abandoned_sessions,
-    stop_groups,
-)
-from tests.support import venv_cache
+from tests.cloud.sessions import SessionRecord, reap_abandoned_sessions
 
 REQUIREMENTS = Path(__file__).with_name("designate-requirements.txt")
 SERVICE_TYPE = "dns"
 SERVICE_NAME = "designate"
 # Designate's built-in default pool (its migrations create it; central's default_pool_id).
 DEFAULT_POOL_ID = "794ccc2c-d751-44fe-b57f-8894c9f5c842"
-# Seconds a build step, a designate-manage command, and the whole wait for readiness may take.
-BUILD_STEP_TIMEOUT_S = 1800
+# Seconds a designate-manage command, and the whole wait for readiness, may take.
 MANAGE_TIMEOUT_S = 300
 READY_TIMEOUT_S = 300
-LOCK_WAIT_S = 2400
 PROCESSES = (
     "designate-central",
     "designate-worker",
@@ -72,61 +69,16 @@ class DesignateError(Exception):
     """Designate did not start; the message names the process and ends with its log tail."""
 
 
-class DesignateEnvironment:
+def designate_venv() -> ServiceVenv:
     """The venv holding Designate, in the cloud's cache, keyed by its pins."""
-
-    def __init__(self) -> None:
-        self.cache = cache_directory()
-        self.key = venv_cache.environment_key([REQUIREMENTS.read_bytes(), UV_REQUIREMENT.encode()])
-        self.path = self.cache / f"designate-venv-{self.key}"
-        self.marker = self.path / ".stoker-complete"
-
-    def bin(self, name: str) -> Path:
-        return self.path / "bin" / name
-
-    def ensure(self, log_path: Path) -> float:
-        """Build unless a complete venv is cached; the seconds spent building."""
-        lock = venv_cache.cache_lock(self.cache, "install-designate", LOCK_WAIT_S, DesignateError)
-        return venv_cache.build_once(self.marker, lock, lambda: self._build(log_path))
-
-    def _build(self, log_path: Path) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        environment = venv_cache.outside_environment(("UV_PYTHON",))
-        environment.update(
-            UV_CACHE_DIR=str(self.cache / "uv-cache"),
-            UV_NO_PROGRESS="1",
-            PIP_DISABLE_PIP_VERSION_CHECK="1",
-        )
-        python = str(self.bin("python"))
-        steps = [
-            ("create the venv", None, [sys.executable, "-m", "venv", str(self.path)]),
-            ("install uv", None, [python, "-m", "pip", "install", "-q", UV_REQUIREMENT]),
-            (
-                "install Designate",
-                None,
-                [
-                    str(self.bin("uv")),
-                    "pip",
-                    "install",
-                    "--python",
-                    python,
-                    "-r",
-                    str(REQUIREMENTS),
-                ],
-            ),
-        ]
-        with open(log_path, "a") as log:
-            venv_cache.run_steps(
-                steps,
-                log,
-                log_path,
-                environment,
-                BUILD_STEP_TIMEOUT_S,
-                "Designate's venv",
-                DesignateError,
-                shown=" ".join,
-            )
+    return ServiceVenv(
+        REQUIREMENTS,
+        directory="designate-venv-{key}",
+        lock="install-designate",
+        log="install-designate.log",
+        what="Designate",
+        error=DesignateError,
+    )
 
 
 @dataclass
@@ -135,9 +87,8 @@ class DesignateService:
 
     cloud: DevCloud
     directory: Path
-    environment: DesignateEnvironment = field(default_factory=DesignateEnvironment)
+    environment: ServiceVenv = field(default_factory=designate_venv)
     token: str = field(default_factory=lambda: secrets.token_hex(2))
-    processes: dict[str, Process] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     record: SessionRecord | None = None
 
@@ -154,6 +105,17 @@ class DesignateService:
         self.pool_id = DEFAULT_POOL_ID
         self.mariadb = MariaDB()
         self.rabbitmq = RabbitMQ()
+        self.launcher = Launcher(
+            label="Designate",
+            directory=self.directory,
+            logs=self.logs,
+            environment=self._environment,
+            error=DesignateError,
+        )
+
+    @property
+    def processes(self) -> dict[str, Process]:
+        return self.launcher.processes
 
     def connect(self, user: str = "admin"):
         """An openstacksdk Connection as ``user``; its ``dns`` proxy reaches this Designate."""
@@ -171,10 +133,10 @@ class DesignateService:
             OSError,
             subprocess.SubprocessError,
         ) as error:
-            self.stop()
+            stop_after_failure(self.stop)
             raise DesignateError(f"Designate: {error}\nAll logs: {self.logs}") from error
         except BaseException:
-            self.stop()
+            stop_after_failure(self.stop)
             raise
         self.timings["total_s"] = time.monotonic() - started
         return self
@@ -182,11 +144,9 @@ class DesignateService:
     def _start(self) -> None:
         reap_abandoned_sessions(self.environment.cache, self.mariadb, self.rabbitmq)
         self.logs.mkdir(parents=True, exist_ok=True)
-        self.timings["install_s"] = self.environment.ensure(
-            self.environment.cache / "install-designate.log"
-        )
+        self.timings["install_s"] = self.environment.ensure()
         phase = time.monotonic()
-        self.record = SessionRecord(
+        self.record = self.launcher.record = SessionRecord(
             self.environment.cache,
             f"{self.cloud.session}_designate_{self.token}",
             owned=True,
@@ -198,7 +158,13 @@ class DesignateService:
         self._write_configuration()
         self.mariadb.create([self.database])
         self.rabbitmq.create_vhost(self.vhost)
-        self._register()
+        register_service(
+            self.cloud.keystone_url,
+            user=SERVICE_NAME,
+            name=SERVICE_NAME,
+            service_type=SERVICE_TYPE,
+            endpoints=self.endpoint,
+        )
         self._manage("database sync", "database", "sync")
         self.timings["databases_s"] = time.monotonic() - phase
         phase = time.monotonic()
@@ -348,105 +314,27 @@ heartbeat_interval = 2
         (self.etc / "api-paste.ini").write_text(paste.read_text())
 
     def _environment(self) -> dict[str, str]:
-        environment = {
-            "PATH": f"{self.environment.path / 'bin'}:{os.defpath}",
-            "HOME": str(Path.home()),
-            "LANG": "C.UTF-8",
-            "TMPDIR": tempfile.gettempdir(),
-            "PYTHONWARNINGS": "ignore",
-        }
-        for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"):
-            if name in os.environ:
-                environment[name] = os.environ[name]
-        return environment
-
-    def _register(self) -> None:
-        """The service user (admin and service roles in project ``service``), the ``dns``
-        service and its three endpoints at this session's port: an existing entry (the dev
-        cloud, another run) is pointed here rather than duplicated."""
-        keystone = identity.Keystone(self.cloud.keystone_url)
-        roles = {
-            role: keystone.ensure("roles", "role", role)["id"] for role in ("admin", "service")
-        }
-        project = keystone.ensure("projects", "project", "service", domain_id="default")
-        user = keystone.ensure(
-            "users",
-            "user",
-            SERVICE_NAME,
-            domain_id="default",
-            password=identity.SERVICE_PASSWORD,
-            default_project_id=project["id"],
-        )
-        keystone.grant(project["id"], user["id"], roles["admin"])
-        keystone.grant(project["id"], user["id"], roles["service"])
-        services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
-        service = (
-            next((s for s in services if s["name"] == SERVICE_NAME), None)
-            or keystone.call(
-                "POST", "/services", body={"service": {"name": SERVICE_NAME, "type": SERVICE_TYPE}}
-            )["service"]
-        )
-        existing = {
-            e["interface"]: e
-            for e in keystone.call("GET", f"/endpoints?service_id={service['id']}")["endpoints"]
-        }
-        for interface in ("public", "internal", "admin"):
-            if interface in existing:
-                keystone.call(
-                    "PATCH",
-                    f"/endpoints/{existing[interface]['id']}",
-                    body={"endpoint": {"url": self.endpoint}},
-                )
-            else:
-                keystone.call(
-                    "POST",
-                    "/endpoints",
-                    body={
-                        "endpoint": {
-                            "service_id": service["id"],
-                            "interface": interface,
-                            "url": self.endpoint,
-                            "region_id": identity.REGION,
-                        }
-                    },
-                )
+        return process_environment(self.environment.path, tmpdir=tempfile.gettempdir())
 
     def _unregister(self) -> None:
-        """Remove the endpoints that still point at this session (a later run may have
-        pointed them elsewhere: those stay)."""
-        keystone = identity.Keystone(self.cloud.keystone_url)
-        for endpoint in keystone.call("GET", "/endpoints")["endpoints"]:
-            if endpoint["url"] == self.endpoint:
-                keystone.call("DELETE", f"/endpoints/{endpoint['id']}")
+        unregister_endpoints(self.cloud.keystone_url, self.endpoint)
 
     def _manage(self, what: str, *arguments: str) -> None:
-        command = [
-            str(self.environment.bin("designate-manage")),
-            "--config-file",
-            str(self.etc / "designate.conf"),
-            *arguments,
-        ]
-        log = self.logs / "designate-manage.log"
-        with open(log, "ab") as output:
-            try:
-                result = subprocess.run(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    env=self._environment(),
-                    cwd=self.directory,
-                    timeout=MANAGE_TIMEOUT_S,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise DesignateError(
-                    f"Designate: designate-manage {what} took over {MANAGE_TIMEOUT_S} s.\n{venv_cache.tail(log, 25)}"
-                ) from None
-        if result.returncode != 0:
-            raise DesignateError(
-                f"Designate: designate-manage {what} failed (exit {result.returncode}).\n{venv_cache.tail(log, 25)}"
-            )
+        run_command(
+            f"designate-manage {what}",
+            [
+                str(self.environment.bin("designate-manage")),
+                "--config-file",
+                str(self.etc / "designate.conf"),
+                *arguments,
+            ],
+            log=self.logs / "designate-manage.log",
+            directory=self.directory,
+            environment=self._environment(),
+            timeout_s=MANAGE_TIMEOUT_S,
+            error=DesignateError,
+            label="Designate: ",
+        )
 
     def _launch(self, name: str) -> None:
         log = self.logs / f"{name}.log"
@@ -471,67 +359,19 @@ heartbeat_interval = 2
                 "--log-file",
                 str(log),
             ]
-        process = Process(name, command, self.logs / f"{name}.out", [log])
-        with open(process.output, "ab") as output:
-            process.popen = subprocess.Popen(
-                process.command,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                cwd=self.directory,
-                env=environment,
-                start_new_session=True,
-                preexec_fn=die_with_parent,
-            )
-        self.processes[name] = process
-        self.record.remember_group(process.popen.pid)
+        self.launcher.add(name, command, [log])
+        self.launcher.launch(name, environment)
 
     def _wait(
         self, name: str, ready: Callable[[], bool], timeout_s: float = READY_TIMEOUT_S
     ) -> None:
-        deadline = time.monotonic() + timeout_s
-        last_problem = "not ready"
-        while True:
-            for process in self.processes.values():
-                if process.popen is not None and process.popen.poll() is not None:
-                    raise DesignateError(
-                        self._failure(
-                            process.name, f"exited with status {process.popen.returncode}"
-                        )
-                    )
-            try:
-                if ready():
-                    return
-            except (OSError, identity.ServiceError, ValueError, KeyError) as error:
-                last_problem = str(error)
-            if time.monotonic() > deadline:
-                raise DesignateError(
-                    self._failure(name, f"not ready after {timeout_s:.0f} s (last: {last_problem})")
-                )
-            time.sleep(0.5)
-
-    def _failure(self, name: str, what: str) -> str:
-        parts = [f"Designate: {name} {what}."]
-        process = self.processes.get(name)
-        for log in [process.output, *process.logs] if process else []:
-            if log.exists() and log.stat().st_size:
-                parts.append(f"--- last lines of {log}:\n{venv_cache.tail(log, 25)}")
-        parts.append(f"All logs: {self.logs}")
-        return "\n".join(parts)
+        self.launcher.wait(name, ready, timeout_s)
 
     # -- stop -----------------------------------------------------------------------------
 
     def stop(self) -> None:
         """Stop the processes, drop the database and vhost, remove our endpoints. Safe twice."""
-        running = [p.popen for p in self.processes.values() if p.popen is not None]
-        stop_groups([popen.pid for popen in running])
-        for popen in running:
-            try:
-                popen.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        for process in self.processes.values():
-            process.popen = None
+        self.launcher.stop()
         problems = []
         for step in (
             self._unregister,
@@ -546,6 +386,13 @@ heartbeat_interval = 2
             self.record.remove()
         if problems:
             raise DesignateError("stopping Designate: " + "; ".join(problems))
+
+
+def start_for(cloud: DevCloud, directory: Path) -> tuple[DesignateService, Callable[[], None]]:
+    """Designate beside ``cloud`` outside pytest (``bench/heat_templates.py --cloud``), and
+    what stops it."""
+    service = DesignateService(cloud, directory).start()
+    return service, service.stop
 
 
 @pytest.fixture(scope="session")

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import string
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -32,10 +30,19 @@ from typing import Any
 import pytest
 
 from tests.cloud import identity
+from tests.cloud.addons._service import (
+    GoldenSchema,
+    Launcher,
+    Process,
+    ServiceVenv,
+    process_environment,
+    register_service,
+    run_command,
+    stop_after_failure,
+)
 from tests.cloud.infrastructure import InfrastructureError
-from tests.cloud.installation import UV_REQUIREMENT, InstallationError, cache_directory, cache_lock
-from tests.cloud.sessions import SessionRecord, die_with_parent, stop_groups
-from tests.support import venv_cache
+from tests.cloud.installation import InstallationError, cache_lock
+from tests.cloud.sessions import SessionRecord
 
 __all__ = ["OctaviaService", "octavia_service"]
 
@@ -45,8 +52,7 @@ CONFIGURATION = ADDONS / "octavia.conf"
 SERVICE_NAME, SERVICE_TYPE, USER = "octavia", "load-balancer", "octavia"
 # The queue octavia-worker consumes (Octavia's constant, not configurable).
 WORKER_TOPIC = "octavia_provisioning_v2"
-# Seconds one step of the venv build, and the wait for the service to answer, may take.
-BUILD_STEP_TIMEOUT_S = 1800
+# Seconds the wait for the service to answer may take.
 READY_TIMEOUT_S = 180
 
 
@@ -63,76 +69,19 @@ def free_port() -> int:
 # -- the venv -----------------------------------------------------------------------------
 
 
-class OctaviaEnvironment:
+def octavia_venv() -> ServiceVenv:
     """Octavia's venv in the cloud's cache, keyed by a hash of its pins and the Python."""
-
-    def __init__(self) -> None:
-        self.cache = cache_directory()
-        self.key = venv_cache.environment_key([REQUIREMENTS.read_bytes(), UV_REQUIREMENT.encode()])
-        self.path = self.cache / f"octavia-venv-{self.key}"
-        self.marker = self.path / ".stoker-complete"
-        self.golden = self.cache / f"octavia-golden-{self.key}.sql"
-
-    def bin(self, name: str) -> Path:
-        return self.path / "bin" / name
-
-    def ensure(self) -> float:
-        """Build the venv unless a complete one is cached; the seconds spent building."""
-        log_path = self.cache / "octavia-install.log"
-        return venv_cache.build_once(
-            self.marker, cache_lock("octavia-install"), lambda: self._build(log_path)
-        )
-
-    def _build(self, log_path: Path) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
-        environment = venv_cache.outside_environment(("UV_PYTHON",))
-        environment.update(
-            UV_CACHE_DIR=str(self.cache / "uv-cache"),
-            UV_NO_PROGRESS="1",
-            PIP_DISABLE_PIP_VERSION_CHECK="1",
-        )
-        python = str(self.bin("python"))
-        steps = [
-            ("create the venv", None, [sys.executable, "-m", "venv", str(self.path)]),
-            ("install uv", None, [python, "-m", "pip", "install", "-q", UV_REQUIREMENT]),
-            (
-                "install Octavia",
-                None,
-                [
-                    str(self.bin("uv")),
-                    "pip",
-                    "install",
-                    "--python",
-                    python,
-                    "-r",
-                    str(REQUIREMENTS),
-                ],
-            ),
-        ]
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(log_path, "a") as log:
-            venv_cache.run_steps(
-                steps,
-                log,
-                log_path,
-                environment,
-                BUILD_STEP_TIMEOUT_S,
-                "Octavia's venv",
-                InstallationError,
-                shown=" ".join,
-            )
+    return ServiceVenv(
+        REQUIREMENTS,
+        directory="octavia-venv-{key}",
+        lock="octavia-install",
+        log="octavia-install.log",
+        what="Octavia",
+        error=InstallationError,
+    )
 
 
 # -- the running service ------------------------------------------------------------------
-
-
-@dataclass
-class Process:
-    name: str
-    command: list[str]
-    output: Path
-    logs: list[Path]
-    popen: subprocess.Popen | None = None
 
 
 @dataclass
@@ -142,9 +91,8 @@ class OctaviaService:
 
     cloud: Any
     directory: Path
-    environment: OctaviaEnvironment = field(default_factory=OctaviaEnvironment)
+    environment: ServiceVenv = field(default_factory=octavia_venv)
     token: str = field(default_factory=lambda: f"{os.getpid()}_{secrets.token_hex(2)}")
-    processes: dict[str, Process] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     record: SessionRecord | None = None
 
@@ -157,6 +105,19 @@ class OctaviaService:
         # test runs on the dev cloud's vhost would take each other's requests.
         self.vhost = f"{self.cloud.vhost}_octavia_{self.token}"
         self.etc, self.data, self.logs = (self.directory / part for part in ("etc", "data", "logs"))
+        self.launcher = Launcher(
+            label="Octavia",
+            directory=self.directory,
+            logs=self.logs,
+            environment=lambda: process_environment(
+                self.environment.path, tmpdir=self.data / "tmp"
+            ),
+            error=OctaviaError,
+        )
+
+    @property
+    def processes(self) -> dict[str, Process]:
+        return self.launcher.processes
 
     # -- start --------------------------------------------------------------------------
 
@@ -164,10 +125,10 @@ class OctaviaService:
         try:
             self._start()
         except (identity.ServiceError, InfrastructureError, InstallationError, OSError) as error:
-            self.stop()
+            stop_after_failure(self.stop)
             raise OctaviaError(f"Octavia: {error}\nAll logs: {self.logs}") from error
         except BaseException:
-            self.stop()
+            stop_after_failure(self.stop)
             raise
         return self
 
@@ -181,7 +142,7 @@ class OctaviaService:
         self.environment.ensure()
         phase = self._phase("venv", started)
         # Recorded before anything is created, so a killed run's leftovers are reaped.
-        self.record = SessionRecord(
+        self.record = self.launcher.record = SessionRecord(
             self.environment.cache,
             f"{self.cloud.session}-octavia-{self.token}",
             owned=True,
@@ -194,13 +155,19 @@ class OctaviaService:
         self.cloud.rabbitmq.create_vhost(self.vhost)
         self._prepare_database()
         phase = self._phase("database", phase)
-        self._register()
+        register_service(
+            self.cloud.keystone_url,
+            user=USER,
+            name=SERVICE_NAME,
+            service_type=SERVICE_TYPE,
+            endpoints=self.endpoint,
+        )
         phase = self._phase("keystone", phase)
-        for process in self.processes.values():
-            self._launch(process)
+        for name in self.processes:
+            self.launcher.launch(name)
         keystone = identity.Keystone(self.cloud.keystone_url)
-        self._wait("octavia-api", lambda: self._answers(keystone))
-        self._wait("octavia-worker", self._worker_listens)
+        self.launcher.wait("octavia-api", lambda: self._answers(keystone), READY_TIMEOUT_S)
+        self.launcher.wait("octavia-worker", self._worker_listens, READY_TIMEOUT_S)
         self._phase("ready", phase)
         self.timings["total"] = round(time.monotonic() - started, 1)
 
@@ -253,37 +220,25 @@ class OctaviaService:
                 ]
             )
         )
-        self.processes = {
-            "octavia-api": Process(
-                "octavia-api",
-                [str(self.environment.bin("uwsgi")), "--ini", str(self.etc / "uwsgi.ini")],
-                self.logs / "octavia-api.out",
-                [self.logs / "octavia-api.log"],
-            ),
-            "octavia-worker": Process(
-                "octavia-worker",
-                [str(self.environment.bin("octavia-worker")), "--config-file", str(configuration),
-                 "--log-file", str(self.logs / "octavia-worker.log")],
-                self.logs / "octavia-worker.out",
-                [self.logs / "octavia-worker.log"],
-            ),
-        }  # fmt: skip
+        self.launcher.add(
+            "octavia-api",
+            [str(self.environment.bin("uwsgi")), "--ini", str(self.etc / "uwsgi.ini")],
+            [self.logs / "octavia-api.log"],
+        )
+        self.launcher.add(
+            "octavia-worker",
+            [str(self.environment.bin("octavia-worker")), "--config-file", str(configuration),
+             "--log-file", str(self.logs / "octavia-worker.log")],
+            [self.logs / "octavia-worker.log"],
+        )  # fmt: skip
 
     def _prepare_database(self) -> None:
-        mariadb = self.cloud.mariadb
-        mariadb.create([self.database])
-        golden = self.environment.golden
-        if golden.exists():
-            with open(golden, "rb") as dump:
-                subprocess.run(
-                    mariadb.restore_command(self.database),
-                    stdin=dump,
-                    check=True,
-                    capture_output=True,
-                    timeout=300,
-                )
-            self.timings["golden_restored"] = 1
-            return
+        self.cloud.mariadb.create([self.database])
+        golden = GoldenSchema(
+            self.cloud.mariadb,
+            self.cache_golden,
+            lambda: cache_lock("octavia-golden"),
+        )
         migrate = [
             str(self.environment.bin("octavia-db-manage")),
             "--config-file",
@@ -291,85 +246,26 @@ class OctaviaService:
             "upgrade",
             "head",
         ]
-        log = self.logs / "octavia-db-manage.out"
-        with open(log, "ab") as output:
-            result = subprocess.run(migrate, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-                                    env=self._environment(), timeout=600, check=False)  # fmt: skip
-        if result.returncode != 0:
-            raise OctaviaError(
-                f"Octavia: octavia-db-manage upgrade failed ({result.returncode}):\n{venv_cache.tail(log, 25)}"
-            )
-        with cache_lock("octavia-golden"):
-            if not golden.exists():
-                building = golden.with_name(golden.name + f".building-{os.getpid()}")
-                mariadb.dump(self.database, building)
-                building.rename(golden)
-
-    def _register(self) -> None:
-        """The service user (admin in project ``service``), the service and its endpoints,
-        pointing at this session's API: an existing registration (the dev cloud's, from an
-        earlier run) is reused and its URLs moved here."""
-        keystone = identity.Keystone(self.cloud.keystone_url)
-        admin = keystone.ensure("roles", "role", "admin")["id"]
-        service_project = keystone.ensure("projects", "project", "service", domain_id="default")
-        user = keystone.ensure(
-            "users", "user", USER, domain_id="default", password=identity.SERVICE_PASSWORD,
-            default_project_id=service_project["id"],
-        )  # fmt: skip
-        keystone.grant(service_project["id"], user["id"], admin)
-        service_role = keystone.ensure("roles", "role", "service")["id"]
-        keystone.grant(service_project["id"], user["id"], service_role)
-        services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
-        service = (
-            next((s for s in services if s["name"] == SERVICE_NAME), None)
-            or keystone.call(
-                "POST", "/services", body={"service": {"name": SERVICE_NAME, "type": SERVICE_TYPE}}
-            )["service"]
+        restored = golden.prepare(
+            self.database,
+            lambda: run_command(
+                "octavia-db-manage upgrade",
+                migrate,
+                log=self.logs / "octavia-db-manage.out",
+                directory=self.directory,
+                environment=self.launcher.environment(),
+                timeout_s=600,
+                error=OctaviaError,
+                label="Octavia: ",
+            ),
         )
-        existing = {
-            e["interface"]: e
-            for e in keystone.call("GET", f"/endpoints?service_id={service['id']}")["endpoints"]
-        }
-        for interface in ("public", "internal", "admin"):
-            endpoint = existing.get(interface)
-            if endpoint is None:
-                keystone.call("POST", "/endpoints", body={"endpoint": {
-                    "service_id": service["id"], "interface": interface, "url": self.endpoint, "region_id": identity.REGION,
-                }})  # fmt: skip
-            elif endpoint["url"] != self.endpoint:
-                keystone.call(
-                    "PATCH",
-                    f"/endpoints/{endpoint['id']}",
-                    body={"endpoint": {"url": self.endpoint}},
-                )
+        if restored:
+            self.timings["golden_restored"] = 1
 
-    def _environment(self) -> dict[str, str]:
-        environment = {
-            "PATH": f"{self.environment.path / 'bin'}:{os.defpath}",
-            "HOME": str(Path.home()),
-            "LANG": "C.UTF-8",
-            "TMPDIR": str(self.data / "tmp"),
-            "PYTHONWARNINGS": "ignore",
-        }
-        for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"):
-            if name in os.environ:
-                environment[name] = os.environ[name]
-        return environment
-
-    def _launch(self, process: Process) -> None:
-        with open(process.output, "ab") as output:
-            process.popen = subprocess.Popen(
-                process.command,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                cwd=self.directory,
-                env=self._environment(),
-                start_new_session=True,
-                # Owned by this test run even on the dev cloud: it dies with the run.
-                preexec_fn=die_with_parent,
-            )
-        self.record.remember_group(process.popen.pid)
+    @property
+    def cache_golden(self) -> Path:
+        """The migrated schema's dump, keyed like the venv."""
+        return self.environment.cache / f"octavia-golden-{self.environment.key}.sql"
 
     # -- readiness ----------------------------------------------------------------------
 
@@ -391,58 +287,11 @@ class OctaviaService:
         ).split()
         return WORKER_TOPIC in queues
 
-    def _wait(self, name: str, ready: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        last = "not ready"
-        while True:
-            for process in self.processes.values():
-                if process.popen is not None and process.popen.poll() is not None:
-                    raise OctaviaError(
-                        self._failure(
-                            process.name, f"exited with status {process.popen.returncode}"
-                        )
-                    )
-            try:
-                if ready():
-                    return
-            except (
-                OSError,
-                identity.ServiceError,
-                InfrastructureError,
-                ValueError,
-                KeyError,
-            ) as error:
-                last = str(error)
-            if time.monotonic() > deadline:
-                raise OctaviaError(
-                    self._failure(name, f"not ready after {READY_TIMEOUT_S} s (last: {last})")
-                )
-            time.sleep(0.5)
-
-    def _failure(self, name: str, what: str) -> str:
-        process = self.processes[name]
-        parts = [f"Octavia: {name} {what}."]
-        for log in [process.output, *process.logs]:
-            if log.exists() and log.stat().st_size:
-                parts.append(f"--- last lines of {log}:\n{venv_cache.tail(log, 25)}")
-        parts.append(f"All logs: {self.logs}")
-        return "\n".join(parts)
-
     # -- stop ---------------------------------------------------------------------------
 
     def stop(self) -> None:
         """Stop both processes and drop the database. Safe to call twice."""
-        running = [
-            process.popen for process in self.processes.values() if process.popen is not None
-        ]
-        stop_groups([popen.pid for popen in running])
-        for popen in running:
-            try:
-                popen.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        for process in self.processes.values():
-            process.popen = None
+        self.launcher.stop()
         problems = []
         for cleanup in (
             lambda: self.cloud.mariadb.drop([self.database]),
@@ -456,6 +305,13 @@ class OctaviaService:
             raise OctaviaError("stopping Octavia: " + "; ".join(problems))
         if self.record is not None:
             self.record.remove()
+
+
+def start_for(cloud: Any, directory: Path) -> tuple[OctaviaService, Callable[[], None]]:
+    """Octavia beside ``cloud`` outside pytest (``bench/heat_templates.py --cloud``), and
+    what stops it."""
+    service = OctaviaService(cloud, directory).start()
+    return service, service.stop
 
 
 @pytest.fixture(scope="session")

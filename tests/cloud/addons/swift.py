@@ -22,9 +22,7 @@ Attached to the dev cloud (STOKER_TEST_CLOUD=dev), Swift is started once under
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -34,17 +32,18 @@ from pathlib import Path
 import pytest
 
 from tests.cloud import identity
+from tests.cloud.addons._service import Launcher, process_environment
 from tests.cloud.addons._swift_configuration import (
     SERVERS,
-    SwiftEnvironment,
     SwiftError,
     check_user_xattrs,
     configuration,
     register,
+    swift_venv,
 )
 from tests.cloud.cloud import CloudError, DevCloud, free_port
 from tests.cloud.installation import InstallationError, cache_directory, cache_lock
-from tests.cloud.sessions import SessionRecord, die_with_parent, processes_by_group, stop_groups
+from tests.cloud.sessions import SessionRecord, processes_by_group, stop_groups
 from tests.support import venv_cache
 
 # Seconds the servers may take to answer once launched.
@@ -93,10 +92,18 @@ class SwiftSession:
         self.cloud = cloud
         self.directory = directory.resolve()
         self.owned = owned
-        self.environment = SwiftEnvironment()
+        self.environment = swift_venv()
         self.logs = self.directory / "logs"
         self.record: SessionRecord | None = None
-        self.processes: dict[str, subprocess.Popen] = {}
+        self.launcher = Launcher(
+            label="Swift",
+            directory=self.directory,
+            logs=self.logs,
+            environment=self._environment,
+            error=SwiftError,
+            die_with_parent=owned,
+            poll_s=0.3,
+        )
 
     def start(self) -> SwiftService:
         started = time.monotonic()
@@ -107,7 +114,7 @@ class SwiftSession:
             raise SwiftError(str(error)) from None
         ports = {name: free_port() for name in ("proxy", *SERVERS)}
         service = SwiftService(self.directory, ports, self.logs, timings=timings)
-        self.record = SessionRecord(
+        self.record = self.launcher.record = SessionRecord(
             self.environment.cache,
             f"{self.cloud.session}_swift",
             owned=self.owned,
@@ -120,7 +127,7 @@ class SwiftSession:
             self._prepare(ports)
             for name in ("object", "container", "account", "proxy"):
                 self._launch(name)
-            service.groups = [popen.pid for popen in self.processes.values()]
+            service.groups = self.launcher.groups()
             for name in SERVERS:
                 self._wait(name, lambda name=name: self._healthy(ports[name]))
             self._wait("proxy", lambda: self._healthy(ports["proxy"]))
@@ -169,63 +176,23 @@ class SwiftSession:
             )
 
     def _environment(self) -> dict[str, str]:
-        environment = {
-            "PATH": f"{self.environment.path / 'bin'}:{os.defpath}",
-            "HOME": str(Path.home()),
-            "LANG": "C.UTF-8",
-            "TMPDIR": tempfile.gettempdir(),
-            "PYTHONWARNINGS": "ignore",
-        }
-        for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"):
-            if name in os.environ:
-                environment[name] = os.environ[name]
-        return environment
+        return process_environment(self.environment.path, tmpdir=tempfile.gettempdir())
 
     def _launch(self, name: str) -> None:
-        output = self.logs / f"{name}-server.log"
-        with open(output, "ab") as log:
-            # -v: Swift logs to syslog otherwise; this puts its log in the file.
-            popen = subprocess.Popen(
-                [
-                    str(self.environment.bin(f"swift-{name}-server")),
-                    str(self.directory / "etc" / f"{name}-server.conf"),
-                    "-v",
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=self.directory,
-                env=self._environment(),
-                start_new_session=True,
-                preexec_fn=die_with_parent if self.owned else None,
-            )
-        self.processes[name] = popen
-        if self.record is not None:
-            self.record.remember_group(popen.pid)
+        # -v: Swift logs to syslog otherwise; this puts its log in the file.
+        self.launcher.add(
+            f"swift-{name}-server",
+            [
+                str(self.environment.bin(f"swift-{name}-server")),
+                str(self.directory / "etc" / f"{name}-server.conf"),
+                "-v",
+            ],
+            output=self.logs / f"{name}-server.log",
+        )
+        self.launcher.launch(f"swift-{name}-server")
 
     def _wait(self, name: str, ready, timeout_s: float = READY_TIMEOUT_S) -> None:
-        deadline = time.monotonic() + timeout_s
-        last = "not ready"
-        while True:
-            for server, popen in self.processes.items():
-                if popen.poll() is not None:
-                    raise SwiftError(
-                        self._failure(server, f"exited with status {popen.returncode}")
-                    )
-            try:
-                if ready():
-                    return
-            except (OSError, identity.ServiceError, ValueError, KeyError) as error:
-                last = str(error)
-            if time.monotonic() > deadline:
-                raise SwiftError(
-                    self._failure(name, f"not ready after {timeout_s:.0f} s (last: {last})")
-                )
-            time.sleep(0.3)
-
-    def _failure(self, name: str, what: str) -> str:
-        log = self.logs / f"{name}-server.log"
-        return f"Swift: swift-{name}-server {what}.\n--- last lines of {log}:\n{venv_cache.tail(log, 25)}\nAll logs: {self.logs}"
+        self.launcher.wait(f"swift-{name}-server", ready, timeout_s)
 
     @staticmethod
     def _healthy(port: int) -> bool:
@@ -247,13 +214,8 @@ class SwiftSession:
         return 200 <= answer.status < 300
 
     def stop(self) -> None:
-        stop_groups([popen.pid for popen in self.processes.values()])
-        for popen in self.processes.values():
-            try:
-                popen.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        self.processes = {}
+        self.launcher.stop()
+        self.launcher.processes.clear()
         if self.record is not None:
             self.record.remove()
 

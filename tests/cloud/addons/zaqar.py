@@ -20,12 +20,10 @@ session's own cloud deletes its projects' keys at stop (``_redis.py`` speaks to 
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
-import shutil
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -36,8 +34,17 @@ import pytest
 
 from tests.cloud import identity, installation
 from tests.cloud.addons._redis import RedisCommands
+from tests.cloud.addons._service import (
+    Launcher,
+    ServiceVenv,
+    process_environment,
+    register_service,
+    run_command,
+    stop_after_failure,
+    unregister_endpoints,
+)
 from tests.cloud.infrastructure import InfrastructureError, reachable
-from tests.cloud.sessions import SessionRecord, die_with_parent, stop_groups
+from tests.cloud.sessions import SessionRecord
 from tests.support import venv_cache
 
 if TYPE_CHECKING:
@@ -110,67 +117,17 @@ def requirements_hash() -> str:
     )
 
 
-class ZaqarEnvironment:
+def zaqar_venv(cache: Path | None = None) -> ServiceVenv:
     """Zaqar's own venv: ``<cache>/zaqar-venv-<hash>``, built once under a lock."""
-
-    def __init__(self, cache: Path | None = None):
-        self.cache = cache or installation.cache_directory()
-        self.path = self.cache / f"zaqar-venv-{requirements_hash()}"
-        self.marker = self.path / ".stoker-complete"
-
-    def bin(self, name: str) -> Path:
-        return self.path / "bin" / name
-
-    def ensure(self, log_path: Path) -> float:
-        """Build the venv unless a complete one is cached; the seconds spent building."""
-        lock = venv_cache.cache_lock(
-            self.cache, "zaqar-install", installation.LOCK_WAIT_S, ZaqarError
-        )
-        return venv_cache.build_once(self.marker, lock, lambda: self._build(log_path))
-
-    def _build(self, log_path: Path) -> None:
-        # Built in place from nothing (scripts carry the venv's absolute path).
-        shutil.rmtree(self.path, ignore_errors=True)
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        environment = venv_cache.outside_environment(("UV_PYTHON",))
-        environment.update(
-            UV_CACHE_DIR=str(self.cache / "uv-cache"),
-            UV_NO_PROGRESS="1",
-            PIP_DISABLE_PIP_VERSION_CHECK="1",
-        )
-        python = str(self.bin("python"))
-        steps = [
-            ("create the venv", None, [sys.executable, "-m", "venv", str(self.path)]),
-            (
-                "install uv",
-                None,
-                [python, "-m", "pip", "install", "-q", installation.UV_REQUIREMENT],
-            ),
-            (
-                "install Zaqar",
-                str(REQUIREMENTS),
-                [
-                    str(self.bin("uv")),
-                    "pip",
-                    "install",
-                    "--python",
-                    python,
-                    "-r",
-                    str(REQUIREMENTS),
-                ],
-            ),
-        ]
-        with open(log_path, "a") as log:
-            venv_cache.run_steps(
-                steps,
-                log,
-                log_path,
-                environment,
-                installation.BUILD_STEP_TIMEOUT_S,
-                "Zaqar's venv",
-                ZaqarError,
-                shown=" ".join,
-            )
+    return ServiceVenv(
+        REQUIREMENTS,
+        directory="zaqar-venv-{key}",
+        lock="zaqar-install",
+        log="zaqar-install.log",
+        what="Zaqar",
+        error=ZaqarError,
+        cache=cache,
+    )
 
 
 @dataclass
@@ -193,14 +150,12 @@ class ZaqarService:
 class Zaqar:
     """Zaqar beside a running ``DevCloud``: ``start()`` then ``stop()`` (safe after a failure)."""
 
-    def __init__(
-        self, cloud: DevCloud, directory: Path, environment: ZaqarEnvironment | None = None
-    ):
+    def __init__(self, cloud: DevCloud, directory: Path, environment: ServiceVenv | None = None):
         from tests.cloud.cloud import free_port
 
         self.cloud = cloud
         self.directory = directory.resolve()
-        self.environment = environment or ZaqarEnvironment(cloud.environment.cache)
+        self.environment = environment or zaqar_venv(cloud.environment.cache)
         suffix = secrets.token_hex(3)
         self.session = f"{cloud.session}_zaqar_{suffix}"
         self.database = f"{cloud.database_prefix}zaqar_{suffix}"
@@ -209,7 +164,13 @@ class Zaqar:
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.home = self.directory / "home"
         self.logs = self.directory / "logs"
-        self.popen: subprocess.Popen | None = None
+        self.launcher = Launcher(
+            label="test cloud",
+            directory=self.directory,
+            logs=self.logs,
+            environment=self._environment,
+            error=ZaqarError,
+        )
         self.record: SessionRecord | None = None
         self.registered = False
         self.timings: dict[str, float] = {}
@@ -223,15 +184,13 @@ class Zaqar:
             )
         started = time.monotonic()
         try:
-            self.timings["venv_s"] = self.environment.ensure(
-                self.environment.cache / "zaqar-install.log"
-            )
+            self.timings["venv_s"] = self.environment.ensure()
             self._start()
         except (identity.ServiceError, InfrastructureError, OSError) as error:
-            self.stop()
+            stop_after_failure(self.stop)
             raise ZaqarError(f"Zaqar: {error}\nAll logs: {self.logs}") from error
         except BaseException:
-            self.stop()
+            stop_after_failure(self.stop)
             raise
         self.timings["start_s"] = time.monotonic() - started - self.timings["venv_s"]
         return ZaqarService(
@@ -246,7 +205,7 @@ class Zaqar:
     def _start(self) -> None:
         # Recorded before anything is made: a killed run's database and process are reaped
         # by the next cloud start (sessions.reap_abandoned_sessions).
-        self.record = SessionRecord(
+        self.record = self.launcher.record = SessionRecord(
             self.environment.cache,
             self.session,
             owned=True,
@@ -260,7 +219,7 @@ class Zaqar:
         self._write_configuration()
         phase = time.monotonic()
         self.cloud.mariadb.create([self.database])
-        self._run(
+        run_command(
             "zaqar-sql-db-manage upgrade head",
             [
                 str(self.environment.bin("zaqar-sql-db-manage")),
@@ -269,15 +228,31 @@ class Zaqar:
                 "upgrade",
                 "head",
             ],
+            log=self.logs / "manage.out",
+            directory=self.directory,
+            environment=self._environment(),
+            timeout_s=MIGRATION_TIMEOUT_S,
+            error=ZaqarError,
+            label="Zaqar: ",
         )
         self.timings["migrate_s"] = time.monotonic() - phase
-        self._register()
-        phase = time.monotonic()
-        self._launch(
-            [str(self.environment.bin("uwsgi")), "--ini", str(self.directory / "uwsgi.ini")]
+        self.registered = True
+        register_service(
+            self.cloud.keystone_url,
+            user=SERVICE_USER,
+            name=SERVICE_NAME,
+            service_type=SERVICE_TYPE,
+            endpoints=self.endpoint,
         )
+        phase = time.monotonic()
+        self.launcher.add(
+            "zaqar-api",
+            [str(self.environment.bin("uwsgi")), "--ini", str(self.directory / "uwsgi.ini")],
+            [self.logs / "zaqar-api.log"],
+        )
+        self.launcher.launch("zaqar-api")
         keystone = identity.Keystone(self.cloud.keystone_url)
-        self._wait(lambda: self._queues_listed(keystone))
+        self.launcher.wait("zaqar-api", lambda: self._queues_listed(keystone), READY_TIMEOUT_S)
         self.timings["ready_s"] = time.monotonic() - phase
 
     @property
@@ -305,101 +280,7 @@ class Zaqar:
     def _environment(self) -> dict[str, str]:
         # Zaqar's WSGI application reads its configuration from the default places only
         # (~/.zaqar/zaqar.conf first; it passes no arguments): HOME is the session's directory.
-        environment = {
-            "PATH": f"{self.environment.path / 'bin'}:{os.defpath}",
-            "HOME": str(self.home),
-            "LANG": "C.UTF-8",
-            "PYTHONWARNINGS": "ignore",
-        }
-        for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"):
-            if name in os.environ:
-                environment[name] = os.environ[name]
-        return environment
-
-    def _run(self, what: str, command: list[str]) -> None:
-        log = self.logs / "manage.out"
-        with open(log, "ab") as output:
-            try:
-                result = subprocess.run(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    cwd=self.directory,
-                    env=self._environment(),
-                    timeout=MIGRATION_TIMEOUT_S,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise ZaqarError(
-                    f"Zaqar: {what} took over {MIGRATION_TIMEOUT_S} s; see {log}"
-                ) from None
-        if result.returncode != 0:
-            raise ZaqarError(
-                f"Zaqar: {what} failed (exit {result.returncode}):\n{venv_cache.tail(log)}\nFull log: {log}"
-            )
-
-    def _register(self) -> None:
-        """The service user (admin and service in project ``service``), the service and
-        its three endpoints, made or re-pointed at this Zaqar: registering twice (the dev
-        cloud, a retry) changes nothing but the URL."""
-        keystone = identity.Keystone(self.cloud.keystone_url)
-        roles = {
-            role: keystone.ensure("roles", "role", role)["id"] for role in ("admin", "service")
-        }
-        project = keystone.ensure("projects", "project", "service", domain_id="default")
-        user = keystone.ensure(
-            "users",
-            "user",
-            SERVICE_USER,
-            domain_id="default",
-            password=identity.SERVICE_PASSWORD,
-            default_project_id=project["id"],
-        )
-        for role in roles.values():
-            keystone.grant(project["id"], user["id"], role)
-        self.registered = True
-        services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
-        service = (
-            next((s for s in services if s["name"] == SERVICE_NAME), None)
-            or keystone.call(
-                "POST", "/services", body={"service": {"name": SERVICE_NAME, "type": SERVICE_TYPE}}
-            )["service"]
-        )
-        endpoints = keystone.call("GET", f"/endpoints?service_id={service['id']}")["endpoints"]
-        by_interface = {endpoint["interface"]: endpoint for endpoint in endpoints}
-        for interface in ("public", "internal", "admin"):
-            existing = by_interface.get(interface)
-            if existing is None:
-                keystone.call(
-                    "POST",
-                    "/endpoints",
-                    body={
-                        "endpoint": {
-                            "service_id": service["id"],
-                            "interface": interface,
-                            "url": self.endpoint,
-                            "region_id": identity.REGION,
-                        }
-                    },
-                )
-            elif existing["url"] != self.endpoint:
-                keystone.call(
-                    "PATCH",
-                    f"/endpoints/{existing['id']}",
-                    body={"endpoint": {"url": self.endpoint}},
-                )
-
-    def _unregister(self) -> None:
-        """Delete the catalog's endpoints that still lead to this Zaqar (another session
-        may have pointed them at its own since)."""
-        keystone = identity.Keystone(self.cloud.keystone_url)
-        services = keystone.call("GET", f"/services?type={SERVICE_TYPE}")["services"]
-        for service in services:
-            endpoints = keystone.call("GET", f"/endpoints?service_id={service['id']}")["endpoints"]
-            for endpoint in endpoints:
-                if endpoint["url"] == self.endpoint:
-                    keystone.call("DELETE", f"/endpoints/{endpoint['id']}")
+        return process_environment(self.environment.path, home=self.home)
 
     def _forget_messages(self) -> None:
         """Delete what the session's projects left in the shared Redis database: Zaqar
@@ -417,46 +298,7 @@ class Zaqar:
                 if keys:
                     redis.call("DEL", *keys)
 
-    def _launch(self, command: list[str]) -> None:
-        with open(self.logs / "zaqar-api.out", "ab") as output:
-            self.popen = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                cwd=self.directory,
-                env=self._environment(),
-                start_new_session=True,
-                preexec_fn=die_with_parent,
-            )
-        self.record.remember_group(self.popen.pid)
-
     # -- readiness --------------------------------------------------------------------
-
-    def _wait(self, ready: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        last = "not ready"
-        while True:
-            if self.popen is not None and self.popen.poll() is not None:
-                raise ZaqarError(self._failure(f"exited with status {self.popen.returncode}"))
-            try:
-                if ready():
-                    return
-            except (OSError, identity.ServiceError, ValueError, KeyError) as error:
-                last = str(error)
-            if time.monotonic() > deadline:
-                raise ZaqarError(
-                    self._failure(f"not ready after {READY_TIMEOUT_S} s (last: {last})")
-                )
-            time.sleep(0.5)
-
-    def _failure(self, what: str) -> str:
-        parts = [f"test cloud: zaqar-api {what}."]
-        for log in (self.logs / "zaqar-api.out", self.logs / "zaqar-api.log"):
-            if log.exists() and log.stat().st_size:
-                parts.append(f"--- last lines of {log}:\n{venv_cache.tail(log, 25)}")
-        parts.append(f"All logs: {self.logs}")
-        return "\n".join(parts)
 
     def _queues_listed(self, keystone: identity.Keystone) -> bool:
         # Through Keystone's authtoken and both stores: the listing reads the SQL store.
@@ -474,16 +316,13 @@ class Zaqar:
     def stop(self) -> None:
         """Stop the API, drop the database, take this Zaqar's endpoints out of the catalog
         (on the dev cloud, which outlives the session). Safe to call twice."""
-        if self.popen is not None:
-            stop_groups([self.popen.pid])
-            try:
-                self.popen.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-            self.popen = None
+        self.launcher.stop()
         if self.registered:
             self.registered = False
-            for forget in (self._forget_messages, self._unregister):
+            unregister = functools.partial(
+                unregister_endpoints, self.cloud.keystone_url, self.endpoint
+            )
+            for forget in (self._forget_messages, unregister):
                 try:
                     forget()
                 except (identity.ServiceError, OSError):
@@ -494,6 +333,13 @@ class Zaqar:
             raise ZaqarError(f"stopping Zaqar: {error}") from None
         if self.record is not None:
             self.record.remove()
+
+
+def start_for(cloud: DevCloud, directory: Path) -> tuple[ZaqarService, Callable[[], None]]:
+    """Zaqar beside ``cloud`` outside pytest (``bench/heat_templates.py --cloud``), and
+    what stops it."""
+    zaqar = Zaqar(cloud, directory)
+    return zaqar.start(), zaqar.stop
 
 
 @pytest.fixture(scope="session")
