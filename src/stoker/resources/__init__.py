@@ -9,7 +9,7 @@ from stoker.sdk.resource import Resource
 
 
 def builtin_mapping() -> dict[str, type[Resource]]:
-    from stoker.resources import openstack
+    from stoker.resources import aws, openstack
     from stoker.resources.heat import (
         autoscaling_group,
         cloud_config,
@@ -41,6 +41,7 @@ def builtin_mapping() -> dict[str, type[Resource]]:
         mapping.update(module.resource_mapping())
     for module in (wait_condition_handle, wait_condition):
         mapping.update(module.resource_mapping())
+    mapping.update(aws.resource_mapping())
     return mapping
 
 
