@@ -282,7 +282,12 @@ def public_network(admin_cloud):
     admin.network.delete_network(network.id, ignore_missing=True)
 
 
-def gateway_stack(cidr: str, associated: str) -> dict:
+def gateway_stack(cidr: str, second: bool) -> dict:
+    """An instance on a VPC subnet routed to the external network, elastic IPs, one put
+    on the instance by InstanceId, one on an interface by allocation. ``second``: the
+    instance's IP is taken off it, the interface gets the spare allocation, and the first
+    loose address goes on the instance by address (after both: Neutron allows one
+    floating IP per fixed IP)."""
     resources = {
         "vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.0.0.0/8"}},
         "subnet": {
@@ -308,14 +313,31 @@ def gateway_stack(cidr: str, associated: str) -> dict:
                 "SubnetId": ref("subnet"),
             },
         },
-        "direct": {"Type": "AWS::EC2::EIP", "Properties": {"InstanceId": ref("web")}},
+        "iface": {
+            "Type": "AWS::EC2::NetworkInterface",
+            "DependsOn": ["association", "attachment"],
+            "Properties": {"SubnetId": ref("subnet")},
+        },
+        "direct": {
+            "Type": "AWS::EC2::EIP",
+            "Properties": {} if second else {"InstanceId": ref("web")},
+        },
         "loose": {"Type": "AWS::EC2::EIP"},
         "spare": {"Type": "AWS::EC2::EIP"},
-        "by_address": {
+        "by_allocation": {
             "Type": "AWS::EC2::EIPAssociation",
-            "Properties": {"InstanceId": ref("web"), "EIP": ref(associated)},
+            "Properties": {
+                "AllocationId": {"Fn::GetAtt": ["spare" if second else "loose", "AllocationId"]},
+                "NetworkInterfaceId": ref("iface"),
+            },
         },
     }
+    if second:
+        resources["by_address"] = {
+            "Type": "AWS::EC2::EIPAssociation",
+            "DependsOn": ["direct", "by_allocation"],
+            "Properties": {"InstanceId": ref("web"), "EIP": ref("loose")},
+        }
     values = {
         "allocation": {"Fn::GetAtt": ["direct", "AllocationId"]},
         "direct": ref("direct"),
@@ -330,7 +352,7 @@ def test_aws_ec2_elastic_ips_and_the_internet_gateway(admin_cloud, public_networ
     connection = admin_cloud.connect("admin")
     name = f"eip-{suffix}"
 
-    stack = service.create_stack(name, from_data(gateway_stack("10.42.0.0/24", "loose")))
+    stack = service.create_stack(name, from_data(gateway_stack("10.42.0.0/24", second=False)))
 
     assert stack.state == "CREATE_COMPLETE", stack.status_reason
     ids = ids_of(service, name)
@@ -347,17 +369,23 @@ def test_aws_ec2_elastic_ips_and_the_internet_gateway(admin_cloud, public_networ
     assert ids["direct"] == direct.floating_ip_address == values["direct"]
     assert (direct.floating_network_id, direct.port_id) == (public_network.id, port.id)
     loose = list(connection.network.ips(floating_ip_address=values["loose"]))[0]
-    assert ids["by_address"] == values["loose"]
-    assert loose.port_id == port.id  # the association took it: the last word on the port
+    spare = list(connection.network.ips(floating_ip_address=values["spare"]))[0]
+    assert ids["by_allocation"] == loose.id
+    assert (loose.port_id, spare.port_id) == (ids["iface"], None)
 
-    # A new address is an in-place update: the old one leaves, the new one comes.
-    updated = service.update_stack(name, from_data(gateway_stack("10.42.0.0/24", "spare")))
+    updated = service.update_stack(name, from_data(gateway_stack("10.42.0.0/24", second=True)))
 
     assert updated.state == "UPDATE_COMPLETE", updated.status_reason
-    assert states(service, name)["by_address"] == "UPDATE_COMPLETE"
-    assert connection.network.get_ip(loose.id).port_id is None
-    spare = list(connection.network.ips(floating_ip_address=values["spare"]))[0]
-    assert spare.port_id == port.id
+    assert ids_of(service, name)["by_allocation"] == spare.id
+    assert (
+        states(service, name)["direct"]
+        == states(service, name)["by_allocation"]
+        == "UPDATE_COMPLETE"
+    )
+    assert connection.network.get_ip(direct.id).port_id is None
+    assert connection.network.get_ip(spare.id).port_id == ids["iface"]
+    assert connection.network.get_ip(loose.id).port_id == port.id
+    assert ids_of(service, name)["by_address"] == loose.floating_ip_address
 
     assert service.delete_stack(name).state == "DELETE_COMPLETE"
 
