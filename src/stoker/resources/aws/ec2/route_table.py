@@ -9,6 +9,7 @@ finds it), its gateway, the interface moves, check.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.aws.ec2.tags import tags_schema
@@ -16,7 +17,7 @@ from stoker.resources.aws.ec2.vpc import router_for_vpc
 from stoker.resources.openstack.neutron.client_plugin import as_dict
 from stoker.resources.openstack.neutron.neutron import NeutronResource
 from stoker.sdk import constraints, properties, support
-from stoker.sdk.exceptions import ResourceFailure
+from stoker.sdk.exceptions import ResourceFailure, UpdateReplace
 from stoker.sdk.resource import Resource
 
 __all__ = ["RouteTable", "SubnetRouteTableAssociation", "resource_mapping"]
@@ -110,19 +111,33 @@ class SubnetRouteTableAssociation(Resource):
         # Heat records no physical id for an association, so its Ref is its name.
         return self.name
 
+    def needs_replace_failed(self) -> bool:
+        # A replacement's delete would take the subnet off the route table again (back to
+        # the VPC's router) after the new one put it there: a failed create is taken over.
+        return not self.resource_id
+
+    def handle_update(
+        self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]
+    ) -> None:
+        if prop_diff:
+            raise UpdateReplace(self.name)
+        self.handle_create()  # a failed create taken over: every step is idempotent
+
     def handle_create(self) -> None:
         client, plugin = self.client(), self.client_plugin()
         subnet_id, router_id = self.properties[self.SUBNET_ID], self.properties[self.ROUTE_TABLE_ID]
+        # Recorded first, so a crash at any point leaves a delete that undoes what was done.
+        self.resource_id_set(f"{router_id}:subnet_id={subnet_id}")
         with plugin.ignore_not_found:
             previous = self._router_for_subnet(subnet_id)
             if previous is not None and subnet_id in _router_interface_subnets(client, previous.id):
                 client.remove_interface_from_router(previous.id, subnet=subnet_id)
         if subnet_id not in _router_interface_subnets(client, router_id):
             client.add_interface_to_router(router_id, subnet=subnet_id)
-        # Recorded so a delete after a crash knows there is something to undo.
-        self.resource_id_set(f"{router_id}:subnet_id={subnet_id}")
 
     def handle_delete(self) -> None:
+        if self.resource_id is None:
+            return  # never associated (or a replacement has the association now)
         client, plugin = self.client(), self.client_plugin()
         subnet_id, router_id = self.properties[self.SUBNET_ID], self.properties[self.ROUTE_TABLE_ID]
         with plugin.ignore_not_found:

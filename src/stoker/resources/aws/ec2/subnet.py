@@ -8,11 +8,13 @@ finds it) and its router interface, deleting both ("already gone" is fine), chec
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.aws.ec2.tags import tags_schema
 from stoker.resources.aws.ec2.vpc import router_for_vpc
 from stoker.sdk import attributes, properties
+from stoker.sdk.exceptions import UpdateReplace
 from stoker.sdk.resource import Resource
 
 __all__ = ["Subnet", "resource_mapping"]
@@ -94,6 +96,26 @@ class Subnet(Resource):
                 self.client().remove_interface_from_router(router.id, subnet=self.resource_id)
         with plugin.ignore_not_found:
             self.client().delete_subnet(self.resource_id)
+
+    def needs_replace_failed(self) -> bool:
+        """Only a subnet that is gone: a second one with the same CIDR on the VPC's network
+        would overlap the first (Neutron refuses it), so a failed create is taken over."""
+        if not self.resource_id:
+            return True
+        try:
+            self.client().get_subnet(self.resource_id)
+        except Exception as error:  # noqa: BLE001 - openstacksdk's types
+            self.client_plugin().ignore_not_found(error)
+            return True
+        return False
+
+    def handle_update(
+        self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]
+    ) -> None:
+        if prop_diff:
+            raise UpdateReplace(self.name)
+        # A failed create taken over: attach it as its create would have.
+        self._attach_to_router(str(self.resource_id))
 
     def handle_check(self) -> None:
         self.client().get_subnet(self.resource_id)
