@@ -366,7 +366,10 @@ def test_aws_ec2_elastic_ips_and_the_internet_gateway(admin_cloud, public_networ
     assert port.fixed_ips[0]["subnet_id"] == ids["subnet"]
     values = outputs(service, name)
     direct = connection.network.get_ip(values["allocation"])
-    assert ids["direct"] == direct.floating_ip_address == values["direct"]
+    assert (ids["direct"], values["direct"]) == (
+        direct.id,
+        direct.floating_ip_address,
+    )  # Ref: the address
     assert (direct.floating_network_id, direct.port_id) == (public_network.id, port.id)
     loose = list(connection.network.ips(floating_ip_address=values["loose"]))[0]
     spare = list(connection.network.ips(floating_ip_address=values["spare"]))[0]
