@@ -126,14 +126,15 @@ class SubnetRouteTableAssociation(Resource):
     def handle_create(self) -> None:
         client, plugin = self.client(), self.client_plugin()
         subnet_id, router_id = self.properties[self.SUBNET_ID], self.properties[self.ROUTE_TABLE_ID]
-        # Recorded first, so a crash at any point leaves a delete that undoes what was done.
-        self.resource_id_set(f"{router_id}:subnet_id={subnet_id}")
         with plugin.ignore_not_found:
             previous = self._router_for_subnet(subnet_id)
             if previous is not None and subnet_id in _router_interface_subnets(client, previous.id):
                 client.remove_interface_from_router(previous.id, subnet=subnet_id)
         if subnet_id not in _router_interface_subnets(client, router_id):
             client.add_interface_to_router(router_id, subnet=subnet_id)
+        # Recorded last: an association with an id is done, one without is redone by its
+        # replacement (every step above is idempotent) and its delete does nothing.
+        self.resource_id_set(f"{router_id}:subnet_id={subnet_id}")
 
     def handle_delete(self) -> None:
         if self.resource_id is None:
