@@ -1,5 +1,6 @@
-"""The public heat-templates sweep: every HOT template of openstack/heat-templates (``hot/``)
-read as a user would give it to stoker.
+"""The public heat-templates sweep: every HOT template of openstack/heat-templates (``hot/``),
+or every CFN one (``cfn/``: AWSTemplateFormatVersion or HeatTemplateFormatVersion, JSON or
+YAML), read as a user would give it to stoker.
 
 For each template (nested templates and ``get_file`` files read beside it, as the CLI
 reads them), it prints whether every resource type it names, nested templates included,
@@ -13,6 +14,7 @@ are registered first (a 64 KiB image, a small flavor) so its own constraints are
     git clone https://opendev.org/openstack/heat-templates /tmp/heat-templates
     .venv/bin/python bench/heat_templates.py /tmp/heat-templates/hot            # types and validation
     .venv/bin/python bench/heat_templates.py /tmp/heat-templates/hot --cloud    # and create/delete
+    .venv/bin/python bench/heat_templates.py /tmp/heat-templates/cfn            # the CFN templates
 
 The cloud: the dev cloud ``python -m tests.cloud start`` left running, else one started
 for the run. The add-on services a template's types need (Octavia, Barbican, Designate,
@@ -68,12 +70,17 @@ def _load(path: Path) -> Any:
         return None
 
 
+# The keys that make a file a template: HOT's, and the two CFN ones Heat reads.
+VERSION_KEYS = ("heat_template_version", "AWSTemplateFormatVersion", "HeatTemplateFormatVersion")
+
+
 def hot_templates(hot: Path) -> list[Path]:
+    """The templates under ``hot`` (HOT or CFN; the name is the sweep's first use)."""
     found = []
     for path in sorted(hot.rglob("*")):
         if path.suffix in (".yaml", ".yml", ".template") and path.is_file():
             data = _load(path)
-            if isinstance(data, dict) and "heat_template_version" in data:
+            if isinstance(data, dict) and any(key in data for key in VERSION_KEYS):
                 found.append(path)
     return found
 
@@ -86,17 +93,17 @@ def resource_types(path: Path, seen: set[Path] | None = None) -> set[str]:
     seen.add(path)
     data = _load(path)
     types: set[str] = set()
-    resources = data.get("resources") if isinstance(data, dict) else None
+    resources = (data.get("resources") or data.get("Resources")) if isinstance(data, dict) else None
     for definition in (resources or {}).values() if isinstance(resources, dict) else ():
         if not isinstance(definition, dict):
             continue
-        kind = definition.get("type")
+        kind = definition.get("type") or definition.get("Type")
         if isinstance(kind, str):
             if kind.endswith((".yaml", ".yml", ".template")) and "://" not in kind:
                 types |= resource_types((path.parent / kind).resolve(), seen)
             else:
                 types.add(kind)
-        properties = definition.get("properties")
+        properties = definition.get("properties") or definition.get("Properties")
         if kind == "OS::Heat::ResourceGroup" and isinstance(properties, dict):
             inner = (properties.get("resource_def") or {}).get("type") if isinstance(properties.get("resource_def"), dict) else None
             if isinstance(inner, str):
@@ -533,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
     unreadable = sum(o.validation.startswith("files missing:") for o in supported)
     valid = sum(o.validation == "ok" for o in supported)
     print(
-        f"{len(outcomes)} HOT templates; {len(supported)} name only types stoker has; {unreadable} of those name files not there; "
+        f"{len(outcomes)} templates; {len(supported)} name only types stoker has; {unreadable} of those name files not there; "
         f"{valid} validate, {len(supported) - unreadable - valid - internal} are refused, {internal} meet an internal error"
     )
     if arguments.cloud:

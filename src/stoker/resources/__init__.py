@@ -9,7 +9,7 @@ from stoker.sdk.resource import Resource
 
 
 def builtin_mapping() -> dict[str, type[Resource]]:
-    from stoker.resources import openstack
+    from stoker.resources import aws, openstack
     from stoker.resources.heat import (
         access_policy,
         autoscaling_group,
@@ -50,6 +50,7 @@ def builtin_mapping() -> dict[str, type[Resource]]:
         mapping.update(module.resource_mapping())
     for module in (access_policy, ha_restarter, cfn_stack, launch_configuration, instance_group, aws_autoscaling_group, aws_scaling_policy):
         mapping.update(module.resource_mapping())
+    mapping.update(aws.resource_mapping())
     return mapping
 
 
