@@ -89,7 +89,11 @@ class StackReads:
             "resource_type": type_name,
             "description": inspect.getdoc(cls) or "",
             "properties": {
-                name: schema.to_dict() for name, schema in cls.properties_schema.items() if schema.support_status.status != support.HIDDEN
+                # As Heat's: a HIDDEN property, or one marked not implemented (the AWS
+                # types' CFN properties Heat accepts and ignores), is left out.
+                name: schema.to_dict()
+                for name, schema in cls.properties_schema.items()
+                if schema.support_status.status != support.HIDDEN and schema.implemented
             },
             "attributes": {
                 name: schema.to_dict() for name, schema in cls.all_attributes_schema().items() if schema.support_status.status != support.HIDDEN

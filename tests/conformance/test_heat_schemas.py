@@ -31,19 +31,6 @@ MISSING_TYPES: dict[str, str] = {
     "AWS::ElasticLoadBalancing::LoadBalancer": _AWS_REST,
     "AWS::IAM::AccessKey": _AWS_REST,
     "AWS::IAM::User": _AWS_REST,
-    "AWS::EC2::EIP": _AWS_EC2,
-    "AWS::EC2::EIPAssociation": _AWS_EC2,
-    "AWS::EC2::Instance": _AWS_EC2,
-    "AWS::EC2::InternetGateway": _AWS_EC2,
-    "AWS::EC2::NetworkInterface": _AWS_EC2,
-    "AWS::EC2::RouteTable": _AWS_EC2,
-    "AWS::EC2::SecurityGroup": _AWS_EC2,
-    "AWS::EC2::Subnet": _AWS_EC2,
-    "AWS::EC2::SubnetRouteTableAssociation": _AWS_EC2,
-    "AWS::EC2::VPC": _AWS_EC2,
-    "AWS::EC2::VPCGatewayAttachment": _AWS_EC2,
-    "AWS::EC2::Volume": _AWS_EC2,
-    "AWS::EC2::VolumeAttachment": _AWS_EC2,
     "OS::Blazar::Host": _NO_SERVICE,
     "OS::Blazar::Lease": _NO_SERVICE,
     "OS::Ironic::Port": _NO_SERVICE,
@@ -91,10 +78,6 @@ MISSING_HIDDEN_TYPES: dict[str, str] = {
 _SERVED_SIGNALS = "stoker refuses at validation the signal transports it cannot serve (ServedValues: a second allowed_values)"
 _SERVED_CONFIG = "stoker serves POLL_TEMP_URL itself and refuses the transports that need Heat's CFN/Heat API polling or Zaqar"
 
-_HIDDEN_PROPERTY = (
-    "Heat keeps this Not Implemented property HIDDEN (accepted, left out of the schema); "
-    "stoker has no per-property HIDDEN status yet, so it shows it"
-)
 _TEMPLATE_DEFAULT = (
     "to fix: Heat's Schema.from_parameter gives a template-backed type's properties no "
     "default (the parameter's applies in the nested stack); stoker shows the parameter's"
@@ -108,14 +91,6 @@ SCHEMA_DIFFERENCES: dict[str, dict[str, str]] = {
             "Heat declares {} as the default of a list (and reads it as []); stoker refuses a "
             "default that is not a list, so it says []"
         )
-    },
-    "AWS::AutoScaling::AutoScalingGroup": {
-        "property HealthCheckGracePeriod: not in Heat": _HIDDEN_PROPERTY,
-        "property HealthCheckType: not in Heat": _HIDDEN_PROPERTY,
-    },
-    "AWS::AutoScaling::LaunchConfiguration": {
-        "property KernelId: not in Heat": _HIDDEN_PROPERTY,
-        "property RamDiskId: not in Heat": _HIDDEN_PROPERTY,
     },
     "AWS::CloudWatch::Alarm": {
         **{
