@@ -10,6 +10,7 @@ from stoker.sdk.resource import Resource
 
 def builtin_mapping() -> dict[str, type[Resource]]:
     from stoker.resources import openstack
+    from stoker.resources.aws import iam
     from stoker.resources.heat import (
         autoscaling_group,
         cloud_config,
@@ -39,7 +40,7 @@ def builtin_mapping() -> dict[str, type[Resource]]:
         mapping.update(module.resource_mapping())
     for module in (autoscaling_group, scaling_policy):
         mapping.update(module.resource_mapping())
-    for module in (wait_condition_handle, wait_condition):
+    for module in (wait_condition_handle, wait_condition, iam):
         mapping.update(module.resource_mapping())
     return mapping
 

@@ -1,0 +1,1 @@
+"""The CloudFormation-compatible AWS types (Heat's ``engine/resources/aws``)."""
