@@ -31,7 +31,11 @@ class AccessKey(Resource):
 
     properties_schema = {
         SERIAL: properties.Schema(properties.Schema.INTEGER, "Not Implemented.", implemented=False),
-        USER_NAME: properties.Schema(properties.Schema.STRING, "The name of the user that the new key will belong to.", required=True),
+        USER_NAME: properties.Schema(
+            properties.Schema.STRING,
+            "The name of the user that the new key will belong to.",
+            required=True,
+        ),
         STATUS: properties.Schema(
             properties.Schema.STRING,
             "Not Implemented.",
@@ -41,8 +45,16 @@ class AccessKey(Resource):
     }
 
     attributes_schema = {
-        USER_NAME_ATTR: attributes.Schema("Username associated with the AccessKey.", cache_mode=attributes.Schema.CACHE_NONE, type=attributes.Schema.STRING),
-        SECRET_ACCESS_KEY: attributes.Schema("Keypair secret key.", cache_mode=attributes.Schema.CACHE_NONE, type=attributes.Schema.STRING),
+        USER_NAME_ATTR: attributes.Schema(
+            "Username associated with the AccessKey.",
+            cache_mode=attributes.Schema.CACHE_NONE,
+            type=attributes.Schema.STRING,
+        ),
+        SECRET_ACCESS_KEY: attributes.Schema(
+            "Keypair secret key.",
+            cache_mode=attributes.Schema.CACHE_NONE,
+            type=attributes.Schema.STRING,
+        ),
     }
 
     def _user_id(self) -> str | None:

@@ -26,7 +26,12 @@ class User(Resource):
     support_status = support.SupportStatus(version="2014.1")
     default_client_name = "keystone"
 
-    PROPERTIES = (PATH, GROUPS, LOGIN_PROFILE, POLICIES) = ("Path", "Groups", "LoginProfile", "Policies")
+    PROPERTIES = (PATH, GROUPS, LOGIN_PROFILE, POLICIES) = (
+        "Path",
+        "Groups",
+        "LoginProfile",
+        "Policies",
+    )
     _LOGIN_PROFILE_KEYS = (LOGIN_PROFILE_PASSWORD,) = ("Password",)
 
     properties_schema = {
@@ -37,7 +42,9 @@ class User(Resource):
             "A login profile for the user.",
             schema={LOGIN_PROFILE_PASSWORD: properties.Schema(properties.Schema.STRING)},
         ),
-        POLICIES: properties.Schema(properties.Schema.LIST, "Access policies to apply to the user."),
+        POLICIES: properties.Schema(
+            properties.Schema.LIST, "Access policies to apply to the user."
+        ),
     }
 
     def validate(self) -> None:
@@ -55,7 +62,9 @@ class User(Resource):
 
     def handle_create(self) -> str:
         profile = self.properties[self.LOGIN_PROFILE]
-        password = profile.get(self.LOGIN_PROFILE_PASSWORD) if isinstance(profile, Mapping) else None
+        password = (
+            profile.get(self.LOGIN_PROFILE_PASSWORD) if isinstance(profile, Mapping) else None
+        )
         user_id = stack_user.create_stack_user(self, password)
         self.resource_id_set(user_id)
         return user_id

@@ -45,7 +45,13 @@ __all__ = [
 ]
 
 # Keys of the resource's data, Heat's names.
-USER_ID, PASSWORD, ACCESS_KEY, SECRET_KEY, CREDENTIAL_ID = "user_id", "password", "access_key", "secret_key", "credential_id"
+USER_ID, PASSWORD, ACCESS_KEY, SECRET_KEY, CREDENTIAL_ID = (
+    "user_id",
+    "password",
+    "access_key",
+    "secret_key",
+    "credential_id",
+)
 DEFAULT_STACK_USER_ROLE = "heat_stack_user"
 
 
@@ -56,7 +62,11 @@ def _plugin(resource: Resource) -> Any:
 def stack_user_role(resource: Resource) -> str:
     """The role stack users get (Heat's ``heat_stack_user_role``)."""
     plugin = _plugin(resource)
-    return str(plugin.settings.get("heat_stack_user_role") or plugin.environ.get("STOKER_HEAT_STACK_USER_ROLE") or DEFAULT_STACK_USER_ROLE)
+    return str(
+        plugin.settings.get("heat_stack_user_role")
+        or plugin.environ.get("STOKER_HEAT_STACK_USER_ROLE")
+        or DEFAULT_STACK_USER_ROLE
+    )
 
 
 def stack_user_project_id(resource: Resource) -> str:
@@ -68,7 +78,10 @@ def identity_url(resource: Resource) -> str:
     """Keystone's v3 public URL, where an agent authenticates as the stack user (Heat's
     ``server_keystone_endpoint_url``)."""
     connection = _plugin(resource).connection
-    endpoint = connection.session.get_endpoint(service_type="identity", interface="public") or connection.auth["auth_url"]
+    endpoint = (
+        connection.session.get_endpoint(service_type="identity", interface="public")
+        or connection.auth["auth_url"]
+    )
     endpoint = str(endpoint).rstrip("/")
     return endpoint if endpoint.endswith("/v3") else f"{endpoint}/v3"
 
@@ -180,7 +193,9 @@ def delete_keypair(resource: Resource) -> None:
     """Delete the stack user's EC2 keypair, tolerating "already gone"."""
     data = resource.data()
     access = data.get(ACCESS_KEY)
-    credential_id = data.get(CREDENTIAL_ID) or (hashlib.sha256(access.encode()).hexdigest() if access else None)
+    credential_id = data.get(CREDENTIAL_ID) or (
+        hashlib.sha256(access.encode()).hexdigest() if access else None
+    )
     if credential_id:
         plugin = _plugin(resource)
         try:
