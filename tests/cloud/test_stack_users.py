@@ -108,7 +108,9 @@ def ec2_token(keystone_url: str, access: str, secret: str) -> int:
             "params": {**params, "Signature": signature},
         }
     }
-    return identity.request("POST", f"{keystone_url}/ec2tokens", token=identity.Keystone(keystone_url).token, body=body).status
+    return identity.request(
+        "POST", f"{keystone_url}/ec2tokens", token=identity.Keystone(keystone_url).token, body=body
+    ).status
 
 
 def test_stack_users_iam_user_access_key_and_heat_signal_handle(admin_cloud, tmp_path):
@@ -395,4 +397,96 @@ def test_stack_users_create_killed_at_each_commit_leaves_no_user(openstack_cloud
         raise AssertionError("the create never completed")
     assert crashes >= 3
     assert run("delete", name, "--yes", "--wait").returncode == 0
+    assert users_named(keystone, f"{name}-") == []
+
+
+CFN = {
+    "heat_template_version": "2021-04-16",
+    "resources": {
+        "server": {
+            "type": "OS::Heat::DeployedServer",
+            "properties": {
+                "software_config_transport": "POLL_SERVER_CFN",
+                "metadata": {
+                    "AWS::CloudFormation::Init": {
+                        "config": {"files": {"/tmp/stack-user-cfn": {"content": "from cfn-init"}}}
+                    }
+                },
+            },
+        },
+        "config": {
+            "type": "OS::Heat::SoftwareConfig",
+            "properties": {
+                "group": "script",
+                "outputs": [{"name": "result"}],
+                "config": "#!/bin/sh\necho -n over-cfn > $heat_outputs_path.result\n",
+            },
+        },
+        "deployment": {
+            "type": "OS::Heat::SoftwareDeployment",
+            "properties": {
+                "config": {"get_resource": "config"},
+                "server": {"get_resource": "server"},
+                "signal_transport": "CFN_SIGNAL",
+            },
+        },
+    },
+}
+
+
+def test_stack_users_poll_server_cfn_with_the_real_cfn_collector(served, openstack_cloud, tmp_path):
+    """The cfn collector signs DescribeStackResource with the server's keypair; stoker has
+    Keystone verify it and answers the server's Metadata (AWS::CloudFormation::Init too)."""
+    environment = agents.require_agents(tmp_path / "agents-build.log")
+    keystone = openstack_cloud.connect("admin").identity
+    name = f"cfn-{secrets.token_hex(3)}"
+    status, body = served.call("POST", "/stacks", {"stack_name": name, "template": CFN})
+    assert status == 201, body
+    path = f"/stacks/{name}/{body['stack']['id']}"
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        status, body = served.call("GET", f"{path}/resources/deployment")
+        if status == 200 and body["resource"]["resource_status"] == "CREATE_IN_PROGRESS":
+            break
+        assert time.monotonic() < deadline, body
+        time.sleep(0.5)
+    occ = served.call("GET", f"{path}/resources/server/metadata")[1]["metadata"][
+        "os-collect-config"
+    ]
+    assert occ["collectors"] == ["cfn", "local"]
+    cfn = occ["cfn"]
+    assert (
+        cfn["metadata_url"] == f"{served.server.url}/cfn/v1/" and cfn["path"] == "server.Metadata"
+    )
+    # A request signed with another secret is refused, in AWS's terms.
+    bad = urllib.request.Request(
+        f"{cfn['metadata_url']}?Action=DescribeStackResource&StackName={name}&LogicalResourceId=server&AWSAccessKeyId={cfn['access_key_id']}&Signature=forged&SignatureMethod=HmacSHA256&SignatureVersion=2",
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(bad, timeout=60)
+    assert (
+        refused.value.code == 403
+        and json.loads(refused.value.read())["ErrorResponse"]["Error"]["Code"]
+        == "SignatureDoesNotMatch"
+    )
+    run = agents.run_agents(environment, None, tmp_path / "server", collector={"cfn": cfn})
+    assert run.returncode == 0, run
+    collected = json.loads(
+        (tmp_path / "server" / "os-collect-config" / "cache" / "cfn.json").read_text()
+    )
+    assert (
+        collected["AWS::CloudFormation::Init"]["config"]["files"]["/tmp/stack-user-cfn"]["content"]
+        == "from cfn-init"
+    )
+    stack = wait_state(served, path, "CREATE_COMPLETE")
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack
+    assert served.call("DELETE", path)[0] == 204
+    deadline = time.monotonic() + WAIT_S
+    while (
+        served.call("GET", path)[0] == 200
+        and served.call("GET", path)[1]["stack"]["stack_status"] != "DELETE_COMPLETE"
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
     assert users_named(keystone, f"{name}-") == []

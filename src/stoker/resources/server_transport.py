@@ -16,9 +16,12 @@ so it always shows the deployments as they are.
   (``resources.openstack.keystone.stack_user``) and the agent's ``heat`` collector reads
   the metadata through the orchestration API's resource metadata call with its
   credentials, from stoker's API at Heat's path (found in Keystone's catalog).
-- POLL_SERVER_CFN (the CFN metadata API with EC2-signed requests) and ZAQAR_MESSAGE
-  (metadata posted to a Zaqar queue) are refused when validating, naming what is
-  missing.
+- POLL_SERVER_CFN: the server's stack user gets an EC2 keypair and the agent's ``cfn``
+  collector calls ``DescribeStackResource`` on stoker's CFN API (``api/cfn.py``, at
+  ``/cfn/v1/`` beside the orchestration API; it needs ``--auth-mode keystone``), signed
+  with it.
+- ZAQAR_MESSAGE (metadata posted to a Zaqar queue) is refused when validating, naming
+  what is missing.
 
 ``give_stack_user`` is the seam for other server types (AWS::EC2::Instance): a stack
 user with an EC2 keypair and the settings an agent's ``cfn`` collector needs.
@@ -43,7 +46,6 @@ TRANSPORTS = (POLL_SERVER_CFN, POLL_SERVER_HEAT, POLL_TEMP_URL, ZAQAR_MESSAGE) =
 )
 DEFAULT_TRANSPORT = POLL_TEMP_URL
 UNSERVED = {
-    POLL_SERVER_CFN: "POLL_SERVER_CFN needs the CloudFormation-compatible metadata API (DescribeStackResource with EC2-signed requests), which stoker does not serve",
     ZAQAR_MESSAGE: "ZAQAR_MESSAGE needs Keystone stack-user credentials for the agent to read its Zaqar queue, which stoker does not issue yet",
 }
 
@@ -73,12 +75,43 @@ def issue_metadata_url(resource: Resource, transport: str) -> None:
         stack_user.create_stack_user(resource)
         resource.data_set(STACK_USER_TRANSPORT, transport)
         return
+    if transport == POLL_SERVER_CFN:
+        give_stack_user(resource)
+        return
     if transport != POLL_TEMP_URL or resource.data().get(METADATA_URL):
         return
     signals = resource.signals()
     credential = signals.issue_credential(METADATA_PURPOSE)
     resource.data_set(METADATA_CREDENTIAL_ID, credential.id)
     resource.data_set(METADATA_URL, signals.server_metadata_url(credential), redact=True)
+
+
+def give_stack_user(resource: Resource) -> dict[str, str]:
+    """Give a server (any type: AWS::EC2::Instance calls this) a stack user with an EC2
+    keypair, once, and answer what its agent's ``cfn`` collector (or heat-cfntools'
+    ``cfn-init``/``cfn-get-metadata``) needs: the CFN API's URL, the keypair, the
+    stack's name and the path of the server's metadata. ``forget_metadata_url``
+    deletes them."""
+    stack_user.create_keypair(resource)
+    resource.data_set(STACK_USER_TRANSPORT, POLL_SERVER_CFN)
+    return cfn_settings(resource)
+
+
+def cfn_metadata_url(resource: Resource) -> str:
+    """The CFN API's URL: ``/cfn/v1/`` under the URL agents reach stoker at."""
+    signal_url = resource.signals().resource_signal_url(resource.name)
+    return signal_url.split("/v1/", 1)[0] + "/cfn/v1/"
+
+
+def cfn_settings(resource: Resource) -> dict[str, str]:
+    data = resource.data()
+    return {
+        "metadata_url": cfn_metadata_url(resource),
+        "access_key_id": str(data[stack_user.ACCESS_KEY]),
+        "secret_access_key": str(data[stack_user.SECRET_KEY]),
+        "stack_name": resource.stack.name,
+        "path": f"{resource.name}.Metadata",
+    }
 
 
 def forget_metadata_url(resource: Resource) -> None:
@@ -112,6 +145,9 @@ def os_collect_config(resource: Resource, default_collectors: tuple[str, ...] = 
             "resource_name": resource.name,
             "region_name": stack_user.region_name(resource),
         }
+    if data.get(STACK_USER_TRANSPORT) == POLL_SERVER_CFN and data.get(stack_user.ACCESS_KEY):
+        collectors.append("cfn")
+        section["cfn"] = cfn_settings(resource)
     collectors.append("local")
     return {"collectors": collectors, **section}
 

@@ -58,8 +58,9 @@ class DeployedServer(Resource):
             "How the server should receive the metadata required for software configuration. "
             "POLL_TEMP_URL will serve the metadata at a URL (stoker's own) for polling. "
             "POLL_SERVER_HEAT will allow calls to the API resource metadata using the provided "
-            "Keystone credentials (a stack user's). POLL_SERVER_CFN (the cfn API action "
-            "DescribeStackResource) and ZAQAR_MESSAGE (a zaqar queue) are refused.",
+            "Keystone credentials (a stack user's). POLL_SERVER_CFN will allow calls to the cfn "
+            "API action DescribeStackResource (stoker's, at /cfn/v1/) authenticated with the "
+            "provided keypair. ZAQAR_MESSAGE (a zaqar queue) is refused.",
             default=server_transport.DEFAULT_TRANSPORT,
             update_allowed=True,
             constraints=[
