@@ -105,7 +105,9 @@ def _role_id(resource: Resource, identity: Any) -> str:
 
 
 def find_user(resource: Resource, identity: Any, project_id: str) -> Any:
-    for user in identity.users(name=resource.physical_resource_name()):
+    for user in _plugin(resource).read(
+        lambda: list(identity.users(name=resource.physical_resource_name()))
+    ):
         if getattr(user, "default_project_id", None) == project_id:
             return user
     return None
@@ -199,7 +201,10 @@ def delete_keypair(resource: Resource) -> None:
     if credential_id:
         plugin = _plugin(resource)
         try:
-            plugin.client().delete_credential(credential_id, ignore_missing=True)
+            # Sent again on a lost answer (a delete of what is gone is no error).
+            plugin.read(
+                lambda: plugin.client().delete_credential(credential_id, ignore_missing=True)
+            )
         except Exception as error:  # noqa: BLE001 - openstacksdk's errors
             plugin.ignore_not_found(error)
     for key in (CREDENTIAL_ID, ACCESS_KEY, SECRET_KEY):
@@ -218,7 +223,7 @@ def delete_stack_user(resource: Resource) -> None:
         user_id = None if found is None else found.id
     if user_id is not None:
         try:
-            identity.delete_user(user_id, ignore_missing=True)
+            plugin.read(lambda: identity.delete_user(user_id, ignore_missing=True))
         except Exception as error:  # noqa: BLE001 - openstacksdk's errors
             plugin.ignore_not_found(error)
     resource.data_delete(USER_ID)
