@@ -307,10 +307,23 @@ def prepare_server(environment: AgentEnvironment, directory: Path) -> Path:
     )
 
 
-def run_agents(environment: AgentEnvironment, metadata_url: str, directory: Path) -> AgentRun:
-    """Run ``os-collect-config --one-time`` with the ``request`` collector on ``metadata_url``,
-    as a server does; a second run in the same ``directory`` is the same server polling again
-    (55-heat-config skips configs it already deployed)."""
+def _collector_options(collector: dict[str, dict[str, str]]) -> str:
+    """The ``collectors`` line and each collector's section of os-collect-config.conf."""
+    text = f"collectors = {', '.join(collector)}\n"
+    for name, options in collector.items():
+        text += f"\n[{name}]\n"
+        for key, value in options.items():
+            # oslo.config reads "$name" as a reference to another option; "$$" is a "$".
+            text += f"{key} = {str(value).replace('$', '$$')}\n"
+    return text
+
+
+def run_agents(environment: AgentEnvironment, metadata_url: str | None, directory: Path, collector: dict[str, dict[str, str]] | None = None) -> AgentRun:
+    """Run ``os-collect-config --one-time`` with the ``request`` collector on ``metadata_url``
+    (or, given ``collector``, the collector it names with its options: ``{"heat": {...}}``,
+    as the metadata's ``os-collect-config`` section gives them), as a server does; a second
+    run in the same ``directory`` is the same server polling again (55-heat-config skips
+    configs it already deployed)."""
     command = prepare_server(environment, directory)
     root = directory / "root"
     state = directory / "os-collect-config"
@@ -322,10 +335,7 @@ def run_agents(environment: AgentEnvironment, metadata_url: str, directory: Path
         f"command = {shlex.quote(str(command))}\n"
         f"cachedir = {state / 'cache'}\n"
         f"backup_cachedir = {state / 'backup'}\n"
-        "collectors = request\n"
-        "\n[request]\n"
-        # oslo.config reads "$name" as a reference to another option; "$$" is a "$".
-        f"metadata_url = {metadata_url.replace('$', '$$')}\n"
+        + _collector_options(collector or {"request": {"metadata_url": str(metadata_url)}})
     )
     arguments = [
         str(environment.bin("os-collect-config")),

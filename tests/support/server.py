@@ -29,12 +29,14 @@ def free_port() -> int:
 class Server:
     """``stoker serve`` on a free port; its output goes to ``log_path``."""
 
-    def __init__(self, database_url: str, log_path: Path, *, file_limit: int | None = None, **environment: str):
+    def __init__(self, database_url: str, log_path: Path, *, file_limit: int | None = None, start_timeout_s: float = 30, **environment: str):
         """``file_limit``: the process's open-file limit (soft and hard), when a test
-        needs a server that can open only so many."""
+        needs a server that can open only so many; ``start_timeout_s``: how long it may
+        take to answer (keystone mode loads keystonemiddleware first)."""
         self.database_url = database_url
         self.log_path = log_path
         self.file_limit = file_limit
+        self.start_timeout_s = start_timeout_s
         self.environment = environment
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -48,7 +50,7 @@ class Server:
             [STOKER, "serve", "--port", str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT,
             preexec_fn=self._limit_files if self.file_limit is not None else None,
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + self.start_timeout_s
         while True:
             try:
                 urllib.request.urlopen(self.url + "/", timeout=1)

@@ -7,22 +7,33 @@ configs of the deployments that target the server, from the deployment store) an
 ``os-collect-config`` (where the agent polls). It is computed when asked, never stored,
 so it always shows the deployments as they are.
 
-stoker serves POLL_TEMP_URL itself: instead of a Swift temp URL, the agent's ``request``
-collector polls a stoker capability URL (``/v1/server_metadata/<id>?secret=...``), whose
-credential is valid only for reading this server's metadata and is revoked when the
-server is deleted. POLL_SERVER_CFN (the CFN metadata API with EC2-signed requests),
-POLL_SERVER_HEAT and ZAQAR_MESSAGE (Keystone stack users, the latter on Zaqar) need what stoker does
-not have and are refused when validating, naming what is missing. POLL_TEMP_URL is
-stoker's default (Heat's default is an operator setting, ``default_software_config_
-transport``).
+- POLL_TEMP_URL (stoker's default; Heat's default is an operator setting,
+  ``default_software_config_transport``): instead of a Swift temp URL, the agent's
+  ``request`` collector polls a stoker capability URL (``/v1/server_metadata/<id>?secret=
+  ...``), whose credential is valid only for reading this server's metadata and is
+  revoked when the server is deleted.
+- POLL_SERVER_HEAT: the server gets a Keystone stack user
+  (``resources.openstack.keystone.stack_user``) and the agent's ``heat`` collector reads
+  the metadata through the orchestration API's resource metadata call with its
+  credentials, from stoker's API at Heat's path (found in Keystone's catalog).
+- POLL_SERVER_CFN: the server's stack user gets an EC2 keypair and the agent's ``cfn``
+  collector calls ``DescribeStackResource`` on stoker's CFN API (``api/cfn.py``, at
+  ``/cfn/v1/`` beside the orchestration API; it needs ``--auth-mode keystone``), signed
+  with it.
+- ZAQAR_MESSAGE (metadata posted to a Zaqar queue) is refused when validating, naming
+  what is missing.
 
-Must not: put the metadata URL (it holds a secret) into a message.
+``give_stack_user`` is the seam for other server types (AWS::EC2::Instance): a stack
+user with an EC2 keypair and the settings an agent's ``cfn`` collector needs.
+
+Must not: put the metadata URL or a stack user's password (secrets) into a message.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from stoker.resources.openstack.keystone import stack_user
 from stoker.sdk.exceptions import ValidationError
 from stoker.sdk.resource import Resource
 from stoker.sdk.software_config import software_deployments
@@ -35,13 +46,12 @@ TRANSPORTS = (POLL_SERVER_CFN, POLL_SERVER_HEAT, POLL_TEMP_URL, ZAQAR_MESSAGE) =
 )
 DEFAULT_TRANSPORT = POLL_TEMP_URL
 UNSERVED = {
-    POLL_SERVER_CFN: "POLL_SERVER_CFN needs the CloudFormation-compatible metadata API (DescribeStackResource with EC2-signed requests), which stoker does not serve",
-    POLL_SERVER_HEAT: "POLL_SERVER_HEAT needs Keystone stack-user credentials, which stoker does not issue yet",
     ZAQAR_MESSAGE: "ZAQAR_MESSAGE needs Keystone stack-user credentials for the agent to read its Zaqar queue, which stoker does not issue yet",
 }
 
-# The server's data: its metadata credential and URL (the URL holds the secret).
-METADATA_CREDENTIAL_ID, METADATA_URL = "metadata_credential_id", "metadata_url"
+# The server's data: its metadata credential and URL (the URL holds the secret), and
+# the transport its stack user serves.
+METADATA_CREDENTIAL_ID, METADATA_URL, STACK_USER_TRANSPORT = "metadata_credential_id", "metadata_url", "stack_user_transport"
 # What a metadata credential is for (engine.signals.METADATA).
 METADATA_PURPOSE = "metadata"
 
@@ -53,13 +63,21 @@ def check_transport(transport: str, path: str) -> None:
         raise ValidationError(
             f"software_config_transport {transport} is not supported: {missing}",
             path=path,
-            hint="use POLL_TEMP_URL (stoker's default): the agent polls a stoker URL for its metadata",
+            hint="use POLL_TEMP_URL (stoker's default: the agent polls a stoker URL for its metadata) or POLL_SERVER_HEAT",
         )
 
 
 def issue_metadata_url(resource: Resource, transport: str) -> None:
-    """Give the server its polling URL (POLL_TEMP_URL), once; other transports get none."""
+    """Give the server what its agent polls with, once: its polling URL (POLL_TEMP_URL)
+    or its stack user (POLL_SERVER_HEAT)."""
     check_transport(transport, f"resources.{resource.name}.properties.software_config_transport")
+    if transport == POLL_SERVER_HEAT:
+        stack_user.create_stack_user(resource)
+        resource.data_set(STACK_USER_TRANSPORT, transport)
+        return
+    if transport == POLL_SERVER_CFN:
+        give_stack_user(resource)
+        return
     if transport != POLL_TEMP_URL or resource.data().get(METADATA_URL):
         return
     signals = resource.signals()
@@ -68,8 +86,40 @@ def issue_metadata_url(resource: Resource, transport: str) -> None:
     resource.data_set(METADATA_URL, signals.server_metadata_url(credential), redact=True)
 
 
+def give_stack_user(resource: Resource) -> dict[str, str]:
+    """Give a server (any type: AWS::EC2::Instance calls this) a stack user with an EC2
+    keypair, once, and answer what its agent's ``cfn`` collector (or heat-cfntools'
+    ``cfn-init``/``cfn-get-metadata``) needs: the CFN API's URL, the keypair, the
+    stack's name and the path of the server's metadata. ``forget_metadata_url``
+    deletes them."""
+    stack_user.create_keypair(resource)
+    resource.data_set(STACK_USER_TRANSPORT, POLL_SERVER_CFN)
+    return cfn_settings(resource)
+
+
+def cfn_metadata_url(resource: Resource) -> str:
+    """The CFN API's URL: ``/cfn/v1/`` under the URL agents reach stoker at."""
+    signal_url = resource.signals().resource_signal_url(resource.name)
+    return signal_url.split("/v1/", 1)[0] + "/cfn/v1/"
+
+
+def cfn_settings(resource: Resource) -> dict[str, str]:
+    data = resource.data()
+    return {
+        "metadata_url": cfn_metadata_url(resource),
+        "access_key_id": str(data[stack_user.ACCESS_KEY]),
+        "secret_access_key": str(data[stack_user.SECRET_KEY]),
+        "stack_name": resource.stack.name,
+        "path": f"{resource.name}.Metadata",
+    }
+
+
 def forget_metadata_url(resource: Resource) -> None:
-    """Revoke the polling URL (the server is deleted, or polls another way now)."""
+    """Revoke the polling URL and delete the stack user (the server is deleted, or polls
+    another way now), tolerating a user already gone."""
+    if resource.data().get(STACK_USER_TRANSPORT):
+        stack_user.delete_stack_user(resource)
+        resource.data_delete(STACK_USER_TRANSPORT)
     if resource.data().get(METADATA_CREDENTIAL_ID):
         resource.signals().revoke_credentials()
         resource.data_delete(METADATA_URL)
@@ -78,13 +128,26 @@ def forget_metadata_url(resource: Resource) -> None:
 
 def os_collect_config(resource: Resource, default_collectors: tuple[str, ...] = ()) -> dict[str, Any]:
     """Heat's ``os-collect-config`` metadata section: the collectors the agent runs and,
-    for POLL_TEMP_URL, the URL its ``request`` collector polls."""
+    for POLL_TEMP_URL, the URL its ``request`` collector polls; for POLL_SERVER_HEAT,
+    the stack user's credentials and the resource its ``heat`` collector reads."""
     collectors = list(default_collectors)
     section: dict[str, Any] = {}
-    url = resource.data().get(METADATA_URL)
+    data = resource.data()
+    url = data.get(METADATA_URL)
     if url:
         collectors.append("request")
         section["request"] = {"metadata_url": url}
+    if data.get(STACK_USER_TRANSPORT) == POLL_SERVER_HEAT and data.get(stack_user.USER_ID):
+        collectors.append("heat")
+        section["heat"] = {
+            **stack_user.stack_user_credentials(resource),
+            "stack_id": f"{resource.stack.name}/{resource.stack.id}",
+            "resource_name": resource.name,
+            "region_name": stack_user.region_name(resource),
+        }
+    if data.get(STACK_USER_TRANSPORT) == POLL_SERVER_CFN and data.get(stack_user.ACCESS_KEY):
+        collectors.append("cfn")
+        section["cfn"] = cfn_settings(resource)
     collectors.append("local")
     return {"collectors": collectors, **section}
 

@@ -22,7 +22,9 @@ class DeployedServer(Resource):
 
     The server's agent (os-collect-config) reads its configuration from the
     ``os_collect_config`` attribute: with POLL_TEMP_URL (stoker's default) it polls a
-    stoker URL that returns the server's metadata, its deployments included.
+    stoker URL that returns the server's metadata, its deployments included; with
+    POLL_SERVER_HEAT its ``heat`` collector reads the same metadata from stoker's API as
+    the server's Keystone stack user.
     """
 
     support_status = support.SupportStatus()
@@ -55,9 +57,10 @@ class DeployedServer(Resource):
             properties.Schema.STRING,
             "How the server should receive the metadata required for software configuration. "
             "POLL_TEMP_URL will serve the metadata at a URL (stoker's own) for polling. "
-            "POLL_SERVER_CFN (the cfn API action DescribeStackResource), POLL_SERVER_HEAT "
-            "(Keystone credentials) and ZAQAR_MESSAGE (a zaqar queue) need services stoker "
-            "does not have.",
+            "POLL_SERVER_HEAT will allow calls to the API resource metadata using the provided "
+            "Keystone credentials (a stack user's). POLL_SERVER_CFN will allow calls to the cfn "
+            "API action DescribeStackResource (stoker's, at /cfn/v1/) authenticated with the "
+            "provided keypair. ZAQAR_MESSAGE (a zaqar queue) is refused.",
             default=server_transport.DEFAULT_TRANSPORT,
             update_allowed=True,
             constraints=[

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from stoker.resources.heat.resource_group import ResourceGroup
+from stoker.resources.openstack.keystone import stack_user
 from stoker.resources.openstack.swift import temp_url_signal
 from stoker.resources.unserved import ServedValues
 from stoker.sdk import attributes, constraints, properties, support
@@ -54,7 +55,6 @@ SIGNAL_TRANSPORTS = (CFN_SIGNAL, TEMP_URL_SIGNAL, HEAT_SIGNAL, NO_SIGNAL, ZAQAR_
 DEFAULT_SIGNAL_TRANSPORT = CFN_SIGNAL
 # What a transport stoker cannot serve is missing.
 UNSERVED_SIGNAL_TRANSPORTS = {
-    HEAT_SIGNAL: "HEAT_SIGNAL needs Keystone stack-user credentials, which stoker does not issue yet",
     ZAQAR_SIGNAL: "ZAQAR_SIGNAL needs Keystone stack-user credentials for the agent to post to its Zaqar queue, which stoker does not issue yet",
 }
 _VERBS = {CFN_SIGNAL: "POST", TEMP_URL_SIGNAL: "PUT"}
@@ -99,7 +99,9 @@ class SoftwareDeployment(Resource):
     stoker signals through its own URLs (``deploy_signal_id``, under the server's
     ``public_url``): CFN_SIGNAL takes a POST and TEMP_URL_SIGNAL a PUT of the outputs
     (to a Swift TempURL, as in Heat, when the cloud has Swift).
-    HEAT_SIGNAL and ZAQAR_SIGNAL need services stoker lacks and are refused.
+    HEAT_SIGNAL gives the deployment a Keystone stack user whose credentials
+    (``deploy_auth_url``, ``deploy_user_id``, ``deploy_password``, ``deploy_project_id``)
+    the agent signals stoker's resource-signal API with. ZAQAR_SIGNAL is refused.
     """
 
     support_status = support.SupportStatus(version="2014.1")
@@ -133,6 +135,14 @@ class SoftwareDeployment(Resource):
         "deploy_resource_name",
         "deploy_signal_verb",
         "deploy_signal_transport",
+    )
+    # Heat's inputs for HEAT_SIGNAL (the stack user's credentials and where to use them).
+    STACK_USER_INPUTS = (DEPLOY_AUTH_URL, DEPLOY_USER_ID, DEPLOY_PASSWORD, DEPLOY_PROJECT_ID, DEPLOY_REGION_NAME) = (
+        "deploy_auth_url",
+        "deploy_user_id",
+        "deploy_password",
+        "deploy_project_id",
+        "deploy_region_name",
     )
 
     properties_schema = {
@@ -169,8 +179,8 @@ class SoftwareDeployment(Resource):
             "How the server should signal to heat with the deployment output values. CFN_SIGNAL "
             "will allow an HTTP POST to a signed URL (stoker's own). TEMP_URL_SIGNAL will create a "
             "Swift TempURL to be signaled via HTTP PUT (stoker's own URL on a cloud without Swift). HEAT_SIGNAL will allow calls to the "
-            "Heat API resource-signal using the provided keystone credentials (not available: "
-            "stoker issues none). ZAQAR_SIGNAL will create a dedicated zaqar queue to be signaled "
+            "Heat API resource-signal using the provided keystone credentials (a stack user's, "
+            "at stoker's API). ZAQAR_SIGNAL will create a dedicated zaqar queue to be signaled "
             "using the provided keystone credentials (not available). NO_SIGNAL will result in the "
             "resource going to the COMPLETE state without waiting for any signal.",
             default=DEFAULT_SIGNAL_TRANSPORT,
@@ -265,6 +275,15 @@ class SoftwareDeployment(Resource):
         if verb is not None:
             deploy_input(self.DEPLOY_SIGNAL_ID, self._signal_url(), "ID of signal to use for signaling output values")
             deploy_input(self.DEPLOY_SIGNAL_VERB, verb, "HTTP verb to use for signaling output values")
+        if self._transport() == HEAT_SIGNAL:
+            if not self.data().get(stack_user.USER_ID):
+                stack_user.create_stack_user(self)
+            credentials = stack_user.stack_user_credentials(self)
+            deploy_input(self.DEPLOY_AUTH_URL, credentials["auth_url"], "URL for API authentication")
+            deploy_input(self.DEPLOY_USER_ID, credentials["user_id"], "ID of the user to authenticate with")
+            deploy_input(self.DEPLOY_PASSWORD, credentials["password"], "Password of the user to authenticate with")
+            deploy_input(self.DEPLOY_PROJECT_ID, credentials["project_id"], "ID of project for API authentication")
+            deploy_input(self.DEPLOY_REGION_NAME, stack_user.region_name(self), "Region name for API authentication")
         return inputs
 
     def empty_config(self) -> Any:
@@ -453,6 +472,8 @@ class SoftwareDeployment(Resource):
 
     def _forget_signals(self) -> None:
         temp_url_signal.forget(self)
+        if self.data().get(stack_user.USER_ID) or self._transport() == HEAT_SIGNAL:
+            stack_user.delete_stack_user(self)
         if self.data().get(CREDENTIAL_ID):
             self.signals().revoke_credentials()
             self.data_delete(SIGNAL_URL)

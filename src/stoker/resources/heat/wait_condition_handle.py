@@ -1,10 +1,11 @@
 """Wait condition handles: OS::Heat::WaitConditionHandle, OS::Heat::UpdateWaitConditionHandle
 and AWS::CloudFormation::WaitConditionHandle (kept beside Heat's own: one idea, one module).
 
-A handle is what an agent signals. stoker has no Keystone, so at create a handle issues
-its own capability credential (``sdk.signals``: a secret the engine stores only hashed;
+A handle is what an agent signals. At create a handle issues its own capability
+credential (``sdk.signals``: a secret the engine stores only hashed;
 the plain one is kept in the resource's data, sealed at rest) and hands out stoker URLs
-that accept it. Signals are rows the engine keeps; a wait condition reads them.
+that accept it; with HEAT_SIGNAL it makes a Keystone stack user instead
+(``resources.openstack.keystone.stack_user``), deleted with the handle. Signals are rows the engine keeps; a wait condition reads them.
 
 Must not: keep signals itself, sleep, or put a secret into a message.
 """
@@ -15,6 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from stoker.resources.openstack.keystone import stack_user
 from stoker.sdk import attributes, constraints, properties, support
 from stoker.sdk.exceptions import StokerError, ValidationError
 from stoker.sdk.resource import Resource
@@ -33,7 +35,6 @@ TRANSPORTS = (CFN_SIGNAL, TEMP_URL_SIGNAL, HEAT_SIGNAL, NO_SIGNAL, ZAQAR_SIGNAL,
 _CREDENTIAL_TRANSPORTS = (TOKEN_SIGNAL, CFN_SIGNAL, TEMP_URL_SIGNAL)
 # What a transport stoker cannot serve is missing.
 _UNSERVED = {
-    HEAT_SIGNAL: "HEAT_SIGNAL needs Keystone stack-user credentials, which stoker does not issue yet",
     ZAQAR_SIGNAL: "ZAQAR_SIGNAL needs Keystone stack-user credentials for the agent to post to its Zaqar queue, which stoker does not issue yet",
 }
 
@@ -92,6 +93,9 @@ class BaseWaitConditionHandle(Resource):
 
     def handle_create(self) -> None:
         transport = self.transport()
+        if transport == HEAT_SIGNAL:
+            # Found again by its name if a crash cut the create short (stack_user).
+            stack_user.create_stack_user(self)
         if transport in _CREDENTIAL_TRANSPORTS:
             signals = self.signals()
             credential = signals.issue_credential()
@@ -112,6 +116,8 @@ class BaseWaitConditionHandle(Resource):
         signals = self.signals()
         signals.revoke_credentials()
         signals.clear()
+        if self.transport() == HEAT_SIGNAL or self.data().get(stack_user.USER_ID):
+            stack_user.delete_stack_user(self)
         for key in (SECRET, SIGNAL_URL, TOKEN_KEY, ENDPOINT_KEY, CREDENTIAL_ID):
             self.data_delete(key)
 
@@ -134,6 +140,15 @@ class BaseWaitConditionHandle(Resource):
             return {"alarm_url": self.data().get(SIGNAL_URL)}
         if transport == NO_SIGNAL:
             return {}
+        if transport == HEAT_SIGNAL and self.data().get(stack_user.USER_ID):
+            # Heat's: the stack user's credentials, and the resource to signal with them.
+            return {
+                **stack_user.stack_user_credentials(self),
+                "username": self.physical_resource_name(),
+                "region_name": stack_user.region_name(self),
+                "stack_id": self.stack.id,
+                "resource_name": self.name,
+            }
         return None
 
 
@@ -149,7 +164,9 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
     resource signal URL, under the server's ``public_url``), and ``curl_cli`` signals
     it; CFN_SIGNAL and TEMP_URL_SIGNAL give a stoker URL carrying the secret
     (``signal``'s ``alarm_url``), which accepts a PUT or POST of the signal. HEAT_SIGNAL
-    and ZAQAR_SIGNAL need services stoker lacks and are refused. A signal is
+    makes a Keystone stack user whose credentials (``signal``: ``auth_url``,
+    ``user_id``, ``password``, ``project_id``, ``stack_id``, ``resource_name``) sign
+    the resource-signal call to stoker's API. ZAQAR_SIGNAL is refused. A signal is
     ``{"status": "SUCCESS" | "FAILURE", "reason": ..., "data": ..., "id": ...}``, every
     key optional (status defaults to SUCCESS, id to the signal's ordinal); a repeated id
     replaces that signal rather than counting twice.
@@ -165,7 +182,7 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
             "How the client will signal the wait condition. CFN_SIGNAL will allow an HTTP POST "
             "(or PUT) to a signed URL. TEMP_URL_SIGNAL will create a URL to be signalled via HTTP "
             "PUT. HEAT_SIGNAL will allow calls to the API resource-signal using Keystone "
-            "credentials (not available: stoker has no Keystone). ZAQAR_SIGNAL will create a "
+            "credentials (a Keystone stack user's, against stoker's API). ZAQAR_SIGNAL will create a "
             "dedicated zaqar queue (not available). TOKEN_SIGNAL will allow an HTTP POST to an "
             "API endpoint with the provided token. NO_SIGNAL will result in the resource going "
             "to a signalled state without waiting for any signal.",
@@ -220,7 +237,7 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
             raise ValidationError(
                 f"signal_transport {self.properties[self.SIGNAL_TRANSPORT]} is not supported: {missing}",
                 path=f"resources.{self.name}.properties.{self.SIGNAL_TRANSPORT}",
-                hint="use TOKEN_SIGNAL (the default), CFN_SIGNAL, TEMP_URL_SIGNAL or NO_SIGNAL",
+                hint="use TOKEN_SIGNAL (the default), CFN_SIGNAL, TEMP_URL_SIGNAL, HEAT_SIGNAL or NO_SIGNAL",
             )
 
     @classmethod

@@ -91,6 +91,11 @@ class Trustee:
             self._user_id = self._session.get_user_id()
         return self._user_id
 
+    def service_session(self) -> Any:
+        """A keystoneauth session authenticated as the service user itself (for the
+        calls Keystone lets only services make: ``ec2tokens``, api/cfn.py)."""
+        return self._session
+
     def trust_auth(self, trust_id: str) -> dict[str, Any]:
         """The service user's auth options, scoped to the trust instead of its project."""
         auth = {name: value for name, value in self._options.items() if name not in SCOPE_OPTIONS}

@@ -363,7 +363,9 @@ PROPERTIES_SCHEMA = {
         "Heat API resource-show using the provided keystone credentials. POLL_TEMP_URL will "
         "serve the metadata at a URL (stoker's own, in place of a Swift TempURL) for polling. "
         "ZAQAR_MESSAGE will create a dedicated zaqar queue and post the metadata for polling. "
-        "stoker serves POLL_TEMP_URL (its default); the others need services it does not have.",
+        "stoker serves POLL_TEMP_URL (its default), POLL_SERVER_HEAT (a Keystone stack user "
+        "reads the metadata from stoker's API) and POLL_SERVER_CFN (stoker's CFN API at /cfn/v1/, "
+        "which needs keystone auth mode); ZAQAR_MESSAGE is refused.",
         default="POLL_TEMP_URL",
         update_allowed=True,
         constraints=[constraints.AllowedValues(list(SOFTWARE_CONFIG_TRANSPORTS))],

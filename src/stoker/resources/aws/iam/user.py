@@ -1,0 +1,91 @@
+"""AWS::IAM::User: a Keystone stack user (``resources.openstack.keystone.stack_user``)
+whose physical id is its Keystone id and whose reference (``Ref``) is its name, as in
+Heat, so an AWS::IAM::AccessKey's ``UserName`` names it.
+
+``Policies`` name OS::Heat::AccessPolicy resources in Heat; stoker has no such type, so a
+policy given as a string is refused with the place to fix (an embedded map is ignored,
+as Heat ignores it). ``Path`` and ``Groups`` are Heat's "Not Implemented.".
+
+Must not: show the login password anywhere (it is kept redacted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from stoker.resources.openstack.keystone import stack_user
+from stoker.sdk import properties, support
+from stoker.sdk.exceptions import ValidationError
+from stoker.sdk.resource import Resource
+
+
+class User(Resource):
+    """A Keystone user of the stack, for software that calls the CFN API."""
+
+    support_status = support.SupportStatus(version="2014.1")
+    default_client_name = "keystone"
+
+    PROPERTIES = (PATH, GROUPS, LOGIN_PROFILE, POLICIES) = (
+        "Path",
+        "Groups",
+        "LoginProfile",
+        "Policies",
+    )
+    _LOGIN_PROFILE_KEYS = (LOGIN_PROFILE_PASSWORD,) = ("Password",)
+
+    properties_schema = {
+        PATH: properties.Schema(properties.Schema.STRING, "Not Implemented."),
+        GROUPS: properties.Schema(properties.Schema.LIST, "Not Implemented."),
+        LOGIN_PROFILE: properties.Schema(
+            properties.Schema.MAP,
+            "A login profile for the user.",
+            schema={LOGIN_PROFILE_PASSWORD: properties.Schema(properties.Schema.STRING)},
+        ),
+        POLICIES: properties.Schema(
+            properties.Schema.LIST, "Access policies to apply to the user."
+        ),
+    }
+
+    def validate(self) -> None:
+        super().validate()
+        for index, policy in enumerate(self.properties.resolved().get(self.POLICIES) or []):
+            if isinstance(policy, str):
+                raise ValidationError(
+                    f"Policies names {policy!r}, an OS::Heat::AccessPolicy, which stoker does not have",
+                    path=f"resources.{self.name}.properties.{self.POLICIES}[{index}]",
+                    hint="remove the policy: the stack user may read and signal every resource of its stack",
+                )
+
+    def get_reference_id(self) -> str:
+        return self.physical_resource_name()
+
+    def handle_create(self) -> str:
+        profile = self.properties[self.LOGIN_PROFILE]
+        password = (
+            profile.get(self.LOGIN_PROFILE_PASSWORD) if isinstance(profile, Mapping) else None
+        )
+        user_id = stack_user.create_stack_user(self, password)
+        self.resource_id_set(user_id)
+        return user_id
+
+    def handle_delete(self) -> None:
+        stack_user.delete_stack_user(self)
+
+    def find_created(self) -> str | None:
+        identity = self.client()
+        found = stack_user.find_user(self, identity, stack_user.stack_user_project_id(self))
+        return None if found is None else str(found.id)
+
+    def handle_check(self) -> None:
+        if self.resource_id is not None:
+            self.client().get_user(self.resource_id)
+
+    def _show_resource(self) -> dict[str, Any] | None:
+        if self.resource_id is None:
+            return None
+        return dict(self.client().get_user(self.resource_id).to_dict())
+
+
+def resource_mapping() -> dict[str, type[Resource]]:
+    return {"AWS::IAM::User": User}

@@ -1,0 +1,235 @@
+"""Stack users: Keystone users a stack makes for the agents of its servers, wait
+conditions and IAM users (Heat's ``StackUser`` mixin and ``heat_keystoneclient``'s
+stack users), so that software on a server can read its metadata and signal back with
+credentials of its own, which grant nothing but what Heat's policy gives the
+``heat_stack_user`` role (read this stack's resource metadata, signal its resources).
+
+Where the user lives: Heat's legacy placement, the stack's own project (the cloud
+connection of the stack makes the user there and grants it the stack user role,
+``STOKER_HEAT_STACK_USER_ROLE``, Heat's ``heat_stack_user_role``, default
+``heat_stack_user``, created when Keystone lacks it). Making users takes Keystone's
+admin in the default policy, so the stack's credentials must be an admin's. Heat's
+domain placement (``stack_user_domain`` with a ``stack_domain_admin``) is not built.
+
+What is kept, in the resource's data: ``user_id`` (plain: it is shown nowhere but it is
+no secret), the password and the EC2 keypair (redacted: sealed at rest, never in
+events, logs or responses). The user is named by the resource's physical name, which
+only this resource uses: a create interrupted after Keystone made the user and before
+its id was written finds it by that name (and sets a new password), and a delete
+without an id deletes the user that name finds, so a SIGKILL never orphans one. An EC2
+keypair's access key is written before it is sent: Keystone names an EC2 credential by
+the SHA-256 of its access key, so a keypair sent again is found, not made twice.
+
+Must not: put a password or secret key into a message or an exception.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from typing import Any
+
+from stoker.sdk.resource import Resource
+
+__all__ = [
+    "ACCESS_KEY",
+    "PASSWORD",
+    "SECRET_KEY",
+    "USER_ID",
+    "create_keypair",
+    "create_stack_user",
+    "delete_keypair",
+    "delete_stack_user",
+    "stack_user_project_id",
+]
+
+# Keys of the resource's data, Heat's names.
+USER_ID, PASSWORD, ACCESS_KEY, SECRET_KEY, CREDENTIAL_ID = (
+    "user_id",
+    "password",
+    "access_key",
+    "secret_key",
+    "credential_id",
+)
+DEFAULT_STACK_USER_ROLE = "heat_stack_user"
+
+
+def _plugin(resource: Resource) -> Any:
+    return resource.client_plugin("keystone")
+
+
+def stack_user_role(resource: Resource) -> str:
+    """The role stack users get (Heat's ``heat_stack_user_role``)."""
+    plugin = _plugin(resource)
+    return str(
+        plugin.settings.get("heat_stack_user_role")
+        or plugin.environ.get("STOKER_HEAT_STACK_USER_ROLE")
+        or DEFAULT_STACK_USER_ROLE
+    )
+
+
+def stack_user_project_id(resource: Resource) -> str:
+    """The project the stack's users live in (Heat's ``stack_user_project_id``)."""
+    return str(_plugin(resource).connection.current_project_id)
+
+
+def identity_url(resource: Resource) -> str:
+    """Keystone's v3 public URL, where an agent authenticates as the stack user (Heat's
+    ``server_keystone_endpoint_url``)."""
+    connection = _plugin(resource).connection
+    endpoint = (
+        connection.session.get_endpoint(service_type="identity", interface="public")
+        or connection.auth["auth_url"]
+    )
+    endpoint = str(endpoint).rstrip("/")
+    return endpoint if endpoint.endswith("/v3") else f"{endpoint}/v3"
+
+
+def _password() -> str:
+    # Heat's generate_openstack_password: 32 characters, letters and digits.
+    return secrets.token_urlsafe(24)
+
+
+def _role_id(resource: Resource, identity: Any) -> str:
+    name = stack_user_role(resource)
+    role = identity.find_role(name, ignore_missing=True)
+    if role is None:
+        try:
+            role = identity.create_role(name=name)
+        except Exception as error:  # noqa: BLE001 - made at the same time by another stack
+            if not _plugin(resource).is_conflict(error):
+                raise
+            role = identity.find_role(name, ignore_missing=False)
+    return str(role.id)
+
+
+def find_user(resource: Resource, identity: Any, project_id: str) -> Any:
+    for user in _plugin(resource).read(
+        lambda: list(identity.users(name=resource.physical_resource_name()))
+    ):
+        if getattr(user, "default_project_id", None) == project_id:
+            return user
+    return None
+
+
+def create_stack_user(resource: Resource, password: str | None = None) -> str:
+    """The resource's stack user's id, made (or found: an earlier, interrupted create)
+    with ``password`` (a new random one if None), both kept in the resource's data."""
+    plugin = _plugin(resource)
+    identity = plugin.client()
+    project_id = stack_user_project_id(resource)
+    password = password or resource.data().get(PASSWORD) or _password()
+    resource.data_set(PASSWORD, password, redact=True)
+    user_id = resource.data().get(USER_ID)
+    user = None
+    if user_id is None:
+        user = find_user(resource, identity, project_id)
+    if user is None and user_id is None:
+        user = identity.create_user(
+            name=resource.physical_resource_name(),
+            password=password,
+            default_project_id=project_id,
+            domain_id=identity.get_project(project_id).domain_id,
+            description=f"stack user of {resource.stack.name}'s {resource.name}",
+        )
+        resource.data_set(USER_ID, str(user.id))
+    else:
+        user_id = str(user_id or user.id)
+        resource.data_set(USER_ID, user_id)
+        # An earlier create may have died before its password was written: set ours.
+        identity.update_user(user_id, password=password)
+    user_id = str(resource.data()[USER_ID])
+    identity.assign_project_role_to_user(project_id, user_id, _role_id(resource, identity))
+    return user_id
+
+
+def stack_user_credentials(resource: Resource) -> dict[str, str]:
+    """What an agent authenticates with: the user's id and password, its project and
+    Keystone's URL (the keys os-collect-config's heat and zaqar collectors take)."""
+    data = resource.data()
+    return {
+        "user_id": str(data[USER_ID]),
+        "password": str(data[PASSWORD]),
+        "project_id": stack_user_project_id(resource),
+        "auth_url": identity_url(resource),
+    }
+
+
+def create_keypair(resource: Resource) -> tuple[str, str]:
+    """An EC2 keypair of the stack user (made first if needed), kept in the data:
+    (access key, secret key). Sent again after a crash, it is found, not made twice."""
+    user_id = resource.data().get(USER_ID) or create_stack_user(resource)
+    data = resource.data()
+    access, secret = data.get(ACCESS_KEY), data.get(SECRET_KEY)
+    if not access or not secret:
+        access, secret = secrets.token_hex(16), secrets.token_hex(16)
+        resource.data_set(ACCESS_KEY, access, redact=True)
+        resource.data_set(SECRET_KEY, secret, redact=True)
+    plugin = _plugin(resource)
+    identity = plugin.client()
+    credential_id = hashlib.sha256(access.encode()).hexdigest()
+    if _exists(plugin, identity, credential_id):
+        resource.data_set(CREDENTIAL_ID, credential_id)
+        return access, secret
+    made = identity.create_credential(
+        type="ec2",
+        user_id=user_id,
+        project_id=stack_user_project_id(resource),
+        blob=json.dumps({"access": access, "secret": secret}),
+    )
+    resource.data_set(CREDENTIAL_ID, str(made.id))
+    return access, secret
+
+
+def _exists(plugin: Any, identity: Any, credential_id: str) -> bool:
+    try:
+        identity.get_credential(credential_id)
+    except Exception as error:  # noqa: BLE001 - openstacksdk's errors
+        plugin.ignore_not_found(error)
+        return False
+    return True
+
+
+def delete_keypair(resource: Resource) -> None:
+    """Delete the stack user's EC2 keypair, tolerating "already gone"."""
+    data = resource.data()
+    access = data.get(ACCESS_KEY)
+    credential_id = data.get(CREDENTIAL_ID) or (
+        hashlib.sha256(access.encode()).hexdigest() if access else None
+    )
+    if credential_id:
+        plugin = _plugin(resource)
+        try:
+            # Sent again on a lost answer (a delete of what is gone is no error).
+            plugin.read(
+                lambda: plugin.client().delete_credential(credential_id, ignore_missing=True)
+            )
+        except Exception as error:  # noqa: BLE001 - openstacksdk's errors
+            plugin.ignore_not_found(error)
+    for key in (CREDENTIAL_ID, ACCESS_KEY, SECRET_KEY):
+        resource.data_delete(key)
+
+
+def delete_stack_user(resource: Resource) -> None:
+    """Delete the stack user (and its keypair), tolerating "already gone"; without a
+    recorded id, the user the physical name finds (a create cut short)."""
+    delete_keypair(resource)
+    plugin = _plugin(resource)
+    identity = plugin.client()
+    user_id = resource.data().get(USER_ID)
+    if user_id is None:
+        found = find_user(resource, identity, stack_user_project_id(resource))
+        user_id = None if found is None else found.id
+    if user_id is not None:
+        try:
+            plugin.read(lambda: identity.delete_user(user_id, ignore_missing=True))
+        except Exception as error:  # noqa: BLE001 - openstacksdk's errors
+            plugin.ignore_not_found(error)
+    resource.data_delete(USER_ID)
+    resource.data_delete(PASSWORD)
+
+
+def region_name(resource: Resource) -> str | None:
+    """The region whose catalog entries the agent uses (the stack's cloud's)."""
+    return _plugin(resource).connection.config.get_region_name() or None

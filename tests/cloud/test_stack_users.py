@@ -1,0 +1,487 @@
+"""Keystone stack users on the test cloud's real Keystone (issues 28 and 29):
+AWS::IAM::User and AWS::IAM::AccessKey make a user and an EC2 credential Keystone
+verifies (``/v3/ec2tokens``), the secrets appear in no event or resource show; a
+HEAT_SIGNAL wait condition handle's user signals through stoker's API; the real
+os-collect-config ``heat`` collector reads a POLL_SERVER_HEAT server's metadata from
+``stoker serve --auth-mode keystone`` as the server's stack user, and heat-config-notify
+signals the HEAT_SIGNAL deployment back the same way; the ``stoker`` command SIGKILLed
+at each commit of a create leaves no stack user behind once the next command finishes.
+openstacksdk, as the cloud's admin, is the witness."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.service import Service
+from stoker.settings import Settings
+from tests.cloud import identity
+from tests.support import agents
+from tests.support.server import Server
+from tests.support.stacks import from_data
+
+STOKER = str(Path(sys.executable).with_name("stoker"))
+WAIT_S = 300
+SERVICE_PASSWORD = "stack-users-secret"
+
+IAM = {
+    "heat_template_version": "2021-04-16",
+    "resources": {
+        "user": {
+            "type": "AWS::IAM::User",
+            "properties": {"LoginProfile": {"Password": "login-secret-1"}},
+        },
+        "key": {
+            "type": "AWS::IAM::AccessKey",
+            "properties": {"UserName": {"get_resource": "user"}},
+        },
+        "handle": {
+            "type": "OS::Heat::WaitConditionHandle",
+            "properties": {"signal_transport": "HEAT_SIGNAL"},
+        },
+    },
+    "outputs": {
+        "user_name": {"value": {"get_resource": "user"}},
+        "access": {"value": {"get_resource": "key"}},
+        "secret": {"value": {"get_attr": ["key", "SecretAccessKey"]}},
+        "signal": {"value": {"get_attr": ["handle", "signal"]}},
+    },
+}
+
+
+@pytest.fixture
+def admin_cloud(openstack_cloud):
+    set_cloud_source(EnvironmentCloudSource(openstack_cloud.cloud_environ("admin")))
+    yield openstack_cloud
+    set_cloud_source(None)
+
+
+def users_named(keystone, prefix: str) -> list[Any]:
+    return [user for user in keystone.users() if (user.name or "").startswith(prefix)]
+
+
+def ec2_token(keystone_url: str, access: str, secret: str) -> int:
+    """Keystone's answer to an EC2-signed (version 2) request made with the keypair, asked
+    as a service asks it (Keystone lets only services and admins validate a signature)."""
+    host, path = "127.0.0.1:8000", "/v1/"
+    params = {
+        "Action": "DescribeStackResource",
+        "AWSAccessKeyId": access,
+        "SignatureMethod": "HmacSHA256",
+        "SignatureVersion": "2",
+        "Timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    from keystoneclient.contrib.ec2.utils import Ec2Signer
+
+    signature = Ec2Signer(secret).generate(
+        {"params": params, "verb": "GET", "host": host, "path": path}
+    )
+    body = {
+        "credentials": {
+            "access": access,
+            "signature": signature,
+            "host": host,
+            "verb": "GET",
+            "path": path,
+            "params": params,
+        }
+    }
+    return identity.request(
+        "POST", f"{keystone_url}/ec2tokens", token=identity.Keystone(keystone_url).token, body=body
+    ).status
+
+
+def test_stack_users_iam_user_access_key_and_heat_signal_handle(admin_cloud, tmp_path):
+    keystone = admin_cloud.connect("admin").identity
+    service = Service(Settings(database_url=f"sqlite:///{tmp_path / 'stoker.sqlite'}"))
+    name = f"iam-{secrets.token_hex(3)}"
+    stack = service.create_stack(name, from_data(IAM))
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    outputs = {o["output_key"]: o["output_value"] for o in service.outputs(name)}
+    users = {user.name: user for user in users_named(keystone, f"{name}-")}
+    assert (
+        set(users) == {outputs["user_name"], *(n for n in users if n.startswith(f"{name}-handle-"))}
+        and len(users) == 2
+    )
+    iam_user = users[outputs["user_name"]]
+    project_id = admin_cloud.connect("admin").current_project_id
+    assert iam_user.default_project_id == project_id
+    granted = {
+        assignment.role["id"] for assignment in keystone.role_assignments(user_id=iam_user.id)
+    }
+    assert keystone.find_role("heat_stack_user").id in granted
+    # The access key is a real EC2 credential: Keystone verifies a request signed with it.
+    credential = keystone.get_credential(hashlib.sha256(outputs["access"].encode()).hexdigest())
+    assert (credential.user_id, json.loads(credential.blob)) == (
+        iam_user.id,
+        {"access": outputs["access"], "secret": outputs["secret"]},
+    )
+    assert ec2_token(admin_cloud.keystone_url, outputs["access"], outputs["secret"]) == 200
+    assert ec2_token(admin_cloud.keystone_url, outputs["access"], "wrong") == 401
+    # The login password is the user's: Keystone gives it a token.
+    assert identity.Keystone(
+        admin_cloud.keystone_url, username=iam_user.name, password="login-secret-1", project="admin"
+    ).token
+    # The handle's user signals it through the resource-signal call's credentials.
+    signal = json.loads(outputs["signal"])
+    assert signal["resource_name"] == "handle" and signal["project_id"] == project_id
+    assert identity.Keystone(
+        admin_cloud.keystone_url,
+        username=signal["username"],
+        password=signal["password"],
+        project="admin",
+    ).token
+    # Secrets are in no event, and resource show masks SecretAccessKey.
+    events = json.dumps([e.resource_status_reason for e in service.list_events(name)])
+    for secret in (outputs["secret"], "login-secret-1", signal["password"]):
+        assert secret not in events
+    # Delete removes the users and the credential; a user already gone is tolerated.
+    keystone.delete_user(users[next(n for n in users if n.startswith(f"{name}-handle-"))].id)
+    service.delete_stack(name)
+    assert users_named(keystone, f"{name}-") == []
+    with pytest.raises(Exception, match="(?i)not found|could not find"):
+        keystone.get_credential(credential.id)
+
+
+# -- the real agents against stoker serve in keystone mode ---------------------------------------------
+
+DEPLOYED = {
+    "heat_template_version": "2021-04-16",
+    "resources": {
+        "server": {
+            "type": "OS::Heat::DeployedServer",
+            "properties": {"software_config_transport": "POLL_SERVER_HEAT"},
+        },
+        "config": {
+            "type": "OS::Heat::SoftwareConfig",
+            "properties": {
+                "group": "script",
+                "outputs": [{"name": "result"}],
+                "config": "#!/bin/sh\necho -n stack-user > $heat_outputs_path.result\n",
+            },
+        },
+        "deployment": {
+            "type": "OS::Heat::SoftwareDeployment",
+            "properties": {
+                "config": {"get_resource": "config"},
+                "server": {"get_resource": "server"},
+                "signal_transport": "HEAT_SIGNAL",
+            },
+        },
+    },
+    "outputs": {"result": {"value": {"get_attr": ["deployment", "result"]}}},
+}
+
+
+@dataclass
+class Served:
+    server: Server
+    token: str
+    project_id: str
+
+    def call(self, method: str, path: str, body: object = None) -> tuple[int, Any]:
+        request = urllib.request.Request(
+            f"{self.server.url}/v1/{self.project_id}{path}",
+            data=None if body is None else json.dumps(body).encode(),
+            method=method,
+            headers={"Content-Type": "application/json", "X-Auth-Token": self.token},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+
+@pytest.fixture
+def served(openstack_cloud, tmp_path) -> Iterator[Served]:
+    """stoker serving in keystone mode, in the catalog as the orchestration service."""
+    suffix = secrets.token_hex(3)
+    url = openstack_cloud.keystone_url
+    admin = identity.Keystone(url)
+    service_role = admin.ensure("roles", "role", "service")["id"]
+    service_project = admin.ensure("projects", "project", "service", domain_id="default")
+    stoker_user = admin.call(
+        "POST",
+        "/users",
+        body={
+            "user": {
+                "name": f"stoker-su-{suffix}",
+                "password": SERVICE_PASSWORD,
+                "domain_id": "default",
+            }
+        },
+    )["user"]
+    admin.grant(service_project["id"], stoker_user["id"], service_role)
+    server = Server(
+        f"sqlite:///{tmp_path / 'stoker.sqlite'}",
+        tmp_path / "serve.log",
+        start_timeout_s=120,
+        STOKER_AUTH_MODE="keystone",
+        STOKER_KEYSTONE_AUTH_URL=url,
+        STOKER_KEYSTONE_USERNAME=stoker_user["name"],
+        STOKER_KEYSTONE_PASSWORD=SERVICE_PASSWORD,
+        STOKER_KEYSTONE_PROJECT_NAME="service",
+        STOKER_KEYSTONE_USER_DOMAIN_NAME="Default",
+        STOKER_KEYSTONE_PROJECT_DOMAIN_NAME="Default",
+        STOKER_KEYSTONE_REGION_NAME=identity.REGION,
+    )
+    catalog = admin.call(
+        "POST",
+        "/services",
+        body={"service": {"name": f"stoker-su-{suffix}", "type": "orchestration"}},
+    )["service"]
+    admin.call(
+        "POST",
+        "/endpoints",
+        body={
+            "endpoint": {
+                "service_id": catalog["id"],
+                "interface": "public",
+                "region_id": identity.REGION,
+                "url": server.url + "/v1/%(tenant_id)s",
+            }
+        },
+    )
+    scoped = identity.Keystone(
+        url, username="admin", password=identity.ADMIN_PASSWORD, project="admin"
+    )
+    try:
+        server.start()
+        yield Served(server, scoped.token, scoped.project_id)
+    finally:
+        if server.process is not None:
+            log = server.stop()
+            assert "Traceback" not in log, log
+        admin.call("DELETE", f"/services/{catalog['id']}")
+        admin.call("DELETE", f"/users/{stoker_user['id']}")
+
+
+def wait_state(served: Served, path: str, until: str) -> dict:
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        status, body = served.call("GET", path)
+        assert status == 200, body
+        if (
+            not body["stack"]["stack_status"].endswith("IN_PROGRESS")
+            or body["stack"]["stack_status"] == until
+        ):
+            return body["stack"]
+        assert time.monotonic() < deadline, body
+        time.sleep(0.5)
+
+
+def test_stack_users_poll_server_heat_and_heat_signal_with_the_real_agents(
+    served, openstack_cloud, tmp_path
+):
+    environment = agents.require_agents(tmp_path / "agents-build.log")
+    keystone = openstack_cloud.connect("admin").identity
+    name = f"occ-{secrets.token_hex(3)}"
+    status, body = served.call("POST", "/stacks", {"stack_name": name, "template": DEPLOYED})
+    assert status == 201, body
+    path = f"/stacks/{name}/{body['stack']['id']}"
+    # The deployment waits for its signal; the server's metadata has the heat collector's settings.
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        status, body = served.call("GET", f"{path}/resources/deployment")
+        if status == 200 and body["resource"]["resource_status"] == "CREATE_IN_PROGRESS":
+            break
+        assert time.monotonic() < deadline, body
+        time.sleep(0.5)
+    status, body = served.call("GET", f"{path}/resources/server/metadata")
+    assert status == 200, body
+    occ = body["metadata"]["os-collect-config"]
+    assert occ["collectors"] == ["heat", "local"]
+    heat = occ["heat"]
+    assert heat["resource_name"] == "server" and heat["project_id"] == served.project_id
+    assert keystone.get_user(heat["user_id"]).name.startswith(f"{name}-server-")
+    run = agents.run_agents(environment, None, tmp_path / "server", collector={"heat": heat})
+    assert run.returncode == 0, run
+    stack = wait_state(served, path, "CREATE_COMPLETE")
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack
+    assert {o["output_key"]: o["output_value"] for o in stack["outputs"]}["result"] == "stack-user"
+    users = users_named(keystone, f"{name}-")
+    assert sorted(u.name.split("-")[2] for u in users) == ["deployment", "server"]
+    # The stack user may read and signal, and nothing else: it cannot list the project's stacks.
+    agent = identity.Keystone(
+        heat["auth_url"],
+        username=keystone.get_user(heat["user_id"]).name,
+        password=heat["password"],
+        project="admin",
+    )
+    as_agent = Served(served.server, agent.token, served.project_id)
+    assert as_agent.call("GET", f"{path}/resources/server/metadata")[0] == 200
+    assert as_agent.call("GET", "/stacks")[0] == 403
+    assert served.call("DELETE", path)[0] == 204
+    deadline = time.monotonic() + WAIT_S
+    while (
+        served.call("GET", path)[0] == 200
+        and served.call("GET", path)[1]["stack"]["stack_status"] != "DELETE_COMPLETE"
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    assert users_named(keystone, f"{name}-") == []
+
+
+# -- crash safety -------------------------------------------------------------------------------------
+
+
+def test_stack_users_create_killed_at_each_commit_leaves_no_user(openstack_cloud, tmp_path):
+    keystone = openstack_cloud.connect("admin").identity
+    template = tmp_path / "iam.yaml"
+    template.write_text(yaml.safe_dump(IAM))
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith(("OS_", "STOKER_"))
+    }
+    environment.update(
+        OS_CLIENT_CONFIG_FILE=str(openstack_cloud.clouds_yaml),
+        STOKER_DATABASE_URL=f"sqlite:///{tmp_path / 'stoker.sqlite'}",
+    )
+
+    def run(*command: str, kill_after: int | None = None) -> subprocess.CompletedProcess:
+        extra = (
+            {"STOKER_FAULT_KILL_AFTER_COMMITS": str(kill_after)} if kill_after is not None else {}
+        )
+        return subprocess.run(
+            [STOKER, "--os-cloud", openstack_cloud.cloud("admin"), "stack", *command],
+            env={**environment, **extra},
+            capture_output=True,
+            text=True,
+            timeout=WAIT_S,
+            check=False,
+        )
+
+    suffix = secrets.token_hex(3)
+    crashes = 0
+    for commits in range(2, 40, 3):
+        name = f"su{commits}-{suffix}"
+        created = run("create", name, "-t", str(template), "--wait", kill_after=commits)
+        if created.returncode == 0:
+            break
+        assert created.returncode == -9, created.stderr
+        crashes += 1
+        if run("show", name).returncode != 0:
+            assert users_named(keystone, f"{name}-") == []
+            continue
+        if crashes % 2:
+            retried = run("update", name, "-t", str(template), "--wait")
+            assert retried.returncode == 0, retried.stderr
+            # Exactly one user per resource that has one: none made twice.
+            assert len(users_named(keystone, f"{name}-user-")) == 1
+            assert len(users_named(keystone, f"{name}-handle-")) == 1
+        deleted = run("delete", name, "--yes", "--wait")
+        assert deleted.returncode == 0, deleted.stderr
+        assert users_named(keystone, f"{name}-") == [], commits
+    else:
+        raise AssertionError("the create never completed")
+    assert crashes >= 3
+    assert run("delete", name, "--yes", "--wait").returncode == 0
+    assert users_named(keystone, f"{name}-") == []
+
+
+CFN = {
+    "heat_template_version": "2021-04-16",
+    "resources": {
+        "server": {
+            "type": "OS::Heat::DeployedServer",
+            "properties": {
+                "software_config_transport": "POLL_SERVER_CFN",
+                "metadata": {
+                    "AWS::CloudFormation::Init": {
+                        "config": {"files": {"/tmp/stack-user-cfn": {"content": "from cfn-init"}}}
+                    }
+                },
+            },
+        },
+        "config": {
+            "type": "OS::Heat::SoftwareConfig",
+            "properties": {
+                "group": "script",
+                "outputs": [{"name": "result"}],
+                "config": "#!/bin/sh\necho -n over-cfn > $heat_outputs_path.result\n",
+            },
+        },
+        "deployment": {
+            "type": "OS::Heat::SoftwareDeployment",
+            "properties": {
+                "config": {"get_resource": "config"},
+                "server": {"get_resource": "server"},
+                "signal_transport": "CFN_SIGNAL",
+            },
+        },
+    },
+}
+
+
+def test_stack_users_poll_server_cfn_with_the_real_cfn_collector(served, openstack_cloud, tmp_path):
+    """The cfn collector signs DescribeStackResource with the server's keypair; stoker has
+    Keystone verify it and answers the server's Metadata (AWS::CloudFormation::Init too)."""
+    environment = agents.require_agents(tmp_path / "agents-build.log")
+    keystone = openstack_cloud.connect("admin").identity
+    name = f"cfn-{secrets.token_hex(3)}"
+    status, body = served.call("POST", "/stacks", {"stack_name": name, "template": CFN})
+    assert status == 201, body
+    path = f"/stacks/{name}/{body['stack']['id']}"
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        status, body = served.call("GET", f"{path}/resources/deployment")
+        if status == 200 and body["resource"]["resource_status"] == "CREATE_IN_PROGRESS":
+            break
+        assert time.monotonic() < deadline, body
+        time.sleep(0.5)
+    occ = served.call("GET", f"{path}/resources/server/metadata")[1]["metadata"][
+        "os-collect-config"
+    ]
+    assert occ["collectors"] == ["cfn", "local"]
+    cfn = occ["cfn"]
+    assert (
+        cfn["metadata_url"] == f"{served.server.url}/cfn/v1/" and cfn["path"] == "server.Metadata"
+    )
+    # A request signed with another secret is refused, in AWS's terms.
+    bad = urllib.request.Request(
+        f"{cfn['metadata_url']}?Action=DescribeStackResource&StackName={name}&LogicalResourceId=server&AWSAccessKeyId={cfn['access_key_id']}&Signature=forged&SignatureMethod=HmacSHA256&SignatureVersion=2",
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(bad, timeout=60)
+    assert (
+        refused.value.code == 403
+        and json.loads(refused.value.read())["ErrorResponse"]["Error"]["Code"]
+        == "SignatureDoesNotMatch"
+    )
+    run = agents.run_agents(environment, None, tmp_path / "server", collector={"cfn": cfn})
+    assert run.returncode == 0, run
+    collected = json.loads(
+        (tmp_path / "server" / "os-collect-config" / "cache" / "cfn.json").read_text()
+    )
+    assert (
+        collected["AWS::CloudFormation::Init"]["config"]["files"]["/tmp/stack-user-cfn"]["content"]
+        == "from cfn-init"
+    )
+    stack = wait_state(served, path, "CREATE_COMPLETE")
+    assert stack["stack_status"] == "CREATE_COMPLETE", stack
+    assert served.call("DELETE", path)[0] == 204
+    deadline = time.monotonic() + WAIT_S
+    while (
+        served.call("GET", path)[0] == 200
+        and served.call("GET", path)[1]["stack"]["stack_status"] != "DELETE_COMPLETE"
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    assert users_named(keystone, f"{name}-") == []
