@@ -29,8 +29,6 @@ _NO_SERVICE = "its service cannot run here from PyPI and no issue asks for it ye
 # Types Heat 27 lists that stoker does not (or lists as HIDDEN), and why.
 MISSING_TYPES: dict[str, str] = {
     "AWS::ElasticLoadBalancing::LoadBalancer": _AWS_REST,
-    "AWS::IAM::AccessKey": _AWS_REST,
-    "AWS::IAM::User": _AWS_REST,
     "OS::Blazar::Host": _NO_SERVICE,
     "OS::Blazar::Lease": _NO_SERVICE,
     "OS::Ironic::Port": _NO_SERVICE,

@@ -22,7 +22,7 @@ from stoker.sdk.resource import Resource
 class AccessKey(Resource):
     """An EC2 keypair of a stack user."""
 
-    support_status = support.SupportStatus(version="2014.1")
+    support_status = support.SupportStatus()
     default_client_name = "keystone"
 
     PROPERTIES = (SERIAL, USER_NAME, STATUS) = ("Serial", "UserName", "Status")

@@ -23,7 +23,7 @@ from stoker.sdk.resource import Resource
 class User(Resource):
     """A Keystone user of the stack, for software that calls the CFN API."""
 
-    support_status = support.SupportStatus(version="2014.1")
+    support_status = support.SupportStatus()
     default_client_name = "keystone"
 
     PROPERTIES = (PATH, GROUPS, LOGIN_PROFILE, POLICIES) = (
