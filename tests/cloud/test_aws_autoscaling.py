@@ -268,9 +268,17 @@ def test_aws_group_of_real_instances(demo_cloud, stacks):
         )
     name = f"asg-real-{secrets.token_hex(3)}"
     names.append(name)
-    stack = service.create_stack(
-        name, template(aws_group()), parameters=parameters(demo_cloud, Size=1)
+    # The members on a subnet of the stack's own (VPCZoneIdentifier: each instance's
+    # SubnetId, as Heat gives it): the project has no network Nova could allocate.
+    real = aws_group().replace(
+        "      AvailabilityZones: []\n",
+        "      AvailabilityZones: []\n      VPCZoneIdentifier: [{Ref: subnet}]\n",
+    ).replace(
+        "Resources:\n",
+        "Resources:\n  net: {Type: OS::Neutron::Net}\n"
+        "  subnet: {Type: OS::Neutron::Subnet, Properties: {network: {Ref: net}, cidr: 10.77.0.0/24}}\n",
     )
+    stack = service.create_stack(name, template(real), parameters=parameters(demo_cloud, Size=1))
     assert stack.state == "CREATE_COMPLETE", stack.status_reason
     servers = [s for s in demo_cloud.connect("demo").compute.servers() if s.name.startswith(name)]
     assert len(servers) == 1

@@ -16,10 +16,11 @@ so it always shows the deployments as they are.
   (``resources.openstack.keystone.stack_user``) and the agent's ``heat`` collector reads
   the metadata through the orchestration API's resource metadata call with its
   credentials, from stoker's API at Heat's path (found in Keystone's catalog).
-- POLL_SERVER_CFN: the server's stack user gets an EC2 keypair and the agent's ``cfn``
-  collector calls ``DescribeStackResource`` on stoker's CFN API (``api/cfn.py``, at
-  ``/cfn/v1/`` beside the orchestration API; it needs ``--auth-mode keystone``), signed
-  with it.
+- POLL_SERVER_CFN would give the server's stack user an EC2 keypair and have the agent's
+  ``cfn`` collector call ``DescribeStackResource`` on stoker's CFN API (``api/cfn.py``, at
+  ``/cfn/v1/``, with ``--auth-mode keystone``), signed with it. It is refused when
+  validating for now (``UNSERVED``): a server's job acts with a trust-scoped token, and
+  Keystone makes no EC2 credential with one; Heat makes it as its stack domain admin.
 - ZAQAR_MESSAGE (metadata posted to a Zaqar queue) is refused when validating, naming
   what is missing.
 
@@ -46,6 +47,11 @@ TRANSPORTS = (POLL_SERVER_CFN, POLL_SERVER_HEAT, POLL_TEMP_URL, ZAQAR_MESSAGE) =
 )
 DEFAULT_TRANSPORT = POLL_TEMP_URL
 UNSERVED = {
+    # The CFN metadata API (api/cfn.py) and the server's keypair are written, but a job of
+    # ``stoker serve`` acts with a trust-scoped token, with which Keystone refuses to make
+    # an EC2 credential ("Delegated tokens cannot access credentials directly"); Heat makes
+    # it as its stack domain admin, which stoker does not have yet.
+    POLL_SERVER_CFN: "POLL_SERVER_CFN needs an EC2 keypair for the server's stack user, which Keystone will not make with the trust a stoker server acts with (Heat's stack domain admin is not built yet)",
     ZAQAR_MESSAGE: "ZAQAR_MESSAGE needs Keystone stack-user credentials for the agent to read its Zaqar queue, which stoker does not issue yet",
 }
 
