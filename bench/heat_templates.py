@@ -443,7 +443,9 @@ def main(argv: list[str] | None = None) -> int:
 
     work = Path(tempfile.mkdtemp(prefix="stoker-sweep-"))
     service = Service(Settings(database_url=f"sqlite:///{work / 'sweep.sqlite'}", max_nested_depth=arguments.max_nested_depth))
-    known = set(service.registry.known_types())
+    # The plugins, and what the global environment maps (Heat's default.yaml: the
+    # OS::Ceilometer::* aliases, the template-backed AWS::CloudWatch::Alarm).
+    known = set(service.registry.known_types()) | {name for name in service.registry.environment if name != "resources"}
     environments = [Source(path.read_text(), str(path)) for path in arguments.environment]
     for path in arguments.environment:
         registry = (_load(path) or {}).get("resource_registry") or {}
