@@ -31,7 +31,6 @@ from starlette.exceptions import HTTPException
 from stoker.api import (
     capabilities,
     catalog,
-    cfn,
     errors,
     openapi,
     policy,
@@ -71,8 +70,6 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             from stoker.resources.openstack.trusts import Trustee, Trusts
 
             trustee = Trustee(authenticator.conf, authenticator.GROUP, settings.region_name)
-            # The CFN API (api/cfn.py) has Keystone verify EC2 signatures as this user.
-            app.state.cfn_verifier = trustee
             current.act_for_users(Trusts(trustee, current.store, remote_jobs=settings.job_queue == "procrastinate"))
         current.serve_on(asyncio.get_running_loop())
         embedded_worker = None
@@ -93,12 +90,11 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             if owned:
                 current.close()
 
-    routes = [*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes, *capabilities.routes, *openapi.routes, *cfn.routes]
+    routes = [*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes, *capabilities.routes, *openapi.routes]
     policy.bind(routes, ACCESS_ATTRIBUTE)
     app = Starlette(routes=routes, exception_handlers={HTTPException: errors.http_exception}, lifespan=lifespan)
     app.state.policy = policy.Policy(settings.policy_file)
     app.state.authenticator = authenticator_for(settings, app.state.policy)
-    app.state.cfn_verifier = None
     # Heat's max_json_body_size; a template may be up to max_template_bytes, sent as JSON
     # text inside the body, so the limit grows with it. The endpoints enforce it as they
     # read (api.call), not starlette's body limit: that one answers a Content-Length

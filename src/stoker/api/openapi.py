@@ -200,13 +200,6 @@ def _paths() -> dict[str, dict[str, Schema]]:
     add("GET", "/v1/server_metadata/{credential_id}", operation(
         "A server's metadata, for its agent (os-collect-config)", ok(OBJECT, "The metadata itself"), rule=None, tag="signals", parameters=[SECRET], faults=(403,),
     ))
-    for method in ("GET", "POST"):
-        add(method, "/cfn/v1/", operation(
-            "The CFN API's DescribeStackResource (os-collect-config's cfn collector, cfn-init): a resource's Metadata, "
-            "for a request EC2-signed with a stack user's keypair (Action, StackName, LogicalResourceId, AWSAccessKeyId, "
-            "Signature... as query or form parameters), verified by Keystone",
-            ok(OBJECT, "DescribeStackResourceResponse (JSON, or AWS's XML)"), rule=None, tag="signals", faults=(400, 403),
-        ))
 
     # -- what the engine offers
     add("POST", TENANT + "/validate", operation(

@@ -170,9 +170,6 @@ PUBLIC = {
     ("PUT", "/v1/waitcondition/{credential_id}"),
     ("POST", "/v1/waitcondition/{credential_id}"),
     ("GET", "/v1/server_metadata/{credential_id}"),
-    # The CFN API: EC2-signed requests, verified by Keystone (api/cfn.py).
-    ("GET", "/cfn/v1/"),
-    ("POST", "/cfn/v1/"),
 }
 # A signal to a resource: with a token of the project, as Heat's resource:signal; or
 # with a wait condition handle's own token (``curl_cli``), which the service checks.

@@ -16,11 +16,11 @@ so it always shows the deployments as they are.
   (``resources.openstack.keystone.stack_user``) and the agent's ``heat`` collector reads
   the metadata through the orchestration API's resource metadata call with its
   credentials, from stoker's API at Heat's path (found in Keystone's catalog).
-- POLL_SERVER_CFN would give the server's stack user an EC2 keypair and have the agent's
-  ``cfn`` collector call ``DescribeStackResource`` on stoker's CFN API (``api/cfn.py``, at
-  ``/cfn/v1/``, with ``--auth-mode keystone``), signed with it. It is refused when
-  validating for now (``UNSERVED``): a server's job acts with a trust-scoped token, and
-  Keystone makes no EC2 credential with one; Heat makes it as its stack domain admin.
+- POLL_SERVER_CFN would give the server's stack user an EC2 keypair (``give_stack_user``)
+  and have the agent's ``cfn`` collector call ``DescribeStackResource`` on a CFN API
+  stoker does not serve yet. It is refused when validating (``UNSERVED``): a server's job
+  acts with a trust-scoped token, and Keystone makes no EC2 credential with one; Heat
+  makes it as its stack domain admin.
 - ZAQAR_MESSAGE (metadata posted to a Zaqar queue) is refused when validating, naming
   what is missing.
 
@@ -47,7 +47,7 @@ TRANSPORTS = (POLL_SERVER_CFN, POLL_SERVER_HEAT, POLL_TEMP_URL, ZAQAR_MESSAGE) =
 )
 DEFAULT_TRANSPORT = POLL_TEMP_URL
 UNSERVED = {
-    # The CFN metadata API (api/cfn.py) and the server's keypair are written, but a job of
+    # The server's keypair is written (give_stack_user), but a job of
     # ``stoker serve`` acts with a trust-scoped token, with which Keystone refuses to make
     # an EC2 credential ("Delegated tokens cannot access credentials directly"); Heat makes
     # it as its stack domain admin, which stoker does not have yet.
