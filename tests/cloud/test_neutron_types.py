@@ -5,7 +5,9 @@ answers and their cache; seed 004's rules on the real compute API."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import sqlite3
 
 import pytest
 import yaml
@@ -465,3 +467,36 @@ def test_provider_net_creates_updates_and_refuses_what_its_type_forbids(admin_cl
     assert connection.network.get_network(network.id).is_router_external is False
     assert service.delete_stack(stack.name).state == "DELETE_COMPLETE"
     assert connection.network.find_network(network.id) is None
+
+
+def test_neutron_objects_without_names_made_by_a_killed_create_are_found(admin_cloud, make_service, tmp_path):
+    """An engine killed after Neutron made a floating IP or a router interface, before their
+    ids were recorded (neither has a name): the engine that finishes the create finds both
+    (the floating IP by the description it was made with, the interface on the router), so
+    the delete removes them and the public subnet they hold up goes too."""
+    suffix = secrets.token_hex(3)
+    url = f"sqlite:///{tmp_path / 'killed.sqlite'}"
+    service = make_service(url)
+    stack = service.create_stack(f"killed-{suffix}", from_data(neutron_stack(suffix)))
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    made = physical_ids(service, stack.name)
+    service.close()
+    # What a SIGKILL right after the two POSTs leaves in the store.
+    with contextlib.closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as store, store:
+        store.execute("UPDATE stacks SET action = 'CREATE', status = 'IN_PROGRESS' WHERE name = ?", (stack.name,))
+        store.execute(
+            "UPDATE resources SET action = 'CREATE', status = 'IN_PROGRESS', physical_resource_id = NULL, handler_token = NULL"
+            " WHERE name IN ('floating_ip', 'router_interface', 'association')"
+        )
+
+    restarted = make_service(url)
+    restarted.recover()
+    found = {record.name: record for record in restarted.list_resources(stack.name)}
+    for name in ("floating_ip", "router_interface"):
+        assert found[name].physical_resource_id == made[name], found[name].status_reason
+        assert "found by its name belongs to the stack" in found[name].status_reason
+
+    assert restarted.delete_stack(stack.name).state == "DELETE_COMPLETE"
+    network = admin_cloud.connect("admin").network
+    assert network.find_network(made["public"]) is None
+    assert network.find_router(made["router"]) is None

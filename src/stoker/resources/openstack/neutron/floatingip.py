@@ -158,7 +158,19 @@ class FloatingIP(NeutronResource):
         body["floating_network_id"] = body.pop(self.FLOATING_NETWORK)
         if self.FLOATING_SUBNET in body:
             body["subnet_id"] = body.pop(self.FLOATING_SUBNET)
+        # A floating IP has no name: its description carries the physical resource name
+        # (unless value_specs gives one), so a create killed before its id was recorded is
+        # found again (find_created) instead of leaking an address that blocks the subnet's
+        # delete.
+        body.setdefault("description", self.physical_resource_name())
         self.created(self.client().create_ip(**body))
+
+    def find_created(self) -> str | None:
+        if "description" in (self.properties[self.VALUE_SPECS] or {}):
+            return None
+        name = self.physical_resource_name()
+        found = [ip for ip in self.client().ips(description=name) if ip.description == name]
+        return str(found[0].id) if len(found) == 1 else None
 
     def handle_update(self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]) -> None:
         if not prop_diff:

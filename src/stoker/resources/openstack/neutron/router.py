@@ -362,6 +362,19 @@ class RouterInterface(NeutronResource):
             self.client().add_interface_to_router(router_id, port=value)
         self.resource_id_set(f"{router_id}:{key}={value}")
 
+    def find_created(self) -> str | None:
+        """The interface an interrupted create added: the router has a port on the subnet
+        (or is the device of the port); Neutron refuses a second interface on one subnet,
+        so no other resource's can match."""
+        router_id = self.given(self.ROUTER)
+        key, value = "subnet_id", self.given(self.SUBNET)
+        if not value:
+            key, value = "port_id", self.given(self.PORT)
+        for port in self.client().ports(device_id=router_id):
+            if port.id == value if key == "port_id" else any(fixed.get("subnet_id") == value for fixed in port.fixed_ips or []):
+                return f"{router_id}:{key}={value}"
+        return None
+
     def _parts(self) -> tuple[str, str, str]:
         tokens = (self.resource_id or "").replace("=", ":").split(":")
         if len(tokens) == 2:  # Heat's older "<router>:<subnet>"
