@@ -56,13 +56,14 @@ def openstack_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClo
         cloud.stop()
 
 
-def mark_cloud_tests(items: list[pytest.Item]) -> None:
+def mark_cloud_tests(items: list[pytest.Item], parallel: bool = False) -> None:
     """Give every test that uses the cloud the ``cloud`` marker and room for the cloud's
     start, and run them last: the cloud (12 processes, ~2 GB) is up only from the first
     of them to the end of the session.
 
-    With pytest-xdist (``-n 3 --dist loadgroup``, as the README's command runs the suite)
-    the tests are three groups, each run in order by one worker (``test_group``)."""
+    ``parallel`` (pytest-xdist's ``--dist loadgroup``, as the README's command runs the
+    suite): first instead, the services' group before the add-ons' (the scheduler hands
+    groups out in this order, and the two clouds' groups are the longest)."""
     cloud = []
     for item in items:
         if "openstack_cloud" in getattr(item, "fixturenames", ()):
@@ -73,19 +74,25 @@ def mark_cloud_tests(items: list[pytest.Item]) -> None:
             cloud.append(item)
     if cloud:
         chosen = set(map(id, cloud))
-        items[:] = [item for item in items if id(item) not in chosen] + cloud
+        rest = [item for item in items if id(item) not in chosen]
+        if parallel:
+            cloud.sort(key=lambda item: test_group(item.nodeid) != "cloud")  # stable: file order kept
+            items[:] = cloud + rest
+        else:
+            items[:] = rest + cloud
 
 
 def test_group(nodeid: str) -> str:
     """The group of the test ``nodeid`` when pytest-xdist runs the suite: the tests of the
     six services (``tests/cloud/``), those of an add-on service (``tests/cloud/test_<family>
-    ...``, a family of ``tests/cloud/addons/``), and every other test. Each group is run in
-    order by one worker; each cloud group's worker starts a cloud of its own (names and
-    ports are per session), so the two halves of the cloud's tests, mostly waiting on the
-    services, run side by side, and the rest runs one test at a time as a plain run does."""
+    ...``, a family of ``tests/cloud/addons/``), and each other test module on its own.
+    Each group is run in order by one worker; each cloud group's worker starts a cloud of
+    its own (names and ports are per session), so the two halves of the cloud's tests,
+    mostly waiting on the services, run side by side from the start, and the other
+    modules go to whichever worker is free (``pytest_xdist_make_scheduler``)."""
     path = nodeid.split("::", 1)[0]
     if not path.startswith("tests/cloud/"):
-        return "local"
+        return path
     module = path.rsplit("/", 1)[-1]
     families = {name.removesuffix("_service") for name in addon_fixtures()}
     if any(module.startswith(f"test_{family}") for family in families):

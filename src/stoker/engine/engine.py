@@ -372,7 +372,7 @@ class Engine(NestedJobs):
         if job.resume:
             old_template = self.load_runtime(stack, stack.prev_raw_template_id or stack.raw_template_id).template
             context = self._context(self.load_runtime(stack), stop)
-            await context.recorder.stack_event(Action.RESTORE, Status.IN_PROGRESS, "Engine restarted during RESTORE: resuming")
+            await self._resuming(context, Action.RESTORE)
             await update_action.update(context, old_template, limit, action=Action.RESTORE)
             return
         snapshot = next(s for s in self.store.list_snapshots(stack.id) if s.id == job.snapshot_id)
@@ -467,106 +467,105 @@ class Engine(NestedJobs):
             await Recorder(self.store, stack).stack_state(Action(stack.action), Status.FAILED, reason)
 
     async def _dispatch(self, job: Job, stack: StackRecord, stop: Stop) -> None:
-        limit = self.settings.max_in_flight
-        action = job.action
+        """Run ``job``'s action through ``ACTIONS``; a resumed job (recovery) runs the
+        action the stack row says was interrupted, with the template it names."""
+        action = Action(stack.action) if job.resume and not job.queued else job.action
+        run = ACTIONS.get(action)
+        if run is None:
+            raise ValueError(f"Action {action} is not supported yet")
+        await run(self, job, stack, stop)
+
+    async def _resumable_context(self, job: Job, stack: StackRecord, stop: Stop) -> ActionContext:
+        """The action's context on the stack's current template; an action an engine
+        restart interrupted says so first, in one event."""
+        context = self._context(self.load_runtime(stack), stop)
         if job.resume and not job.queued:
-            # The stack row says which action was interrupted and with what template.
-            action = Action(stack.action)
-        if action == Action.CREATE:
-            context = self._context(self.load_runtime(stack), stop)
-            if job.resume and not job.queued:
-                await context.recorder.stack_event(
-                    action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming"
-                )
-            await create_action.create(context, limit, resume=job.resume)
-        elif action == Action.ROLLBACK and stack.prev_raw_template_id is not None and any(
-            r.replaces is not None or r.action == Action.UPDATE for r in self.store.list_resources(stack.id)
+            await self._resuming(context, Action(stack.action))
+        return context
+
+    @staticmethod
+    async def _resuming(context: ActionContext, action: Action) -> None:
+        await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+
+    async def _run_create(self, job: Job, stack: StackRecord, stop: Stop) -> None:
+        context = await self._resumable_context(job, stack, stop)
+        await create_action.create(context, self.settings.max_in_flight, resume=job.resume)
+
+    async def _run_rollback(self, job: Job, stack: StackRecord, stop: Stop) -> None:
+        """Only ever resumed: an interrupted rollback of an update carries on returning to
+        the previous template; one of a create deletes what the create made."""
+        limit = self.settings.max_in_flight
+        if stack.prev_raw_template_id is not None and any(
+            record.replaces is not None or record.action == Action.UPDATE for record in self.store.list_resources(stack.id)
         ):
-            # An interrupted rollback of an update: carry on returning to the previous template.
             failed = self.load_runtime(stack, stack.prev_raw_template_id).template
             context = self._context(self.load_runtime(stack), stop)
-            await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming")
+            await self._resuming(context, Action.ROLLBACK)
             await update_action.rollback(context, failed, limit, resume=True)
-        elif action == Action.DELETE and admission.half_deleted(stack):
+            return
+        context = await self._resumable_context(job, stack, stop)
+        await create_action.rollback_create(context, limit, resume=True)
+
+    async def _run_delete(self, job: Job, stack: StackRecord, stop: Stop) -> None:
+        if admission.half_deleted(stack):
             # The delete's process died after DELETE_COMPLETE: finish what it left.
             context = self._context(self.load_runtime(stack), stop)
-            await context.recorder.stack_event(action, Status.COMPLETE, f"Engine restarted after {action} completed: finishing the delete")
+            await context.recorder.stack_event(Action.DELETE, Status.COMPLETE, "Engine restarted after DELETE completed: finishing the delete")
             await self._finish_delete(context)
-        elif action in (Action.DELETE, Action.ROLLBACK):
-            context = self._context(self.load_runtime(stack), stop)
-            if job.resume and not job.queued:
-                await context.recorder.stack_event(
-                    action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming"
-                )
-            if action == Action.ROLLBACK:
-                await create_action.rollback_create(context, limit, resume=True)
-                return
-            for record in self.store.list_snapshots(stack.id):
-                await snapshot_action.delete_snapshot(context, record)
-            if await delete_action.delete(context, limit, resume=job.resume):
-                await self._finish_delete(context)
-        elif action == Action.UPDATE:
-            if job.resume:
-                old_template = self.load_runtime(stack, stack.prev_raw_template_id or stack.raw_template_id).template
-                context = self._context(self.load_runtime(stack), stop)
-                if not job.queued:
-                    await context.recorder.stack_event(
-                        action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming"
-                    )
-            else:
-                old_template = self.load_runtime(stack).template
-                context = self._context(self.load_runtime(stack, job.template_id, job.parameters), stop)
-                await actions.stack_started(
-                    context,
-                    Action.UPDATE,
-                    raw_template_id=job.template_id,
-                    prev_raw_template_id=stack.raw_template_id,
-                    parameters=dict(job.parameters),
-                    prev_parameters=dict(stack.parameters),
-                    **job.stack_fields,
-                )
-            if not await update_action.update(context, old_template, limit) and not stack.disable_rollback:
-                current = self.store.get_stack(stack.id)
-                assert current is not None
-                await self._rollback_update(current, stop)
-        elif action == Action.ADOPT:
-            context = self._context(self.load_runtime(stack), stop)
-            if job.resume:
-                # The adopt data is not kept; finish cleanly instead of guessing.
-                await context.recorder.stack_state(action, Status.FAILED, f"Engine restarted during {action}: adopt again or delete the stack")
-                return
-            await adopt_action.adopt(context, job.adopt_data, limit)
-        elif action == Action.SNAPSHOT:
-            context = self._context(self.load_runtime(stack), stop)
-            if job.resume and not job.queued:
-                await context.recorder.stack_event(
-                    action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming"
-                )
-                record = next(
-                    (
-                        s
-                        for s in self.store.list_snapshots(stack.id)
-                        if s.status == Status.IN_PROGRESS
-                    ),
-                    None,
-                )
-                if record is None:
-                    await maintenance.run(context, action, limit, resume=True)
-                    return
-            else:
-                record = next(s for s in self.store.list_snapshots(stack.id) if s.id == job.snapshot_id)
-            await snapshot_action.snapshot(context, record, limit)
-        elif action == Action.RESTORE:
-            await self._restore(job, stack, stop)
-        elif action in (Action.SUSPEND, Action.RESUME, Action.CHECK):
-            context = self._context(self.load_runtime(stack), stop)
-            if job.resume and not job.queued:
-                await context.recorder.stack_event(
-                    action, Status.IN_PROGRESS, f"Engine restarted during {action}: resuming"
-                )
-            await maintenance.run(context, action, limit, resume=job.resume)
+            return
+        context = await self._resumable_context(job, stack, stop)
+        for record in self.store.list_snapshots(stack.id):
+            await snapshot_action.delete_snapshot(context, record)
+        if await delete_action.delete(context, self.settings.max_in_flight, resume=job.resume):
+            await self._finish_delete(context)
+
+    async def _run_update(self, job: Job, stack: StackRecord, stop: Stop) -> None:
+        if job.resume:
+            # The stack row holds the new template; the previous one is what it replaces.
+            old_template = self.load_runtime(stack, stack.prev_raw_template_id or stack.raw_template_id).template
+            context = await self._resumable_context(job, stack, stop)
         else:
-            raise ValueError(f"Action {action} is not supported yet")
+            old_template = self.load_runtime(stack).template
+            context = self._context(self.load_runtime(stack, job.template_id, job.parameters), stop)
+            await actions.stack_started(
+                context,
+                Action.UPDATE,
+                raw_template_id=job.template_id,
+                prev_raw_template_id=stack.raw_template_id,
+                parameters=dict(job.parameters),
+                prev_parameters=dict(stack.parameters),
+                **job.stack_fields,
+            )
+        if not await update_action.update(context, old_template, self.settings.max_in_flight) and not stack.disable_rollback:
+            current = self.store.get_stack(stack.id)
+            assert current is not None
+            await self._rollback_update(current, stop)
+
+    async def _run_adopt(self, job: Job, stack: StackRecord, stop: Stop) -> None:
+        context = self._context(self.load_runtime(stack), stop)
+        if job.resume:
+            # The adopt data is not kept; finish cleanly instead of guessing.
+            await context.recorder.stack_state(Action.ADOPT, Status.FAILED, "Engine restarted during ADOPT: adopt again or delete the stack")
+            return
+        await adopt_action.adopt(context, job.adopt_data, self.settings.max_in_flight)
+
+    async def _run_snapshot(self, job: Job, stack: StackRecord, stop: Stop) -> None:
+        limit = self.settings.max_in_flight
+        context = await self._resumable_context(job, stack, stop)
+        if job.resume and not job.queued:
+            record = next((snapshot for snapshot in self.store.list_snapshots(stack.id) if snapshot.status == Status.IN_PROGRESS), None)
+            if record is None:
+                await maintenance.run(context, Action.SNAPSHOT, limit, resume=True)
+                return
+        else:
+            record = next(snapshot for snapshot in self.store.list_snapshots(stack.id) if snapshot.id == job.snapshot_id)
+        await snapshot_action.snapshot(context, record, limit)
+
+    async def _run_maintenance(self, job: Job, stack: StackRecord, stop: Stop) -> None:
+        """SUSPEND, RESUME and CHECK: one walk each, on every resource."""
+        action = Action(stack.action) if job.resume and not job.queued else job.action
+        context = await self._resumable_context(job, stack, stop)
+        await maintenance.run(context, action, self.settings.max_in_flight, resume=job.resume)
 
     async def _finish_delete(self, context: ActionContext) -> None:
         """After DELETE_COMPLETE: the stack's rows go and it is marked deleted (its name
@@ -595,3 +594,19 @@ _DELETE_STOP_REASON = "Stopped: the stack is being deleted"
 def _settle(future: asyncio.Future[Any], value: Any) -> None:
     if not future.done():
         future.set_result(value)
+
+
+# What runs each stack action (``Engine._dispatch``): one entry per action, beside the
+# resource handlers' table (engine/handlers.py HANDLERS).
+ACTIONS: dict[Action, Callable[[Engine, Job, StackRecord, Stop], Awaitable[None]]] = {
+    Action.CREATE: Engine._run_create,
+    Action.ROLLBACK: Engine._run_rollback,
+    Action.DELETE: Engine._run_delete,
+    Action.UPDATE: Engine._run_update,
+    Action.ADOPT: Engine._run_adopt,
+    Action.SNAPSHOT: Engine._run_snapshot,
+    Action.RESTORE: Engine._restore,
+    Action.SUSPEND: Engine._run_maintenance,
+    Action.RESUME: Engine._run_maintenance,
+    Action.CHECK: Engine._run_maintenance,
+}

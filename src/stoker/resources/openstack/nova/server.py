@@ -552,11 +552,13 @@ class Server(Resource):
         except Exception as error:  # noqa: BLE001
             self.client_plugin().ignore_not_found(error)
             return True
-        if server is None or server.task_state == "deleting":
+        if server is None:
             return False
         status = status_of(server)
-        if status == "DELETED":
+        if status == "DELETED":  # whatever task state the deleted row kept
             return True
+        if server.task_state == "deleting":
+            return False
         if status == "SOFT_DELETED":
             self.client().delete_server(server_id, force=True)
         elif status == "ERROR":
