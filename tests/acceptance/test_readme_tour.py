@@ -12,10 +12,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[2]
 TOUR_HEADING = "A short tour"
+# About 60 commands, each a fresh process: minutes on a busy 2-core machine.
+TOUR_TIMEOUT_S = 1500
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(TOUR_TIMEOUT_S + 60)]
 
 
 def readme_block(heading: str) -> str:
@@ -58,7 +62,7 @@ def test_readme_tour_runs_in_order_on_a_fresh_store(tmp_path):
     # -e: any line that fails stops the tour and fails the test.
     result = subprocess.run(
         ["bash", "-e", "-o", "pipefail", str(script)],
-        capture_output=True, text=True, env=tour_environment(home), cwd=clone, timeout=900, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, env=tour_environment(home), cwd=clone, timeout=TOUR_TIMEOUT_S, stdin=subprocess.DEVNULL,
     )  # fmt: skip
 
     assert result.returncode == 0, f"the tour stopped:\n{result.stderr[-3000:]}"
