@@ -1,19 +1,24 @@
 """README.md's "A short tour", run exactly as written: its bash block is taken from the
 README (never copied here), and run in order by bash on a fresh HOME, so on the
 embedded engine's default store, with the installed ``stoker`` on PATH and a copy of
-``examples/`` in the working directory, as a user runs it from a fresh clone."""
+``examples/`` in the working directory, as a user runs it from a fresh clone. And every
+``stoker`` command the README and docs/ show names commands and options that exist."""
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from markdown_it import MarkdownIt
+
+from stoker.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 TOUR_HEADING = "A short tour"
@@ -85,3 +90,67 @@ def test_readme_tour_runs_in_order_on_a_fresh_store(tmp_path):
     for name in ("web", "held", "doomed", "copy"):
         assert f"Stack {name} DELETE_COMPLETE" in progress
     assert (clone / "web.json").is_file()
+
+
+def shown_commands(text: str) -> list[str]:
+    """Every ``stoker ...`` command in the bash code blocks of a Markdown text: lines
+    joined at a trailing backslash, split at ``;``, ``&&``, ``|`` and ``&``, comments,
+    redirections and leading ``NAME=value`` assignments dropped."""
+    commands = []
+    for token in MarkdownIt().parse(text):
+        if token.type != "fence" or token.info.strip() != "bash":
+            continue
+        for line in token.content.replace("\\\n", " ").splitlines():
+            for part in re.split(r"&&|\|\|?|;|&", line.split(" #", 1)[0]):
+                words = part.split(">", 1)[0].split()
+                while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
+                    words.pop(0)
+                if words and words[0] == "stoker":
+                    commands.append(" ".join(words))
+    return commands
+
+
+def unknown_words(command: str) -> list[str]:
+    """What of ``command`` the ``stoker`` command does not have: a command name, or an
+    option of the command it is given to (the root's options before the first command)."""
+
+    def options(cmd: click.Command) -> dict[str, bool]:
+        """Each option's names, and whether it takes a value."""
+        names = {"-h": False, "--help": False}
+        for param in cmd.params:
+            if isinstance(param, click.Option):
+                takes_value = not (param.is_flag or param.count)
+                names.update(dict.fromkeys(param.opts + param.secondary_opts, takes_value))
+        return names
+
+    current: click.Command = main
+    unknown = []
+    words = iter(shlex.split(command)[1:])
+    for word in words:
+        if word.startswith("-") and not re.fullmatch(r"-?\d+", word):
+            name = word.split("=", 1)[0]
+            takes_value = options(current).get(name)
+            if takes_value is None:
+                unknown.append(word)
+            elif takes_value and "=" not in word:
+                next(words, None)
+        elif isinstance(current, click.Group):
+            sub = current.get_command(click.Context(current), word)
+            if sub is None:
+                unknown.append(word)
+                break
+            current = sub
+    return unknown
+
+
+def test_docs_show_only_commands_and_options_stoker_has():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    shown = {page.name: shown_commands(page.read_text()) for page in pages}
+    assert len(shown["README.md"]) > 40 and shown["user-guide.md"]
+    wrong = {
+        (page, command): unknown
+        for page, commands in shown.items()
+        for command in commands
+        if (unknown := unknown_words(command))
+    }
+    assert wrong == {}
