@@ -7,6 +7,7 @@ Must not: define commands (``main`` and its siblings do), or print anything but 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -169,6 +170,19 @@ def given_parameters(pairs: tuple[str, ...], files: tuple[str, ...] = ()) -> dic
     return values
 
 
+# Heat's words for a ``get_param`` of a parameter the template does not declare, which
+# its clients match (the API keeps them): said plainly here, for a person.
+_UNDECLARED_PARAMETER = re.compile(r"Property error: : (?P<path>[^:]+): : The Parameter \((?P<name>[^)]*)\) was not provided\.")
+
+
+def plain(problem: object) -> str:
+    """A problem as the command line says it."""
+    return _UNDECLARED_PARAMETER.sub(
+        r"\g<path>: The Parameter (\g<name>) is not declared (declare it under 'parameters', or correct the name)",
+        str(problem),
+    )
+
+
 def report(error: BaseException) -> None:
     """One ``ERROR:`` message; several problems (of a template, found here or by a
     server) one a line."""
@@ -180,11 +194,11 @@ def report(error: BaseException) -> None:
     if len(problems) > 1:
         click.echo(f"ERROR: {len(problems)} problems found:", err=True)
         for problem in problems:
-            click.echo(f"  - {problem}", err=True)
+            click.echo(f"  - {plain(problem)}", err=True)
     elif problems:
-        click.echo(f"ERROR: {problems[0]}", err=True)
+        click.echo(f"ERROR: {plain(problems[0])}", err=True)
     else:
-        click.echo(f"ERROR: {error}", err=True)
+        click.echo(f"ERROR: {plain(error)}", err=True)
 
 
 def finish_action(backend, stack: dict, action: str, fmt: str) -> None:
