@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from stoker.cli import render
+from stoker.sdk.exceptions import StokerError
 from stoker.template.errors import TemplateErrors
 
 
@@ -137,6 +138,49 @@ def stack_request(
         files=files,
         **settings,
     )
+
+
+def template_warnings(backend, request) -> list[str]:
+    """What Heat accepts silently in the request's files that the author probably did not
+    mean, each placed: a key written twice (template or environment, last wins), and a
+    function name one edit away from the version's (``template.typos``). Read here, on
+    the client, so a create, update or preview says it whichever engine runs it."""
+    from stoker.cli.backend import Source
+    from stoker.template import loader
+    from stoker.template.errors import TemplateError
+    from stoker.template.hot import Template
+    from stoker.template.typos import function_typos
+
+    found: list[str] = []
+    for environment in request.environments:
+        try:
+            found.extend(str(w) for w in loader.parse(environment.text, environment.name, loader.DEFAULT_LIMITS).warnings)
+        except TemplateError:
+            pass  # the engine reports it with its place
+    source = request.template
+    if isinstance(source, Source) and isinstance(source.text, loader.Document):
+        try:
+            template = Template.parse(source.text, request.files, collect=True)
+        except TemplateError:
+            return found  # the engine reports why
+        schemas: dict[str, Any] = {}
+
+        def schema_of(type_name: str) -> Any:
+            if type_name not in schemas:
+                try:
+                    schemas[type_name] = backend.resource_type(type_name)
+                except StokerError:  # not a registered type (a template resource, a typo)
+                    schemas[type_name] = None
+            return schemas[type_name]
+
+        found.extend(str(w) for w in template.warnings)
+        found.extend(str(w) for w in function_typos(template, schema_of))
+    return list(dict.fromkeys(found))
+
+
+def warn(lines: list[str]) -> None:
+    for line in lines:
+        click.echo(f"WARNING: {line}", err=True)
 
 
 def parameter_file_values(pairs: tuple[str, ...]) -> dict[str, str]:
