@@ -136,7 +136,10 @@ class EmbeddedBackend(Backend):
         try:
             return self.service.get_stack(name, self.project)
         except StackNotFoundError as error:
-            suggestion = close_names(name, [stack.name for stack in self.service.list_stacks(project=self.project)])
+            try:
+                suggestion = close_names(name, [stack.name for stack in self.service.list_stacks(project=self.project)])
+            except Exception:  # noqa: BLE001 - a suggestion must never hide the error it adds to
+                suggestion = None
             if suggestion:
                 error.hint = f"{suggestion} See 'stoker stack list'"
             raise

@@ -93,7 +93,10 @@ class RemoteBackend(Backend):
                 reply = self._call("GET", f"stacks/{quote(name, safe='')}", ok=(302, 301, 303, 307))
             except RemoteError as error:
                 if error.status == 404 and error.heat_type != "HTTPNotFound":  # no such stack, not no such route
-                    suggestion = close_names(name, [stack["stack_name"] for stack in self.list_stacks()])
+                    try:
+                        suggestion = close_names(name, [stack["stack_name"] for stack in self.list_stacks()])
+                    except Exception:  # noqa: BLE001 - a suggestion must never hide the error it adds to
+                        suggestion = None
                     if suggestion:
                         # A stoker server's message ends with the hint this one replaces.
                         error.message = error.message.removesuffix(" (see 'stoker stack list')")
