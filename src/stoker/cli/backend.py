@@ -84,6 +84,17 @@ def stack_of_link(href: str | None) -> tuple[str, str] | None:
     return unquote(pieces[0]), unquote(pieces[1])
 
 
+def close_names(name: str, names: Sequence[str]) -> str | None:
+    """A "Did you mean ...?" for a stack ``name`` that is not there, from the names of the
+    caller's stacks (None when none is close)."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(name, list(dict.fromkeys(names)), n=3, cutoff=0.6)
+    if not close:
+        return None
+    return "Did you mean " + " or ".join(repr(found) for found in close) + "?"
+
+
 class Backend(abc.ABC):
     """The engine a command talks to. Names of stacks may be a name or an id."""
 

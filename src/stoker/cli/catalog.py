@@ -9,7 +9,14 @@ import json
 import click
 
 from stoker.cli import render
-from stoker.cli.invocation import FORMAT, given_parameters, reader_of, stack_request
+from stoker.cli.invocation import (
+    FORMAT,
+    Failure,
+    given_parameters,
+    reader_of,
+    stack_request,
+    template_warnings,
+)
 from stoker.cli.main import main
 from stoker.sdk.exceptions import StokerError
 
@@ -59,23 +66,36 @@ def template_function_list(ctx, version, with_conditions, fmt):
 @click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
 @click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
 @click.option("--show-nested", is_flag=True, help="Also describe the parameters of nested stacks (NestedParameters).")
+@click.option(
+    "--strict", is_flag=True,
+    help="For CI: exit 1 on the warnings and on what a stack create would still refuse (the NOTE lines), which are then errors.",
+)
 @click.option("-f", "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @click.pass_context
-def template_validate(ctx, template_path, environments, parameters, show_nested, fmt):
-    """Validate a template; print Heat's validate result."""
+def template_validate(ctx, template_path, environments, parameters, show_nested, strict, fmt):
+    """Validate a template; print Heat's validate result. Warnings and what a create
+    would still need go to stderr; as Heat's, the exit status is 0 with them, unless
+    --strict."""
     backend = reader_of(ctx)
-    result = backend.validate_template(stack_request(backend, template_path, environments, given_parameters(parameters)), show_nested)
-    for warning in result.pop("Warnings", None) or []:
-        click.echo(f"WARNING: {warning}", err=True)
-    # Not errors (Heat's validate needs no values): what a create would still need.
-    for note in result.pop("Notes", None) or []:
-        click.echo(f"NOTE: stack create needs: {note}", err=True)
+    request = stack_request(backend, template_path, environments, given_parameters(parameters))
+    result = backend.validate_template(request, show_nested)
+    # The engine's warnings, and what the command finds itself (the same said once).
+    warnings = list(dict.fromkeys([*(result.pop("Warnings", None) or []), *template_warnings(backend, request)]))
+    notes = result.pop("Notes", None) or []
     if fmt == "json":
         click.echo(json.dumps(result, indent=4, default=str))
     else:
         import yaml
 
         click.echo(yaml.safe_dump(result, sort_keys=False, default_flow_style=False).rstrip())
+    level = "ERROR" if strict else "WARNING"
+    for warning in warnings:
+        click.echo(f"{level}: {warning}", err=True)
+    # Not errors (Heat's validate needs no values): what a create would still need.
+    for note in notes:
+        click.echo(f"{'ERROR' if strict else 'NOTE'}: stack create needs: {note}", err=True)
+    if strict and (warnings or notes):
+        raise Failure(f"--strict: {len(warnings)} warning(s), {len(notes)} thing(s) a stack create would refuse")
 
 
 @click.group()

@@ -23,7 +23,7 @@ from urllib.parse import quote
 import click
 
 from stoker.api import views
-from stoker.cli.backend import Backend, EventCallback, StackRequest, _ignore
+from stoker.cli.backend import Backend, EventCallback, StackRequest, _ignore, close_names
 from stoker.cli.backend import Source as FileSource
 from stoker.engine.states import Action
 from stoker.reads import Project
@@ -131,7 +131,18 @@ class EmbeddedBackend(Backend):
 
     def _stack(self, name: str) -> StackRecord:
         """The live stack ``name`` (a name or an id) names in this engine's project."""
-        return self.service.get_stack(name, self.project)
+        from stoker.engine.errors import StackNotFoundError
+
+        try:
+            return self.service.get_stack(name, self.project)
+        except StackNotFoundError as error:
+            try:
+                suggestion = close_names(name, [stack.name for stack in self.service.list_stacks(project=self.project)])
+            except Exception:  # noqa: BLE001 - a suggestion must never hide the error it adds to
+                suggestion = None
+            if suggestion:
+                error.hint = f"{suggestion} See 'stoker stack list'"
+            raise
 
     def _id(self, name: str) -> str:
         """The id of the stack ``name`` names in this engine's project: what the

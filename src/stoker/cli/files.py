@@ -21,14 +21,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
-from stoker.environment.capabilities import registry_templates
 from stoker.template import loader
-from stoker.template.errors import Location, TemplateError, TemplateErrors, TemplateLimitError
+from stoker.template.errors import (
+    Location,
+    TemplateError,
+    TemplateErrors,
+    TemplateLimitError,
+    format_path,
+)
 
 TEMPLATE_SUFFIXES = (".yaml", ".yml", ".template", ".json")
 SIZE_HINT = "split it into nested templates, or raise STOKER_MAX_TEMPLATE_BYTES"
@@ -82,33 +88,62 @@ def _is_template(name: Any) -> bool:
     )
 
 
-def _load(text: str | bytes, limits: loader.Limits) -> Any:
-    """Data to look for file names in; None when the guarded loader refuses the text
-    (the engine parses it again with the same limits and reports the problem with its
-    place, as part of validating the template that names it)."""
+def _document(text: str | bytes, limits: loader.Limits, file: str | None = None) -> loader.Document | None:
+    """The document to look for file names in; None when the guarded loader refuses the
+    text (the engine parses it again with the same limits and reports the problem with
+    its place, as part of validating the template that names it)."""
     try:
-        return loader.parse(text, None, limits).data
+        return loader.parse(text, file, limits)
     except TemplateError:
         return None
 
 
-def _named(data: Any) -> Iterator[tuple[str, str]]:
-    """(what, name) of the files a template refers to: get_file targets and the
-    templates of template resources (a group's members included)."""
-    stack = [data]
+def _named(data: Any) -> Iterator[tuple[str, str, tuple]]:
+    """(what, name, template path) of the files a template refers to: get_file targets
+    and the templates of template resources (a group's members included)."""
+    stack: list[tuple[Any, tuple]] = [(data, ())]
     while stack:
-        node = stack.pop()
+        node, path = stack.pop()
         if isinstance(node, dict):
             if len(node) == 1 and isinstance(node.get("get_file"), str):
-                yield "get_file", node["get_file"]
+                yield "get_file", node["get_file"], path + ("get_file",)
             if _is_template(node.get("type")):
-                yield "type", node["type"]
-            stack.extend(node.values())
+                yield "type", node["type"], path + ("type",)
+            stack.extend((value, path + (key,)) for key, value in node.items())
         elif isinstance(node, list):
-            stack.extend(node)
+            stack.extend((item, path + (index,)) for index, item in enumerate(node))
 
 
-def _read(name: str, base: Path, what: str, max_bytes: int, root: Path | None = None) -> str:
+def _registry_paths(registry: Any, path: tuple = ("resource_registry",)) -> Iterator[tuple[str, tuple]]:
+    """(template name, path) of what an environment's registry maps types to (as
+    ``registry_templates`` finds them)."""
+    if not isinstance(registry, dict):
+        return
+    for key, value in registry.items():
+        if key in ("hooks", "restricted_actions"):
+            continue
+        if isinstance(value, str):
+            yield value, path + (key,)
+        elif isinstance(value, list):
+            yield from ((item, path + (key, index)) for index, item in enumerate(value) if isinstance(item, str))
+        elif isinstance(value, dict):
+            yield from _registry_paths(value, path + (key,))
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where a file is named: the document that names it and the path in it."""
+
+    document: loader.Document | None
+    path: tuple
+
+    def error(self, message: str, hint: str | None) -> TemplateErrors:
+        where = format_path(self.path) or None
+        location = self.document.locate(where) if self.document is not None else None
+        return TemplateErrors([TemplateError(message, path=where, location=location, hint=hint)])
+
+
+def _read(name: str, base: Path, what: str, max_bytes: int, root: Path | None = None, place: _Place | None = None) -> str:
     local = name.removeprefix("file://")
     if "://" in local:
         raise click.UsageError(f"{what} {name}: only local files can be sent")
@@ -121,6 +156,11 @@ def _read(name: str, base: Path, what: str, max_bytes: int, root: Path | None = 
             f"{what} {name}: only files in the template's directory ({base}) are read; copy the file there, "
             "or name a directory above both with --files-root DIR (STOKER_FILES_ROOT)"
         )
+    if place is not None and not path.exists():
+        # A mistake in the file that names it: placed there, as any other problem of it.
+        shown = os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
+        looked = f" (looked for {shown})" if shown != local else ""
+        raise place.error(f"The file {name} does not exist{looked}", f"correct the name, or create {shown}")
     try:
         data = read_limited(path, max_bytes, f"{what} {name}:")
     except click.UsageError as error:
@@ -139,27 +179,32 @@ def files_for(
     anywhere under it are read, else only those under the directory of what names them."""
     root = root.resolve() if root is not None else None
     files: dict[str, str] = {}
-    pending: list[tuple[str, Path, str]] = []  # (name, directory it is relative to, what names it)
+    # (name, directory it is relative to, what names it, where it is named)
+    pending: list[tuple[str, Path, str, _Place]] = []
     if template is not None:
         base = (Path(template.name).parent if template.name else Path.cwd()).resolve()
         text = template.text
-        data = text.data if isinstance(text, loader.Document) else _load(text, limits)
-        pending.extend((name, base, what) for what, name in _named(data))
+        document = text if isinstance(text, loader.Document) else _document(text, limits)
+        data = document.data if document is not None else None
+        pending.extend((name, base, what, _Place(document, path)) for what, name, path in _named(data))
     for environment in environments:
         base = (Path(environment.name).parent if environment.name else Path.cwd()).resolve()
-        data = _load(environment.text, loader.DEFAULT_LIMITS)
+        document = _document(environment.text, loader.DEFAULT_LIMITS, environment.name)
+        data = document.data if document is not None else None
         registry = data.get("resource_registry") if isinstance(data, dict) else None
-        for target in registry_templates(registry if isinstance(registry, dict) else {}):
+        for target, path in _registry_paths(registry):
             if _is_template(target):
-                pending.append((target, base, "resource_registry"))
+                pending.append((target, base, "resource_registry", _Place(document, path)))
     while pending:
-        name, base, what = pending.pop()
+        name, base, what, place = pending.pop()
         if name in files:
             continue
-        text = files[name] = _read(name, base, what, limits.max_bytes, root)
+        text = files[name] = _read(name, base, what, limits.max_bytes, root, place)
         if _is_template(name):
             nested_base = (base / name.removeprefix("file://")).resolve().parent
+            nested = _document(text, limits, name)
             pending.extend(
-                (inner, nested_base, f"{kind} in {name}") for kind, inner in _named(_load(text, limits))
+                (inner, nested_base, f"{kind} in {name}", _Place(nested, path))
+                for kind, inner, path in _named(nested.data if nested is not None else None)
             )
     return files

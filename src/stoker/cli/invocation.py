@@ -7,6 +7,7 @@ Must not: define commands (``main`` and its siblings do), or print anything but 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import click
 
 from stoker.cli import render
+from stoker.sdk.exceptions import StokerError
 from stoker.template.errors import TemplateErrors
 
 
@@ -138,6 +140,49 @@ def stack_request(
     )
 
 
+def template_warnings(backend, request) -> list[str]:
+    """What Heat accepts silently in the request's files that the author probably did not
+    mean, each placed: a key written twice (template or environment, last wins), and a
+    function name one edit away from the version's (``template.typos``). Read here, on
+    the client, so a create, update or preview says it whichever engine runs it."""
+    from stoker.cli.backend import Source
+    from stoker.template import loader
+    from stoker.template.errors import TemplateError
+    from stoker.template.hot import Template
+    from stoker.template.typos import function_typos
+
+    found: list[str] = []
+    for environment in request.environments:
+        try:
+            found.extend(str(w) for w in loader.parse(environment.text, environment.name, loader.DEFAULT_LIMITS).warnings)
+        except TemplateError:
+            pass  # the engine reports it with its place
+    source = request.template
+    if isinstance(source, Source) and isinstance(source.text, loader.Document):
+        try:
+            template = Template.parse(source.text, request.files, collect=True)
+        except TemplateError:
+            return found  # the engine reports why
+        schemas: dict[str, Any] = {}
+
+        def schema_of(type_name: str) -> Any:
+            if type_name not in schemas:
+                try:
+                    schemas[type_name] = backend.resource_type(type_name)
+                except StokerError:  # not a registered type (a template resource, a typo)
+                    schemas[type_name] = None
+            return schemas[type_name]
+
+        found.extend(str(w) for w in template.warnings)
+        found.extend(str(w) for w in function_typos(template, schema_of))
+    return list(dict.fromkeys(found))
+
+
+def warn(lines: list[str]) -> None:
+    for line in lines:
+        click.echo(f"WARNING: {line}", err=True)
+
+
 def parameter_file_values(pairs: tuple[str, ...]) -> dict[str, str]:
     """``--parameter-file KEY=FILE``: the file's text is the value (heatclient's)."""
     from stoker.cli.files import read_limited
@@ -169,6 +214,19 @@ def given_parameters(pairs: tuple[str, ...], files: tuple[str, ...] = ()) -> dic
     return values
 
 
+# Heat's words for a ``get_param`` of a parameter the template does not declare, which
+# its clients match (the API keeps them): said plainly here, for a person.
+_UNDECLARED_PARAMETER = re.compile(r"Property error: : (?P<path>[^:]+): : The Parameter \((?P<name>[^)]*)\) was not provided\.")
+
+
+def plain(problem: object) -> str:
+    """A problem as the command line says it."""
+    return _UNDECLARED_PARAMETER.sub(
+        r"\g<path>: The Parameter (\g<name>) is not declared (declare it under 'parameters', or correct the name)",
+        str(problem),
+    )
+
+
 def report(error: BaseException) -> None:
     """One ``ERROR:`` message; several problems (of a template, found here or by a
     server) one a line."""
@@ -180,11 +238,11 @@ def report(error: BaseException) -> None:
     if len(problems) > 1:
         click.echo(f"ERROR: {len(problems)} problems found:", err=True)
         for problem in problems:
-            click.echo(f"  - {problem}", err=True)
+            click.echo(f"  - {plain(problem)}", err=True)
     elif problems:
-        click.echo(f"ERROR: {problems[0]}", err=True)
+        click.echo(f"ERROR: {plain(problems[0])}", err=True)
     else:
-        click.echo(f"ERROR: {error}", err=True)
+        click.echo(f"ERROR: {plain(error)}", err=True)
 
 
 def finish_action(backend, stack: dict, action: str, fmt: str) -> None:

@@ -24,6 +24,8 @@ from stoker.cli.invocation import (
     report,
     settings_of,
     stack_request,
+    template_warnings,
+    warn,
 )
 from stoker.sdk.exceptions import StokerError
 
@@ -113,6 +115,7 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
         backend, template, environments, given_parameters(parameters, parameter_files),
         disable_rollback=not enable_rollback, timeout_mins=timeout_mins, tags=[t for t in tags.split(",") if t],
     )
+    warn(template_warnings(backend, request))
     if dry_run:
         render.print_preview(backend.preview_create(name, request), fmt)
         return
@@ -146,6 +149,7 @@ def stack_update(ctx, name, template, environments, parameters, parameter_files,
         disable_rollback={"enabled": False, "disabled": True, "keep": None}[rollback], timeout_mins=timeout_mins,
         tags=None if tags is None else [tag for tag in tags.split(",") if tag],
     )
+    warn(template_warnings(backend, request))
     if show_nested and not dry_run:
         raise click.UsageError("--show-nested shows a dry run's nested changes: give --dry-run too")
     if dry_run:

@@ -29,6 +29,7 @@ from stoker.cli.backend import (
     Source,
     StackRequest,
     _ignore,
+    close_names,
     stack_of_link,
 )
 from stoker.cli.transport import (
@@ -72,7 +73,14 @@ class RemoteBackend(Backend):
         url = path if path.startswith(("http://", "https://")) else f"{self.endpoint}/{path.lstrip('/')}"
         reply = self.transport.request(method, url, body, params)
         if reply.status not in ok:
-            raise error_of(reply.status, reply.json(), reply.content.decode("utf-8", "replace")[:500])
+            error = error_of(reply.status, reply.json(), reply.content.decode("utf-8", "replace")[:500])
+            if error.status == 404 and error.message.strip() in ("Not Found", "HTTP 404", "404 page not found"):
+                # No route answered (a missing stack has a message of its own): --url does
+                # not point at the Orchestration API.
+                error.message = f"Nothing answers at {url} (HTTP 404 Not Found): the Orchestration API is not there"
+                error.args = (error.message,)
+                error.hint = "its path is /v1/PROJECT: give --url http://HOST:PORT or http://HOST:PORT/v1/PROJECT"
+            raise error
         return reply
 
     def _get(self, path: str, params: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None) -> Any:
@@ -81,7 +89,20 @@ class RemoteBackend(Backend):
     def _stack_path(self, name: str) -> str:
         """``stacks/{name}/{id}`` of a stack named by name or id (the server's 302)."""
         if name not in self._paths:
-            reply = self._call("GET", f"stacks/{quote(name, safe='')}", ok=(302, 301, 303, 307))
+            try:
+                reply = self._call("GET", f"stacks/{quote(name, safe='')}", ok=(302, 301, 303, 307))
+            except RemoteError as error:
+                if error.status == 404 and error.heat_type != "HTTPNotFound":  # no such stack, not no such route
+                    try:
+                        suggestion = close_names(name, [stack["stack_name"] for stack in self.list_stacks()])
+                    except Exception:  # noqa: BLE001 - a suggestion must never hide the error it adds to
+                        suggestion = None
+                    if suggestion:
+                        # A stoker server's message ends with the hint this one replaces.
+                        error.message = error.message.removesuffix(" (see 'stoker stack list')")
+                        error.args = (error.message,)
+                        error.hint = f"{suggestion} See 'stoker stack list'"
+                raise
             found = stack_of_link(reply.headers.get("location"))
             if found is None:
                 raise StokerError(f"The server did not say where stack {name} is (no Location)")

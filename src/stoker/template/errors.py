@@ -102,9 +102,14 @@ class TemplateErrors(ValidationError):
     """Every problem found in one validation pass."""
 
     def __init__(self, errors: list[TemplateError]):
-        # In reading order: by position where known, the rest after.
+        # In reading order: by position where known, the rest after. A problem found
+        # twice (when the template is read, and again when what uses it is evaluated)
+        # is reported once.
+        unique: dict[str, TemplateError] = {}
+        for error in errors:
+            unique.setdefault(str(error), error)
         self.errors = sorted(
-            errors,
+            unique.values(),
             key=lambda e: (e.location is None, e.location.line if e.location else 0, e.location.column if e.location else 0),
         )
         super().__init__("; ".join(str(e) for e in self.errors) or "invalid template")
