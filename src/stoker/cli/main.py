@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from stoker.cli import render
+from stoker.cli import completion, render
 from stoker.cli.invocation import (
     FORMAT,
     Failure,
@@ -120,7 +120,7 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
 
 
 @stack.command("update")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.option("-t", "--template", "template", help="Path to the new template.")
 @click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
 @click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
@@ -155,7 +155,7 @@ def stack_update(ctx, name, template, environments, parameters, parameter_files,
 
 
 @stack.command("delete")
-@click.argument("names", nargs=-1, required=True)
+@click.argument("names", nargs=-1, required=True, shell_complete=completion.stacks)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @click.pass_context
@@ -177,7 +177,7 @@ def stack_delete(ctx, names, yes, wait):
 
 def _simple_action(action_name: str, help_text: str):
     @stack.command(action_name, help=help_text)
-    @click.argument("names", nargs=-1, required=True)
+    @click.argument("names", nargs=-1, required=True, shell_complete=completion.stacks)
     @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
     @FORMAT
     @click.pass_context
@@ -287,7 +287,7 @@ def _tags_match(have: set[str], tags: set[str], mode: str | None) -> bool:
 
 
 @stack.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @FORMAT
 @click.pass_context
 def stack_show(ctx, name, fmt):
@@ -301,7 +301,7 @@ def resource() -> None:
 
 
 @resource.command("list")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also list nested stacks' resources this many levels down.")
 @click.option(
     "--filter", "filters", multiple=True, metavar="KEY=VALUE",
@@ -331,8 +331,8 @@ def resource_mark() -> None:
 
 
 @resource_mark.command("unhealthy")
-@click.argument("name")
-@click.argument("resource_name")
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("resource_name", shell_complete=completion.resources)
 @click.argument("reason", required=False, default="")
 @click.option("--reset", is_flag=True, help="Remove the unhealthy mark.")
 @click.pass_context
@@ -342,8 +342,8 @@ def resource_mark_unhealthy(ctx, name, resource_name, reason, reset):
 
 
 @resource.command("signal")
-@click.argument("name")
-@click.argument("resource_name")
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("resource_name", shell_complete=completion.resources)
 @click.option("-D", "--data", default="{}", help="JSON details of the signal.")
 @click.pass_context
 def resource_signal(ctx, name, resource_name, data):
@@ -363,8 +363,8 @@ def hook() -> None:
 
 
 @hook.command("clear")
-@click.argument("name")
-@click.argument("resources", nargs=-1, required=True)
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("resources", nargs=-1, required=True, shell_complete=completion.resources)
 @click.option("--pre-create", "hook_name", flag_value="pre-create")
 @click.option("--pre-update", "hook_name", flag_value="pre-update")
 @click.option("--pre-delete", "hook_name", flag_value="pre-delete")
@@ -385,8 +385,8 @@ def event() -> None:
 
 
 @event.command("list")
-@click.argument("name")
-@click.option("--resource", "resource_name", help="Only this resource's events.")
+@click.argument("name", shell_complete=completion.stacks)
+@click.option("--resource", "resource_name", shell_complete=completion.resources, help="Only this resource's events.")
 @click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also list nested stacks' events this many levels down.")
 @click.option("--follow", is_flag=True, help="Keep printing events as they are recorded, until interrupted (log format).")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many events.")
@@ -459,8 +459,8 @@ def output() -> None:
 
 
 @output.command("show")
-@click.argument("name")
-@click.argument("output_name", required=False)
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("output_name", required=False, shell_complete=completion.outputs)
 @click.option("--all", "show_all", is_flag=True, help="Show every output.")
 @FORMAT
 @click.pass_context
@@ -480,7 +480,7 @@ def output_show(ctx, name, output_name, show_all, fmt):
 
 
 @output.command("list")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @FORMAT
 @click.pass_context
 def output_list(ctx, name, fmt):
