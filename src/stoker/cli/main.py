@@ -465,18 +465,40 @@ def output() -> None:
 @FORMAT
 @click.pass_context
 def output_show(ctx, name, output_name, show_all, fmt):
-    """Show one output of a stack, or all of them with --all."""
+    """Show one output of a stack, or all of them with --all.
+
+    -f value prints the output's value alone, as a script wants it: a string as it is,
+    a map or list as JSON. --all -f shell prints each output's value as a shell
+    variable (eval "$(stoker stack output show STACK --all -f shell)"), the output key
+    with every character other than a letter, digit or _ as _ (--prefix puts a prefix
+    before each)."""
     if not output_name and not show_all:
         raise click.UsageError("give an OUTPUT name or --all")
     backend = reader_of(ctx)
     if show_all:
         outputs = backend.get_stack(name).get("outputs") or []
+        if fmt == "shell":
+            _output_errors(outputs)
+            chosen = render.selected_fields([o["output_key"] for o in outputs])
+            render.print_shell({o["output_key"]: o.get("output_value") for o in outputs if o["output_key"] in chosen}, render.shell_prefix())
+            return
         render.print_detail({o["output_key"]: dict(o) for o in outputs}, fmt)
         return
     found = backend.get_output(name, output_name)
     if found is None:
         raise StokerError(f"Specified output key {output_name} not found.", hint=f"see 'stoker stack output list {name}'")
+    if fmt == "value" and not render.selected_fields(None):
+        _output_errors([found])
+        click.echo(render.value_text(found.get("output_value")))
+        return
     render.print_detail(found, fmt)
+
+
+def _output_errors(outputs: list[dict]) -> None:
+    """Say on stderr which outputs have no value, and why (their value prints empty)."""
+    for found in outputs:
+        if "output_error" in found:
+            click.echo(f"WARNING: output {found['output_key']} has no value: {found['output_error']}", err=True)
 
 
 @output.command("list")

@@ -125,6 +125,21 @@ def _selected(available: Sequence[str], columns: Sequence[str] | None = None) ->
     return list(columns)
 
 
+def selected_fields(available: Sequence[str] | None) -> list[str]:
+    """The fields ``-c`` chose among ``available`` (all when none; None: only what was
+    chosen, unchecked)."""
+    if available is None:
+        context = click.get_current_context(silent=True)
+        return list((context.find_root().obj or {}).get("columns") or []) if context is not None else []
+    return _selected(available)
+
+
+def shell_prefix() -> str:
+    """``--prefix`` of this command (cliff's, for ``-f shell``)."""
+    context = click.get_current_context(silent=True)
+    return str((context.find_root().obj or {}).get("prefix") or "") if context is not None else ""
+
+
 def _table(headers: Sequence[str]) -> Table:
     table = Table(show_lines=False)
     for header in headers:
@@ -171,11 +186,47 @@ def print_list(rows: Sequence[Mapping[str, Any]], fmt: str, columns: Sequence[st
         _print_table(table)
 
 
-def _shell_name(key: str) -> str:
-    return re.sub(r"[^a-zA-Z0-9_]", "_", key)
+def shell_name(key: str, prefix: str = "") -> str:
+    """The shell variable ``key`` is printed as by ``-f shell``: the prefix, then the key
+    with each character a shell name cannot hold (not a letter, digit or ``_``) as
+    ``_``; a name that would start with a digit starts with ``_`` (``2nd-ip`` ->
+    ``_2nd_ip``)."""
+    name = re.sub(r"[^a-zA-Z0-9_]", "_", f"{prefix}{key}")
+    return f"_{name}" if not name or name[0].isdigit() else name
 
 
-def print_detail(detail: Mapping[str, Any], fmt: str, selected: Sequence[str] | None = None, prefix: str = "") -> None:
+def _shell_quoted(text: str) -> str:
+    """``text`` in double quotes, as a POSIX shell reads it back unchanged."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`") + '"'
+
+
+def print_shell(values: Mapping[str, Any], prefix: str = "") -> None:
+    """``name="value"`` lines a shell can ``eval`` (cliff's ``-f shell``): a string as it
+    is, anything else as JSON (null as empty). Two keys that make the same name are
+    refused, naming both, rather than one silently overwriting the other."""
+    names: dict[str, str] = {}
+    for key in values:
+        name = shell_name(key, prefix)
+        if name in names:
+            raise click.UsageError(
+                f"-f shell: {names[name]!r} and {key!r} are both the shell variable {name}; show one with -c {names[name]} (or -c {key})"
+            )
+        names[name] = key
+    for name, key in names.items():
+        print(f"{name}={_shell_quoted(value_text(values[key]))}")
+
+
+def value_text(value: Any) -> str:
+    """A value as one field of plain output: a string as it is, null as nothing, a
+    map, list, number or boolean as JSON (what ``jq`` reads)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, default=str)
+
+
+def print_detail(detail: Mapping[str, Any], fmt: str, selected: Sequence[str] | None = None, prefix: str | None = None) -> None:
     """One item's fields, as ``fmt`` says (``shell``: ``name="value"`` lines a shell can
     ``eval``, as cliff's); ``-c`` picks fields."""
     keys = _selected(list(detail.keys()), selected)
@@ -188,9 +239,7 @@ def print_detail(detail: Mapping[str, Any], fmt: str, selected: Sequence[str] | 
         for value in shown.values():
             print(_cell(value))
     elif fmt == "shell":
-        for key, value in shown.items():
-            text = _cell(value).replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`")
-            print(f'{prefix}{_shell_name(key)}="{text}"')
+        print_shell({key: _cell(value) for key, value in shown.items()}, shell_prefix() if prefix is None else prefix)
     elif fmt == "csv":
         _csv([["Field", "Value"], *[[key, value] for key, value in shown.items()]])
     else:
