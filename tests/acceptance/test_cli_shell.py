@@ -36,10 +36,9 @@ TEMPLATE = textwrap.dedent(
       settings: {value: {a: 1, b: [x, y]}}
       2nd-url: {value: "http://example.com/x"}
       token: {value: {get_param: token}}
-      note: {value: "%s"}
+      note: {value: "SENTENCE"}
     """
-    % SENTENCE
-)
+).replace("SENTENCE", SENTENCE)
 
 
 @pytest.fixture
