@@ -122,9 +122,21 @@ def test_cli_shell_completes_resources_and_outputs_of_the_stack_on_the_line_and_
 
 
 def test_cli_shell_completion_of_a_store_or_server_that_cannot_answer_is_none(tmp_path):
-    broken = tmp_path / "broken.sqlite"
-    broken.write_text("this is not a database\n")
-    env = client_environment({"STOKER_DATABASE_URL": f"sqlite:///{broken}"})
+    store = tmp_path / "store.sqlite"
+    env = client_environment({"STOKER_DATABASE_URL": f"sqlite:///{store}"})
+    (tmp_path / "none.yaml").write_text("heat_template_version: 2021-04-16\n")
+    made = subprocess.run(
+        [STOKER, "stack", "create", "ok", "-t", "none.yaml"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    assert complete("stoker stack show ", env, tmp_path) == ["ok"]
+    # the same store, broken
+    store.write_text("this is not a database\n")
     assert complete("stoker stack show ", env, tmp_path) == []
     missing = tmp_path / "missing.sqlite"
     assert (
