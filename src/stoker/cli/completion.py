@@ -55,10 +55,15 @@ def _open(params: dict[str, Any]) -> Any:
         return None
     from stoker.cli.embedded import EmbeddedBackend
 
-    return EmbeddedBackend.open(settings_of(params), False, lambda: (lambda event: None))
+    return EmbeddedBackend.open(settings_of(params), False, lambda: lambda event: None)
 
 
-def _candidates(ctx: click.Context, incomplete: str, read: Callable[[Any], Iterable[str]], given: Iterable[str] = ()) -> list[CompletionItem]:
+def _candidates(
+    ctx: click.Context,
+    incomplete: str,
+    read: Callable[[Any], Iterable[str]],
+    given: Iterable[str] = (),
+) -> list[CompletionItem]:
     """What ``read`` finds through the engine, starting with ``incomplete`` and not
     ``given`` already; nothing when anything goes wrong."""
     if os.environ.get("STOKER_DEBUG"):
@@ -72,7 +77,9 @@ def _candidates(ctx: click.Context, incomplete: str, read: Callable[[Any], Itera
         return []
 
 
-def _read(ctx: click.Context, incomplete: str, read: Callable[[Any], Iterable[str]], given: Iterable[str]) -> list[CompletionItem]:
+def _read(
+    ctx: click.Context, incomplete: str, read: Callable[[Any], Iterable[str]], given: Iterable[str]
+) -> list[CompletionItem]:
     backend = _open(ctx.find_root().params)
     if backend is None:
         return []
@@ -81,7 +88,11 @@ def _read(ctx: click.Context, incomplete: str, read: Callable[[Any], Iterable[st
     finally:
         backend.close()
     taken = set(given)
-    return [CompletionItem(value) for value in dict.fromkeys(found) if value.startswith(incomplete) and value not in taken]
+    return [
+        CompletionItem(value)
+        for value in dict.fromkeys(found)
+        if value.startswith(incomplete) and value not in taken
+    ]
 
 
 def _given(ctx: click.Context, param: click.Parameter) -> list[str]:
@@ -92,7 +103,12 @@ def _given(ctx: click.Context, param: click.Parameter) -> list[str]:
 
 def stacks(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """The names of the project's stacks."""
-    return _candidates(ctx, incomplete, lambda backend: [s["stack_name"] for s in backend.list_stacks()], _given(ctx, param))
+    return _candidates(
+        ctx,
+        incomplete,
+        lambda backend: [s["stack_name"] for s in backend.list_stacks()],
+        _given(ctx, param),
+    )
 
 
 def _stack_on_line(ctx: click.Context) -> str | None:
@@ -119,7 +135,12 @@ def resources(ctx: click.Context, param: click.Parameter, incomplete: str) -> li
     stack = _stack_on_line(ctx)
     if not stack:
         return []
-    return _candidates(ctx, incomplete, lambda backend: [r["resource_name"] for r in backend.list_resources(stack)], _given(ctx, param))
+    return _candidates(
+        ctx,
+        incomplete,
+        lambda backend: [r["resource_name"] for r in backend.list_resources(stack)],
+        _given(ctx, param),
+    )
 
 
 def outputs(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
@@ -127,9 +148,15 @@ def outputs(ctx: click.Context, param: click.Parameter, incomplete: str) -> list
     stack = ctx.params.get("name")
     if not stack:
         return []
-    return _candidates(ctx, incomplete, lambda backend: [o["output_key"] for o in backend.list_outputs(stack)])
+    return _candidates(
+        ctx, incomplete, lambda backend: [o["output_key"] for o in backend.list_outputs(stack)]
+    )
 
 
-def resource_types(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+def resource_types(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
     """The resource types the engine (or server) knows."""
-    return _candidates(ctx, incomplete, lambda backend: [str(name) for name in backend.resource_types()])
+    return _candidates(
+        ctx, incomplete, lambda backend: [str(name) for name in backend.resource_types()]
+    )
