@@ -8,7 +8,7 @@ import json
 
 import click
 
-from stoker.cli import render
+from stoker.cli import completion, render
 from stoker.cli.invocation import (
     FORMAT,
     Failure,
@@ -135,7 +135,7 @@ def resource_type_list(ctx, filters, long_format, fmt):
 
 
 @rtype.command("show")
-@click.argument("type_name")
+@click.argument("type_name", shell_complete=completion.resource_types)
 @click.option("-f", "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @click.option(
     "--template-type", type=click.Choice(["hot", "cfn"], case_sensitive=False),

@@ -15,7 +15,7 @@ from typing import Any
 import click
 import yaml
 
-from stoker.cli import render
+from stoker.cli import completion, render
 from stoker.cli.backend import link, stack_of_link
 from stoker.cli.invocation import FORMAT, reader_of
 from stoker.cli.main import event, hook, resource, stack
@@ -37,8 +37,8 @@ DOCUMENT_FORMAT = click.option("-f", "--format", "fmt", type=click.Choice(["yaml
 
 
 @resource.command("show")
-@click.argument("name")
-@click.argument("resource_name")
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("resource_name", shell_complete=completion.resources)
 @click.option("--with-attr", "with_attrs", multiple=True, metavar="ATTRIBUTE", help="Also show this attribute's value (repeatable).")
 @FORMAT
 @click.pass_context
@@ -68,8 +68,8 @@ def resource_show(ctx, name, resource_name, with_attrs, fmt):
 
 
 @resource.command("metadata")
-@click.argument("name")
-@click.argument("resource_name")
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("resource_name", shell_complete=completion.resources)
 @DOCUMENT_FORMAT
 @click.pass_context
 def resource_metadata(ctx, name, resource_name, fmt):
@@ -79,8 +79,8 @@ def resource_metadata(ctx, name, resource_name, fmt):
 
 
 @event.command("show")
-@click.argument("name")
-@click.argument("resource_name")
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("resource_name", shell_complete=completion.resources)
 @click.argument("event_id")
 @FORMAT
 @click.pass_context
@@ -113,7 +113,7 @@ def stack_template() -> None:
 
 
 @stack_template.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @DOCUMENT_FORMAT
 @click.pass_context
 def template_show(ctx, name, fmt):
@@ -127,7 +127,7 @@ def stack_environment() -> None:
 
 
 @stack_environment.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @DOCUMENT_FORMAT
 @click.pass_context
 def environment_show(ctx, name, fmt):
@@ -141,7 +141,7 @@ def stack_file() -> None:
 
 
 @stack_file.command("list")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @DOCUMENT_FORMAT
 @click.pass_context
 def file_list(ctx, name, fmt):
@@ -155,7 +155,7 @@ def failures() -> None:
 
 
 @failures.command("list")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.option("--long", "long_format", is_flag=True, help="Also show the events of each failed resource.")
 @click.pass_context
 def failures_list(ctx, name, long_format):
@@ -191,7 +191,7 @@ def _failed(backend: Any, stack_id: str, path: str) -> list[tuple[str, dict[str,
 
 
 @hook.command("poll")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also look this many levels of nested stacks down.")
 @FORMAT
 @click.pass_context

@@ -24,9 +24,50 @@ def choose_columns(ctx: click.Context, _param: click.Parameter, value: tuple[str
     ctx.find_root().obj["columns"] = list(value)
 
 
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """An output option every command shares, kept where ``render`` reads it."""
+    root = ctx.find_root()
+    if root.obj is None:
+        root.obj = {}
+    root.obj[param.name] = value
+    return value
+
+
 def FORMAT(command: Callable) -> Callable:  # noqa: N802 - a decorator named as the options it adds
     """``-f`` (cliff's formats: table, json, yaml, csv for lists, shell for one item,
-    value) and ``-c`` (the columns or fields to show, repeatable), as openstack's."""
+    value), ``-c`` (the columns or fields to show, repeatable), and the table and shell
+    formatters' options, as openstack's (cliff's ``--max-width``, ``--fit-width``,
+    ``--prefix``)."""
+    command = click.option(
+        "--max-width",
+        "max_width",
+        type=int,
+        envvar="CLIFF_MAX_TERM_WIDTH",
+        default=None,
+        expose_value=False,
+        callback=_remember,
+        metavar="N",
+        help="Table: at most N characters wide, long values wrapped at spaces or cut with '…' (default: CLIFF_MAX_TERM_WIDTH, else a terminal's width; 0: no limit).",
+    )(command)
+    command = click.option(
+        "--fit-width",
+        "fit_width",
+        is_flag=True,
+        default=None,
+        envvar="CLIFF_FIT_WIDTH",
+        expose_value=False,
+        callback=_remember,
+        help="Table: fit the terminal's width (COLUMNS) even when not printing to a terminal (also CLIFF_FIT_WIDTH=1).",
+    )(command)
+    command = click.option(
+        "--prefix",
+        "prefix",
+        default="",
+        expose_value=False,
+        callback=_remember,
+        metavar="PREFIX",
+        help="-f shell: put PREFIX before every variable name.",
+    )(command)
     command = click.option(
         "-c",
         "--column",

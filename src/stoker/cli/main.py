@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from stoker.cli import render
+from stoker.cli import completion, render
 from stoker.cli.invocation import (
     FORMAT,
     Failure,
@@ -123,7 +123,7 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
 
 
 @stack.command("update")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.option("-t", "--template", "template", help="Path to the new template.")
 @click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
 @click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
@@ -159,7 +159,7 @@ def stack_update(ctx, name, template, environments, parameters, parameter_files,
 
 
 @stack.command("delete")
-@click.argument("names", nargs=-1, required=True)
+@click.argument("names", nargs=-1, required=True, shell_complete=completion.stacks)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @click.pass_context
@@ -181,7 +181,7 @@ def stack_delete(ctx, names, yes, wait):
 
 def _simple_action(action_name: str, help_text: str):
     @stack.command(action_name, help=help_text)
-    @click.argument("names", nargs=-1, required=True)
+    @click.argument("names", nargs=-1, required=True, shell_complete=completion.stacks)
     @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
     @FORMAT
     @click.pass_context
@@ -291,7 +291,7 @@ def _tags_match(have: set[str], tags: set[str], mode: str | None) -> bool:
 
 
 @stack.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @FORMAT
 @click.pass_context
 def stack_show(ctx, name, fmt):
@@ -305,7 +305,7 @@ def resource() -> None:
 
 
 @resource.command("list")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also list nested stacks' resources this many levels down.")
 @click.option(
     "--filter", "filters", multiple=True, metavar="KEY=VALUE",
@@ -335,8 +335,8 @@ def resource_mark() -> None:
 
 
 @resource_mark.command("unhealthy")
-@click.argument("name")
-@click.argument("resource_name")
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("resource_name", shell_complete=completion.resources)
 @click.argument("reason", required=False, default="")
 @click.option("--reset", is_flag=True, help="Remove the unhealthy mark.")
 @click.pass_context
@@ -346,8 +346,8 @@ def resource_mark_unhealthy(ctx, name, resource_name, reason, reset):
 
 
 @resource.command("signal")
-@click.argument("name")
-@click.argument("resource_name")
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("resource_name", shell_complete=completion.resources)
 @click.option("-D", "--data", default="{}", help="JSON details of the signal.")
 @click.pass_context
 def resource_signal(ctx, name, resource_name, data):
@@ -367,8 +367,8 @@ def hook() -> None:
 
 
 @hook.command("clear")
-@click.argument("name")
-@click.argument("resources", nargs=-1, required=True)
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("resources", nargs=-1, required=True, shell_complete=completion.resources)
 @click.option("--pre-create", "hook_name", flag_value="pre-create")
 @click.option("--pre-update", "hook_name", flag_value="pre-update")
 @click.option("--pre-delete", "hook_name", flag_value="pre-delete")
@@ -389,8 +389,8 @@ def event() -> None:
 
 
 @event.command("list")
-@click.argument("name")
-@click.option("--resource", "resource_name", help="Only this resource's events.")
+@click.argument("name", shell_complete=completion.stacks)
+@click.option("--resource", "resource_name", shell_complete=completion.resources, help="Only this resource's events.")
 @click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also list nested stacks' events this many levels down.")
 @click.option("--follow", is_flag=True, help="Keep printing events as they are recorded, until interrupted (log format).")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many events.")
@@ -463,28 +463,50 @@ def output() -> None:
 
 
 @output.command("show")
-@click.argument("name")
-@click.argument("output_name", required=False)
+@click.argument("name", shell_complete=completion.stacks)
+@click.argument("output_name", required=False, shell_complete=completion.outputs)
 @click.option("--all", "show_all", is_flag=True, help="Show every output.")
 @FORMAT
 @click.pass_context
 def output_show(ctx, name, output_name, show_all, fmt):
-    """Show one output of a stack, or all of them with --all."""
+    """Show one output of a stack, or all of them with --all.
+
+    -f value prints the output's value alone, as a script wants it: a string as it is,
+    a map or list as JSON. --all -f shell prints each output's value as a shell
+    variable (eval "$(stoker stack output show STACK --all -f shell)"), the output key
+    with every character other than a letter, digit or _ as _ (--prefix puts a prefix
+    before each)."""
     if not output_name and not show_all:
         raise click.UsageError("give an OUTPUT name or --all")
     backend = reader_of(ctx)
     if show_all:
         outputs = backend.get_stack(name).get("outputs") or []
+        if fmt == "shell":
+            _output_errors(outputs)
+            chosen = render.selected_fields([o["output_key"] for o in outputs])
+            render.print_shell({o["output_key"]: o.get("output_value") for o in outputs if o["output_key"] in chosen}, render.shell_prefix())
+            return
         render.print_detail({o["output_key"]: dict(o) for o in outputs}, fmt)
         return
     found = backend.get_output(name, output_name)
     if found is None:
         raise StokerError(f"Specified output key {output_name} not found.", hint=f"see 'stoker stack output list {name}'")
+    if fmt == "value" and not render.selected_fields(None):
+        _output_errors([found])
+        click.echo(render.value_text(found.get("output_value")))
+        return
     render.print_detail(found, fmt)
 
 
+def _output_errors(outputs: list[dict]) -> None:
+    """Say on stderr which outputs have no value, and why (their value prints empty)."""
+    for found in outputs:
+        if "output_error" in found:
+            click.echo(f"WARNING: output {found['output_key']} has no value: {found['output_error']}", err=True)
+
+
 @output.command("list")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @FORMAT
 @click.pass_context
 def output_list(ctx, name, fmt):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from stoker.cli import render
+from stoker.cli import completion, render
 from stoker.cli.invocation import (
     FORMAT,
     Failure,
@@ -49,7 +49,7 @@ def snapshot_create(ctx, name, snapshot_name, wait, fmt):
 
 
 @snapshot.command("list")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @FORMAT
 @click.pass_context
 def snapshot_list(ctx, name, fmt):
@@ -58,7 +58,7 @@ def snapshot_list(ctx, name, fmt):
 
 
 @snapshot.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.argument("snapshot_id")
 @FORMAT
 @click.pass_context
@@ -69,7 +69,7 @@ def snapshot_show(ctx, name, snapshot_id, fmt):
 
 
 @snapshot.command("delete")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.argument("snapshot_id")
 @click.pass_context
 def snapshot_delete(ctx, name, snapshot_id):
@@ -78,7 +78,7 @@ def snapshot_delete(ctx, name, snapshot_id):
 
 
 @snapshot.command("restore")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.argument("snapshot_id")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @FORMAT
@@ -90,7 +90,7 @@ def snapshot_restore(ctx, name, snapshot_id, wait, fmt):
 
 
 @stack.command("export")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the data here instead of stdout.")
 @click.pass_context
 def stack_export(ctx, name, output_file):
@@ -102,7 +102,7 @@ def stack_export(ctx, name, output_file):
 
 
 @stack.command("abandon")
-@click.argument("name")
+@click.argument("name", shell_complete=completion.stacks)
 @click.option("--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the data here instead of stdout.")
 @click.pass_context
 def stack_abandon(ctx, name, output_file):
@@ -152,7 +152,7 @@ def _write_json(data: dict, output_file: str | None) -> None:
 
 
 @stack.command("cancel")
-@click.argument("names", nargs=-1, required=True)
+@click.argument("names", nargs=-1, required=True, shell_complete=completion.stacks)
 @click.option("--no-rollback", is_flag=True, help="Stop without rolling back.")
 @click.pass_context
 def stack_cancel(ctx, names, no_rollback):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -16,8 +18,10 @@ from typing import Any
 
 import click
 import yaml
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -125,22 +129,114 @@ def _selected(available: Sequence[str], columns: Sequence[str] | None = None) ->
     return list(columns)
 
 
-def _table(headers: Sequence[str]) -> Table:
+def selected_fields(available: Sequence[str] | None) -> list[str]:
+    """The fields ``-c`` chose among ``available`` (all when none; None: only what was
+    chosen, unchecked)."""
+    if available is None:
+        context = click.get_current_context(silent=True)
+        return list((context.find_root().obj or {}).get("columns") or []) if context is not None else []
+    return _selected(available)
+
+
+def shell_prefix() -> str:
+    """``--prefix`` of this command (cliff's, for ``-f shell``)."""
+    context = click.get_current_context(silent=True)
+    return str((context.find_root().obj or {}).get("prefix") or "") if context is not None else ""
+
+
+# cliff's table options (``--max-width``, ``--fit-width``) and their environment variables,
+# for the commands whose options do not include them.
+MAX_WIDTH_VARIABLE = "CLIFF_MAX_TERM_WIDTH"
+FIT_WIDTH_VARIABLE = "CLIFF_FIT_WIDTH"
+# The characters a table of n columns spends beside its cells: a border at each side and
+# between two columns, and a space of padding at each side of every cell.
+_BORDERS_PER_COLUMN = 3
+# A column cut below its longest word keeps at least this many characters.
+_NARROWEST = 4
+
+
+def _options() -> dict[str, Any]:
+    context = click.get_current_context(silent=True)
+    return (context.find_root().obj or {}) if context is not None else {}
+
+
+def table_width() -> int | None:
+    """How wide a table may be, in characters; None: as wide as its values.
+
+    ``--max-width N`` (else CLIFF_MAX_TERM_WIDTH): N, or no limit when N < 1. Otherwise
+    a terminal's width (COLUMNS, else the terminal's size) when printing to a terminal
+    or with ``--fit-width`` (else CLIFF_FIT_WIDTH=1); printed to a pipe or a file, a
+    table is as wide as its values, so a reader gets every value whole."""
+    options = _options()
+    max_width = options.get("max_width")
+    if max_width is None and os.environ.get(MAX_WIDTH_VARIABLE, "").strip():
+        try:
+            max_width = int(os.environ[MAX_WIDTH_VARIABLE])
+        except ValueError:
+            raise click.UsageError(f"{MAX_WIDTH_VARIABLE} must be a number of characters, got {os.environ[MAX_WIDTH_VARIABLE]!r}")
+    if max_width is not None:
+        return max_width if max_width > 0 else None
+    fit = options.get("fit_width") or os.environ.get(FIT_WIDTH_VARIABLE, "").strip() not in ("", "0")
+    if fit or out.is_terminal:
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def _longest_word(text: str) -> int:
+    return max((cell_len(word) for word in text.split()), default=0)
+
+
+def _longest_line(text: str) -> int:
+    return max((cell_len(line) for line in text.splitlines()), default=0)
+
+
+def column_widths(cells: Sequence[Sequence[str]], width: int) -> list[int] | None:
+    """Widths for the columns of ``cells`` (the header row first) in a table at most
+    ``width`` wide; None when every value fits whole.
+
+    Values wrap at spaces and never inside a word (an id, a secret, a JSON string):
+    the widest columns narrow first, down to their longest word. Only when the longest
+    words alone are too wide do the widest columns narrow further, and a word cut there
+    ends with '…'."""
+    columns = list(zip(*cells, strict=True)) if cells else []
+    natural = [max(_longest_line(value) for value in column) for column in columns]
+    words = [max(_longest_word(value) for value in column) for column in columns]
+    room = width - _BORDERS_PER_COLUMN * len(columns) - 1
+    if sum(natural) <= room:
+        return None
+    widths = list(natural)
+    for floor in (words, [min(_NARROWEST, n) for n in natural]):
+        while sum(widths) > room:
+            narrowable = [i for i, w in enumerate(widths) if w > floor[i]]
+            if not narrowable:
+                break
+            widest = max(narrowable, key=lambda i: widths[i])
+            widths[widest] -= 1
+    return widths
+
+
+def _print_rows(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """A table of ``rows`` (each cell's text) under ``headers``, as wide as
+    ``table_width`` allows."""
+    width = table_width()
+    widths = column_widths([list(headers), *rows], width) if width is not None else None
     table = Table(show_lines=False)
-    for header in headers:
-        # A terminal's width folds long cells; piped output never wraps (see _console).
-        table.add_column(header, overflow="fold" if out.is_terminal else "ignore", no_wrap=not out.is_terminal)
-    return table
-
-
-def _print_table(table: Table) -> None:
-    if out.is_terminal:
-        out.print(table)
-        return
-    # Not a terminal: as wide as the table needs, so a pipe reads whole values
-    # ("CREATE_COMPLETE", not "CREATE_COMPLE" / "TE").
-    wide = Console(file=sys.stdout, width=table.__rich_measure__(out, out.options.update(width=1_000_000)).maximum + 4, soft_wrap=True)
-    wide.print(table)
+    for index, header in enumerate(headers):
+        if width is None:
+            # As wide as the values: a pipe reads whole values ("CREATE_COMPLETE", not
+            # "CREATE_COMPLE" / "TE").
+            table.add_column(header, overflow="ignore", no_wrap=True)
+        else:
+            # Wrapped at spaces; a word longer than its column is cut with '…', never
+            # folded onto the next line, where it would read as two values.
+            table.add_column(header, overflow="ellipsis", width=widths[index] if widths else None)
+    for row in rows:
+        # Text, not markup: a value is shown as it is ("[x]" stays "[x]").
+        table.add_row(*(Text(cell) for cell in row))
+    if width is None:
+        width = table.__rich_measure__(out, out.options.update(width=1_000_000)).maximum
+    console = out if out.is_terminal and width <= out.width else Console(file=sys.stdout, width=width, soft_wrap=True, force_terminal=out.is_terminal)
+    console.print(table)
 
 
 def _csv(rows: Sequence[Sequence[Any]]) -> None:
@@ -165,17 +261,50 @@ def print_list(rows: Sequence[Mapping[str, Any]], fmt: str, columns: Sequence[st
     elif fmt == "shell":
         raise click.UsageError("-f shell shows one item: use it with a show command (lists take table, json, yaml, csv or value)")
     else:
-        table = _table(headers)
-        for row in rows:
-            table.add_row(*(_cell(row.get(h)) for h in headers))
-        _print_table(table)
+        _print_rows(headers, [[_cell(row.get(h)) for h in headers] for row in rows])
 
 
-def _shell_name(key: str) -> str:
-    return re.sub(r"[^a-zA-Z0-9_]", "_", key)
+def shell_name(key: str, prefix: str = "") -> str:
+    """The shell variable ``key`` is printed as by ``-f shell``: the prefix, then the key
+    with each character a shell name cannot hold (not a letter, digit or ``_``) as
+    ``_``; a name that would start with a digit starts with ``_`` (``2nd-ip`` ->
+    ``_2nd_ip``)."""
+    name = re.sub(r"[^a-zA-Z0-9_]", "_", f"{prefix}{key}")
+    return f"_{name}" if not name or name[0].isdigit() else name
 
 
-def print_detail(detail: Mapping[str, Any], fmt: str, selected: Sequence[str] | None = None, prefix: str = "") -> None:
+def _shell_quoted(text: str) -> str:
+    """``text`` in double quotes, as a POSIX shell reads it back unchanged."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`") + '"'
+
+
+def print_shell(values: Mapping[str, Any], prefix: str = "") -> None:
+    """``name="value"`` lines a shell can ``eval`` (cliff's ``-f shell``): a string as it
+    is, anything else as JSON (null as empty). Two keys that make the same name are
+    refused, naming both, rather than one silently overwriting the other."""
+    names: dict[str, str] = {}
+    for key in values:
+        name = shell_name(key, prefix)
+        if name in names:
+            raise click.UsageError(
+                f"-f shell: {names[name]!r} and {key!r} are both the shell variable {name}; show one with -c {names[name]} (or -c {key})"
+            )
+        names[name] = key
+    for name, key in names.items():
+        print(f"{name}={_shell_quoted(value_text(values[key]))}")
+
+
+def value_text(value: Any) -> str:
+    """A value as one field of plain output: a string as it is, null as nothing, a
+    map, list, number or boolean as JSON (what ``jq`` reads)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, default=str)
+
+
+def print_detail(detail: Mapping[str, Any], fmt: str, selected: Sequence[str] | None = None, prefix: str | None = None) -> None:
     """One item's fields, as ``fmt`` says (``shell``: ``name="value"`` lines a shell can
     ``eval``, as cliff's); ``-c`` picks fields."""
     keys = _selected(list(detail.keys()), selected)
@@ -188,16 +317,11 @@ def print_detail(detail: Mapping[str, Any], fmt: str, selected: Sequence[str] | 
         for value in shown.values():
             print(_cell(value))
     elif fmt == "shell":
-        for key, value in shown.items():
-            text = _cell(value).replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`")
-            print(f'{prefix}{_shell_name(key)}="{text}"')
+        print_shell({key: _cell(value) for key, value in shown.items()}, shell_prefix() if prefix is None else prefix)
     elif fmt == "csv":
         _csv([["Field", "Value"], *[[key, value] for key, value in shown.items()]])
     else:
-        table = _table(["Field", "Value"])
-        for key, value in shown.items():
-            table.add_row(key, _cell(value))
-        _print_table(table)
+        _print_rows(["Field", "Value"], [[key, _cell(value)] for key, value in shown.items()])
 
 
 def _plain(value: Any) -> Any:
