@@ -1,4 +1,4 @@
-"""Benchmark: template capabilities (seed 003) over a tree of N candidate templates.
+"""Benchmark: template capabilities over a tree of N candidate templates.
 
 N candidate templates implement N / 10 resource types, ten candidates each (one per
 deployment tool); an environment maps every type to its list of candidates and requires

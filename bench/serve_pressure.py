@@ -1,4 +1,4 @@
-"""``stoker serve`` under pressure, on 127.0.0.1 (issue 26): many idle event streams of
+"""``stoker serve`` under pressure, on 127.0.0.1: many idle event streams of
 one stack, and a flood of slow connections (slowloris). Prints what a user of the
 server sees: its CPU, how long a plain request takes meanwhile, how many slow
 connections it dropped and how much it logged.
