@@ -401,7 +401,7 @@ def event() -> None:
 @click.argument("name")
 @click.option("--resource", "resource_name", help="Only this resource's events.")
 @click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also list nested stacks' events this many levels down.")
-@click.option("--follow", is_flag=True, help="Keep printing events as they are recorded, until interrupted (log format).")
+@click.option("--follow", is_flag=True, help="Keep printing events as they are recorded, until interrupted (log format, or json: one event object a line).")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many events.")
 @click.option("--marker", metavar="ID", help="Only the events after this one.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["log", *render.LIST_FORMATS]), default="log", show_default=True)
@@ -410,19 +410,30 @@ def event() -> None:
 def event_list(ctx, name, resource_name, nested_depth, follow, limit, marker, fmt):
     """List a stack's events, oldest first. Nested stacks' events name the resource by
     its path from this stack (``group.0.server``)."""
-    if fmt != "log" and follow:
-        raise click.UsageError("--follow prints events as they come: use it with the log format")
+    if fmt not in ("log", "json") and follow:
+        raise click.UsageError("--follow prints events as they come: use it with the log format, or json (one event object a line)")
     backend = reader_of(ctx)
     _, stack_id = backend.identify_stack(name)
     paths = _nested_paths(backend, stack_id, nested_depth)
     events = _sorted_page(backend.list_events(stack_id, resource_name, nested_depth), None, {}, limit, marker)
+    if follow and fmt == "json":
+        # JSON lines: each event a row of -f json's list, on a line of its own, flushed.
+        for item in events:
+            _json_line(render.event_row(item, _path_of(item, paths)))
+        _follow(backend, stack_id, resource_name, nested_depth, events, lambda item, path: _json_line(render.event_row(item, path)))
+        return
     if fmt != "log":
         render.print_list([render.event_row(e, _path_of(e, paths)) for e in events], fmt, render.EVENT_COLUMNS)
         return
     for item in events:
         click.echo(render.event_line(item, _path_of(item, paths)))
     if follow:
-        _follow(backend, stack_id, resource_name, nested_depth, events)
+        _follow(backend, stack_id, resource_name, nested_depth, events, lambda item, path: click.echo(render.event_line(item, path)))
+
+
+def _json_line(row: dict) -> None:
+    sys.stdout.write(json.dumps(row, default=str) + "\n")
+    sys.stdout.flush()
 
 
 def _path_of(event: dict, paths: dict[str, str]) -> str:
@@ -445,7 +456,7 @@ def _nested_paths(backend, stack_id: str, depth: int) -> dict[str, str]:
     return {key: path for key, path in paths.items() if key != stack_id}
 
 
-def _follow(backend, stack_id: str, resource_name, nested_depth, seen) -> None:
+def _follow(backend, stack_id: str, resource_name, nested_depth, seen, show) -> None:
     """Print each new event as it comes until interrupted (nested stacks made meanwhile
     included)."""
     paths = _nested_paths(backend, stack_id, nested_depth)
@@ -454,7 +465,7 @@ def _follow(backend, stack_id: str, resource_name, nested_depth, seen) -> None:
             owner = _owner_id(item)
             if owner and owner != stack_id and owner not in paths:
                 paths = _nested_paths(backend, stack_id, nested_depth)  # a nested stack made meanwhile
-            click.echo(render.event_line(item, _path_of(item, paths)))
+            show(item, _path_of(item, paths))
     except KeyboardInterrupt:
         return
 
