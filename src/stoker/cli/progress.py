@@ -39,6 +39,14 @@ class Paths:
     def __init__(self, owner_of: OwnerLookup | None):
         self.owner_of = owner_of
         self.known: dict[str, str] = {}
+        # Learnt from the events: the stack a resource's physical id names is its
+        # nested stack (what a deleted nested stack can no longer be asked).
+        self.owners: dict[str, tuple[str, str]] = {}
+
+    def learn(self, event: Mapping[str, Any], stack_id: str | None) -> None:
+        physical = event.get("physical_resource_id")
+        if stack_id and physical and physical != stack_id:
+            self.owners.setdefault(physical, (stack_id, event["resource_name"]))
 
     def prefix(self, stack_id: str | None) -> str:
         if stack_id is None or self.owner_of is None:
@@ -47,10 +55,12 @@ class Paths:
         current = stack_id
         # Up to a stack whose path is known, or the top (depth-limited, as stacks are).
         while current not in self.known and len(chain) < 64:
-            try:
-                owner = self.owner_of(current)
-            except Exception:  # noqa: BLE001 - a path is a nicety: a failed lookup shows the bare name
-                owner = None
+            owner = self.owners.get(current)
+            if owner is None:
+                try:
+                    owner = self.owner_of(current)
+                except Exception:  # noqa: BLE001 - a path is a nicety: a failed lookup shows the bare name
+                    owner = None
             if owner is None:
                 self.known[current] = ""
                 break
@@ -102,6 +112,7 @@ class Progress:
 
     def __call__(self, event: Mapping[str, Any]) -> None:
         stack_id = owner_id(event)
+        self.paths.learn(event, stack_id)
         path = self.paths.prefix(stack_id)
         state = str(event.get("resource_status") or "")
         status = "IN_PROGRESS" if state.endswith("_IN_PROGRESS") else state.rpartition("_")[2]
