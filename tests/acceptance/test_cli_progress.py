@@ -247,3 +247,45 @@ def test_cli_follow_refuses_a_format_it_cannot_stream(tmp_path):
     refused = stoker(backend, tmp_path, "stack", "event", "list", "web", "--follow", "-f", "csv")
     assert refused.returncode == 2
     assert "use it with the log format, or json" in refused.stderr
+
+
+# The API server's libraries, which a read on the embedded engine never uses.
+SERVER_ONLY = ("starlette", "uvicorn", "oslo_policy")
+READ_THEN_LIST_MODULES = """\
+import json, sys
+from stoker.cli.main import main
+try:
+    main(sys.argv[1:], prog_name="stoker", standalone_mode=False)
+finally:
+    sys.stdout.flush()
+    print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_cli_reads_do_not_import_the_api_server(tmp_path):
+    backend = {"STOKER_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite'}"}
+    made = stoker(
+        backend, tmp_path, "stack", "create", "web", "-t", write(tmp_path, "nested.yaml", NESTED)
+    )
+    assert made.returncode == 0, made.stderr
+    for args in (
+        ["stack", "list"],
+        ["stack", "show", "web"],
+        ["stack", "resource", "list", "web"],
+        ["stack", "output", "list", "web"],
+    ):
+        ran = subprocess.run(
+            [sys.executable, "-c", READ_THEN_LIST_MODULES, *args],
+            env=environment_of(backend),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert ran.returncode == 0, ran.stderr
+        assert ran.stdout.strip(), ran.stderr
+        modules = json.loads(ran.stderr.splitlines()[-1])
+        assert not [name for name in modules if name.split(".")[0] in SERVER_ONLY], (
+            args,
+            [m for m in modules if m.split(".")[0] in SERVER_ONLY][:5],
+        )

@@ -284,7 +284,7 @@ class EmbeddedBackend(Backend):
         return bodies
 
     def list_resources(self, name: str, nested_depth: int = 0, filters: Mapping[str, Sequence[str]] | None = None) -> list[dict[str, Any]]:
-        from stoker.api.resources import resource_matches
+        from stoker.api.views import resource_matches
 
         if nested_depth:
             listed = self.service.list_resources_nested(self._id(name), nested_depth)

@@ -324,7 +324,7 @@ def resource() -> None:
 @click.pass_context
 def resource_list(ctx, name, nested_depth, filters, fmt):
     """List a stack's resources."""
-    from stoker.api.resources import RESOURCE_FILTER_KEYS
+    from stoker.api.views import RESOURCE_FILTER_KEYS
     from stoker.cli.backend import link, stack_of_link
 
     columns = ["resource_name", "physical_resource_id", "resource_type", "resource_status", "updated_time"]
