@@ -138,6 +138,8 @@ class Progress:
                 markup=False,
                 soft_wrap=True,
             )
+            # The count changed: redraw it now, not at the next tick.
+            self._live.refresh()
 
     def note(self, text: str) -> None:
         """A message of the command's own (not an event), printed among the events."""
