@@ -8,6 +8,18 @@ an HTTP response. The API holds no logic of its own beyond reading and shaping: 
 check and action is the Service's, shared with the CLI.
 """
 
-from stoker.api.app import create_app, serve
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["create_app", "serve"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported when asked for: the embedded CLI reads ``views`` without the ASGI
+    # stack (Starlette, uvicorn, the policy engine), which it never serves.
+    if name in __all__:
+        from stoker.api import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,7 +7,6 @@ events of a stack or of one resource (``limit``, ``marker``, ``sort_dir``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from starlette.routing import Route
@@ -15,33 +14,15 @@ from starlette.routing import Route
 from stoker.api import event_stream, projects, views
 from stoker.api.call import Call, endpoint, parse_bool
 from stoker.api.errors import BadRequestError, NotFoundError
+from stoker.api.views import _RESOURCE_FILTERS, RESOURCE_FILTER_KEYS, resource_matches  # noqa: F401 - the API's names for them
 from stoker.store import StackRecord
 
 STACK = "/v1/{tenant_id}/stacks/{stack_name}/{stack_id}"
-
-# Heat's resource list filters (query key -> what of a resource it compares).
-_RESOURCE_FILTERS = {
-    "type": lambda r: [r.type],
-    "status": lambda r: [r.status, r.state],
-    "name": lambda r: [r.name],
-    "action": lambda r: [r.action],
-    "id": lambda r: [r.uuid],
-    "physical_resource_id": lambda r: [r.physical_resource_id or ""],
-}
 
 
 def _nested_children(call: Call, stack: StackRecord) -> dict[str, StackRecord]:
     """A stack's live nested stacks by their parent resource's name."""
     return {child.owner_resource or "": child for child in call.service.store.child_stacks(stack.id)}
-
-
-RESOURCE_FILTER_KEYS = tuple(_RESOURCE_FILTERS)
-
-
-def resource_matches(record: Any, filters: Mapping[str, Sequence[str]]) -> bool:
-    """Whether a resource passes Heat's resource list filters (the values of one key
-    any of, the keys all of; ``status`` is ``FAILED`` or ``CREATE_FAILED``)."""
-    return not any(values and not set(values) & set(_RESOURCE_FILTERS[key](record)) for key, values in filters.items())
 
 
 def resource_list(call: Call) -> dict[str, Any]:

@@ -9,14 +9,16 @@ with a ``Z``, stack parameters are strings.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from stoker.api.call import Call
 from stoker.engine import implementations
 from stoker.masking import HiddenValues
 from stoker.store import EventRecord, ResourceRecord, SnapshotRecord, StackRecord
+
+if TYPE_CHECKING:  # the views take any call with these methods (the CLI's too)
+    from stoker.api.call import Call
 
 
 def isotime(value: datetime | None) -> str | None:
@@ -172,3 +174,22 @@ def snapshot_body(record: SnapshotRecord, hidden: HiddenValues) -> dict[str, Any
         "data": hidden.stack_data(record.data) if record.data is not None else None,
         "creation_time": isotime(record.created_at),
     }
+
+
+# Heat's resource list filters (query key -> what of a resource it compares).
+_RESOURCE_FILTERS = {
+    "type": lambda r: [r.type],
+    "status": lambda r: [r.status, r.state],
+    "name": lambda r: [r.name],
+    "action": lambda r: [r.action],
+    "id": lambda r: [r.uuid],
+    "physical_resource_id": lambda r: [r.physical_resource_id or ""],
+}
+
+RESOURCE_FILTER_KEYS = tuple(_RESOURCE_FILTERS)
+
+
+def resource_matches(record: Any, filters: Mapping[str, Sequence[str]]) -> bool:
+    """Whether a resource passes Heat's resource list filters (the values of one key
+    any of, the keys all of; ``status`` is ``FAILED`` or ``CREATE_FAILED``)."""
+    return not any(values and not set(values) & set(_RESOURCE_FILTERS[key](record)) for key, values in filters.items())

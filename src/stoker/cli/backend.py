@@ -122,6 +122,17 @@ class Backend(abc.ABC):
     def get_stack(self, name: str) -> dict[str, Any]:
         """Heat's stack detail, outputs resolved (a deleted stack found by id too)."""
 
+    def stack_owner(self, stack_id: str) -> tuple[str, str] | None:
+        """(the parent stack's id, the parent's resource that is it) of a nested stack;
+        None for a top-level one. For naming nested stacks' events by their path."""
+        parent = self.get_stack(stack_id).get("parent")
+        if not parent:
+            return None
+        for found in self.list_resources(parent):
+            if found.get("physical_resource_id") == stack_id:
+                return parent, found["resource_name"]
+        return None
+
     @abc.abstractmethod
     def create_stack(self, name: str, request: StackRequest, on_event: EventCallback = _ignore) -> dict[str, Any]:
         """Create and run to the end; the stack's detail then."""

@@ -74,6 +74,8 @@ class EmbeddedBackend(Backend):
         self.links = _Links(service, self.project.id)
         self.recovered = list(recovered)
         self._stacks: dict[str, StackRecord] = {}
+        # The stack a create or update of this command acts on (for a Ctrl-C to cancel).
+        self.acting_on: str | None = None
 
     @classmethod
     def open(cls, settings: Any, recover: bool, progress: Callable[[], EventCallback]) -> EmbeddedBackend:
@@ -165,6 +167,12 @@ class EmbeddedBackend(Backend):
     def get_stack(self, name: str) -> dict[str, Any]:
         return self._detail(self._stack(name))
 
+    def stack_owner(self, stack_id: str) -> tuple[str, str] | None:
+        found = self.service.store.get_stack(stack_id)
+        if found is None or not found.owner_id or not found.owner_resource:
+            return None
+        return found.owner_id, found.owner_resource
+
     def create_stack(self, name: str, request: StackRequest, on_event: EventCallback = _ignore) -> dict[str, Any]:
         assert request.template is not None
         stack = self.service.create_stack(
@@ -175,11 +183,13 @@ class EmbeddedBackend(Backend):
             tags=request.tags or [],
             project_id=self.project.id,
             listeners=[self._listener(on_event)],
+            on_created=lambda made: setattr(self, "acting_on", made.id),
         )
         return self._detail(stack)
 
     def update_stack(self, name: str, request: StackRequest, existing: bool, on_event: EventCallback = _ignore) -> dict[str, Any]:
-        stack = self.service.update_stack(self._id(name),
+        self.acting_on = self._id(name)
+        stack = self.service.update_stack(self.acting_on,
             **_sent(request),
             existing=existing,
             listeners=[self._listener(on_event)],
@@ -214,6 +224,26 @@ class EmbeddedBackend(Backend):
 
     def cancel_stack(self, name: str, rollback: bool) -> dict[str, Any]:
         return self._summary(self.service.cancel_stack(self._id(name), rollback=rollback))
+
+    def cancel_acting(self, give_up: Callable[[], bool]) -> tuple[StackRecord, bool] | None:
+        """Cancel the create or update this command runs (a Ctrl-C), as ``stoker stack
+        cancel`` does, rolling back as the stack says (disable_rollback): (the stack, it
+        rolls back). Asked again until the engine has the action running, or
+        ``give_up()``; None when the action ended first. Called on a thread of its own."""
+        import time
+
+        from stoker.sdk.exceptions import ValidationError
+
+        while not give_up():
+            found = self.service.store.get_stack(self.acting_on) if self.acting_on else None
+            if found is not None:
+                try:
+                    self.service.cancel_stack(found.id, rollback=not found.disable_rollback)
+                    return found, not found.disable_rollback
+                except ValidationError:
+                    pass  # not running yet (or no more)
+            time.sleep(0.05)
+        return None
 
     def export_stack(self, name: str) -> dict[str, Any]:
         return self.service.export_stack(self._id(name))
@@ -265,7 +295,7 @@ class EmbeddedBackend(Backend):
         return bodies
 
     def list_resources(self, name: str, nested_depth: int = 0, filters: Mapping[str, Sequence[str]] | None = None) -> list[dict[str, Any]]:
-        from stoker.api.resources import resource_matches
+        from stoker.api.views import resource_matches
 
         if nested_depth:
             listed = self.service.list_resources_nested(self._id(name), nested_depth)

@@ -119,8 +119,9 @@ def backend_of(ctx: click.Context, recover: bool = True):
             backend = remote_backend(obj["url"], obj.get("os_token"), obj.get("os_cloud"))
         else:
             from stoker.cli.embedded import EmbeddedBackend
+            from stoker.cli.progress import Progress
 
-            backend = EmbeddedBackend.open(settings_of(obj), recover, lambda: render.Progress())
+            backend = EmbeddedBackend.open(settings_of(obj), recover, lambda: Progress())
         obj["backend"] = backend
         ctx.find_root().call_on_close(backend.close)
     return obj["backend"]
@@ -334,5 +335,12 @@ def finish_action(backend, stack: dict, action: str, fmt: str) -> None:
         raise Failure(f"Stack {stack['stack_name']} {action} failed and ended {state}: {why}")
 
 
-def progress_printer(wait: bool, fmt: str) -> Callable:
-    return render.Progress(quiet=not wait)
+def progress_printer(wait: bool, fmt: str = "table", json_lines: bool = False):
+    """The live progress of an action (``cli.progress``): the events on stderr with
+    ``wait`` (``json_lines``: as JSON, one a line), nested stacks' resources named by
+    their path (the command's engine says who owns a nested stack)."""
+    from stoker.cli.progress import Progress
+
+    context = click.get_current_context(silent=True)
+    backend = (context.find_root().obj or {}).get("backend") if context is not None else None
+    return Progress(quiet=not wait, json_lines=json_lines, owner_of=backend.stack_owner if backend is not None else None)

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from stoker.cli import completion, render
+from stoker.cli.interrupt import Interruption
 from stoker.cli.invocation import (
     FORMAT,
     Failure,
@@ -106,9 +107,10 @@ def stack() -> None:
 @click.option("--timeout", "timeout_mins", type=int, help="Stack creation timeout in minutes.")
 @click.option("--tags", default="", help="Comma-separated tags.")
 @click.option("--dry-run", is_flag=True, help="Only show what would be created.")
+@click.option("--progress-format", "progress_format", type=click.Choice(["log", "json"]), default="log", show_default=True, help="With --wait: the events on stderr as log lines, or as JSON lines (one event object a line) for machines.")
 @FORMAT
 @click.pass_context
-def stack_create(ctx, name, template, environments, parameters, parameter_files, wait, enable_rollback, timeout_mins, tags, dry_run, fmt):
+def stack_create(ctx, name, template, environments, parameters, parameter_files, wait, enable_rollback, timeout_mins, tags, dry_run, progress_format, fmt):
     """Create a stack and wait for the create to end; --wait shows progress."""
     backend = backend_of(ctx)
     request = stack_request(
@@ -119,7 +121,10 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
     if dry_run:
         render.print_preview(backend.preview_create(name, request), fmt)
         return
-    finish_action(backend, backend.create_stack(name, request, progress_printer(wait, fmt)), "CREATE", fmt)
+    with progress_printer(wait, fmt, progress_format == "json") as progress, Interruption(backend, name, "create", progress) as interruption:
+        result = backend.create_stack(name, request, progress)
+    interruption.explain(result)
+    finish_action(backend, result, "CREATE", fmt)
 
 
 @stack.command("update")
@@ -139,9 +144,12 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @click.option("--dry-run", is_flag=True, help="Only show what would change, and why.")
 @click.option("--show-nested", is_flag=True, help="With --dry-run: the changes to the resources of nested stacks too.")
+@click.option("--progress-format", "progress_format", type=click.Choice(["log", "json"]), default="log", show_default=True, help="With --wait: the events on stderr as log lines, or as JSON lines (one event object a line) for machines.")
 @FORMAT
 @click.pass_context
-def stack_update(ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, rollback, timeout_mins, tags, wait, dry_run, show_nested, fmt):
+def stack_update(
+    ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, rollback, timeout_mins, tags, wait, dry_run, show_nested, progress_format, fmt,
+):
     """Update a stack to a new template and/or parameters."""
     backend = backend_of(ctx)
     request = stack_request(
@@ -155,22 +163,27 @@ def stack_update(ctx, name, template, environments, parameters, parameter_files,
     if dry_run:
         render.print_preview(backend.preview_update(name, request, existing, show_nested), fmt)
         return
-    finish_action(backend, backend.update_stack(name, request, existing, progress_printer(wait, fmt)), "UPDATE", fmt)
+    with progress_printer(wait, fmt, progress_format == "json") as progress, Interruption(backend, name, "update", progress) as interruption:
+        result = backend.update_stack(name, request, existing, progress)
+    interruption.explain(result)
+    finish_action(backend, result, "UPDATE", fmt)
 
 
 @stack.command("delete")
 @click.argument("names", nargs=-1, required=True, shell_complete=completion.stacks)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@click.option("--progress-format", "progress_format", type=click.Choice(["log", "json"]), default="log", show_default=True, help="With --wait: the events on stderr as log lines, or as JSON lines (one event object a line) for machines.")
 @click.pass_context
-def stack_delete(ctx, names, yes, wait):
+def stack_delete(ctx, names, yes, wait, progress_format):
     """Delete stacks."""
     backend = backend_of(ctx)
     if not yes and sys.stdin.isatty():
         click.confirm(f"Are you sure you want to delete {', '.join(names)}?", abort=True)
     failed = []
     for name in names:
-        result = backend.delete_stack(name, progress_printer(wait, "table"))
+        with progress_printer(wait, "table", progress_format == "json") as progress, Interruption(backend, name, "delete", progress):
+            result = backend.delete_stack(name, progress)
         if result["stack_status"].endswith("_FAILED"):
             failed.append(f"Stack {result['stack_name']} {result['stack_status']}: {result['stack_status_reason']}")
         else:
@@ -315,7 +328,7 @@ def resource() -> None:
 @click.pass_context
 def resource_list(ctx, name, nested_depth, filters, fmt):
     """List a stack's resources."""
-    from stoker.api.resources import RESOURCE_FILTER_KEYS
+    from stoker.api.views import RESOURCE_FILTER_KEYS
     from stoker.cli.backend import link, stack_of_link
 
     columns = ["resource_name", "physical_resource_id", "resource_type", "resource_status", "updated_time"]
@@ -392,7 +405,7 @@ def event() -> None:
 @click.argument("name", shell_complete=completion.stacks)
 @click.option("--resource", "resource_name", shell_complete=completion.resources, help="Only this resource's events.")
 @click.option("-n", "--nested-depth", "nested_depth", type=click.IntRange(min=0), default=0, help="Also list nested stacks' events this many levels down.")
-@click.option("--follow", is_flag=True, help="Keep printing events as they are recorded, until interrupted (log format).")
+@click.option("--follow", is_flag=True, help="Keep printing events as they are recorded, until interrupted (log format, or json: one event object a line).")
 @click.option("--limit", type=click.IntRange(min=0), help="At most this many events.")
 @click.option("--marker", metavar="ID", help="Only the events after this one.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["log", *render.LIST_FORMATS]), default="log", show_default=True)
@@ -401,19 +414,30 @@ def event() -> None:
 def event_list(ctx, name, resource_name, nested_depth, follow, limit, marker, fmt):
     """List a stack's events, oldest first. Nested stacks' events name the resource by
     its path from this stack (``group.0.server``)."""
-    if fmt != "log" and follow:
-        raise click.UsageError("--follow prints events as they come: use it with the log format")
+    if fmt not in ("log", "json") and follow:
+        raise click.UsageError("--follow prints events as they come: use it with the log format, or json (one event object a line)")
     backend = reader_of(ctx)
     _, stack_id = backend.identify_stack(name)
     paths = _nested_paths(backend, stack_id, nested_depth)
     events = _sorted_page(backend.list_events(stack_id, resource_name, nested_depth), None, {}, limit, marker)
+    if follow and fmt == "json":
+        # JSON lines: each event a row of -f json's list, on a line of its own, flushed.
+        for item in events:
+            _json_line(render.event_row(item, _path_of(item, paths)))
+        _follow(backend, stack_id, resource_name, nested_depth, events, lambda item, path: _json_line(render.event_row(item, path)))
+        return
     if fmt != "log":
         render.print_list([render.event_row(e, _path_of(e, paths)) for e in events], fmt, render.EVENT_COLUMNS)
         return
     for item in events:
         click.echo(render.event_line(item, _path_of(item, paths)))
     if follow:
-        _follow(backend, stack_id, resource_name, nested_depth, events)
+        _follow(backend, stack_id, resource_name, nested_depth, events, lambda item, path: click.echo(render.event_line(item, path)))
+
+
+def _json_line(row: dict) -> None:
+    sys.stdout.write(json.dumps(row, default=str) + "\n")
+    sys.stdout.flush()
 
 
 def _path_of(event: dict, paths: dict[str, str]) -> str:
@@ -436,7 +460,7 @@ def _nested_paths(backend, stack_id: str, depth: int) -> dict[str, str]:
     return {key: path for key, path in paths.items() if key != stack_id}
 
 
-def _follow(backend, stack_id: str, resource_name, nested_depth, seen) -> None:
+def _follow(backend, stack_id: str, resource_name, nested_depth, seen, show) -> None:
     """Print each new event as it comes until interrupted (nested stacks made meanwhile
     included)."""
     paths = _nested_paths(backend, stack_id, nested_depth)
@@ -445,7 +469,7 @@ def _follow(backend, stack_id: str, resource_name, nested_depth, seen) -> None:
             owner = _owner_id(item)
             if owner and owner != stack_id and owner not in paths:
                 paths = _nested_paths(backend, stack_id, nested_depth)  # a nested stack made meanwhile
-            click.echo(render.event_line(item, _path_of(item, paths)))
+            show(item, _path_of(item, paths))
     except KeyboardInterrupt:
         return
 

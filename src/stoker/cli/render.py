@@ -1,4 +1,4 @@
-"""Printing results: tables (rich), JSON, and the live progress of an action.
+"""Printing results: tables (rich), JSON, YAML (the live progress of an action is ``cli.progress``'s).
 
 Column names and JSON keys follow ``openstack stack ...`` (cliff uses the column
 headers as JSON keys).
@@ -333,37 +333,6 @@ def _plain(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)
-
-
-_STATUS_STYLE = {"COMPLETE": "green", "FAILED": "bold red", "IN_PROGRESS": "yellow"}
-
-
-class Progress:
-    """Live progress: one line per event (Heat's event body) as it is recorded, and a
-    running count."""
-
-    def __init__(self, total: int | None = None, quiet: bool = False):
-        self.total = total
-        self.quiet = quiet
-        self.done = 0
-        self.failed = 0
-        self.interactive = err.is_terminal
-
-    def __call__(self, event: Mapping[str, Any]) -> None:
-        state = str(event.get("resource_status") or "")
-        status = "IN_PROGRESS" if state.endswith("_IN_PROGRESS") else state.rpartition("_")[2]
-        if status == "COMPLETE" and event.get("resource_type") != "OS::Heat::Stack":
-            self.done += 1
-        if status == "FAILED":
-            self.failed += 1
-        if self.quiet:
-            return
-        style = _STATUS_STYLE.get(status, "")
-        line = event_line(event)
-        if self.interactive:
-            err.print(line, style=style, highlight=False, markup=False)
-        else:
-            print(line, file=sys.stderr, flush=True)
 
 
 PLAN_WORDS = {"added": "to create", "updated": "to update in place", "replaced": "to replace", "deleted": "to delete"}

@@ -1,0 +1,132 @@
+"""Ctrl-C during an action a command waits for (``stack create/update --wait``).
+
+On the embedded engine the action runs in this process: the first Ctrl-C (SIGINT)
+cancels it as ``stoker stack cancel`` does (the resources in progress end, then it
+rolls back unless the stack has rollback disabled) and says what happened and what to
+run next; a second one leaves at once, and the next ``stoker`` command that changes
+stacks finishes what was left IN_PROGRESS. Against a server (``--url``) Ctrl-C only
+stops the waiting: the server goes on with the action.
+
+Must not: touch the store from the signal handler itself (the main thread may be in
+the middle of a store call): the cancel is asked on a thread of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+import click
+
+from stoker.cli.progress import Progress
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+class Interruption:
+    """Around an action of ``backend`` on stack ``name``; ``action``: create, update
+    or delete (only a create or update can be cancelled)."""
+
+    def __init__(self, backend: Any, name: str, action: str, progress: Progress):
+        self.backend = backend
+        self.name = name
+        self.action = action
+        self.progress = progress
+        self.embedded = hasattr(backend, "cancel_acting")
+        self.presses = 0
+        self.cancelled: tuple[Any, bool] | None = None  # (the stack, it rolls back)
+        self._ended = threading.Event()
+        self._previous: Any = None
+        self._handled = False
+
+    def __enter__(self) -> Interruption:
+        if (
+            self.embedded
+            and self.action in ("create", "update")
+            and threading.current_thread() is threading.main_thread()
+        ):
+            self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+            self._handled = True
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, _trace: object
+    ) -> None:
+        self._ended.set()
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+        if (
+            kind is not None
+            and issubclass(kind, KeyboardInterrupt)
+            and (self._handled or not self.embedded)
+        ):
+            self.progress.close()
+            if self.embedded:
+                click.echo(
+                    f"Interrupted (Ctrl-C) before the {self.action} of stack {self.name} started: nothing was changed.",
+                    err=True,
+                )
+            else:
+                click.echo(
+                    f"Stopped waiting (Ctrl-C): the server goes on with the {self.action} of stack {self.name}. "
+                    f"Follow it with 'stoker stack event list {self.name} --follow'"
+                    + (
+                        f", or stop it with 'stoker stack cancel {self.name}'."
+                        if self.action in ("create", "update")
+                        else "."
+                    ),
+                    err=True,
+                )
+            sys.exit(EXIT_INTERRUPTED)
+
+    def _on_sigint(self, _signal: int, _frame: Any) -> None:
+        self.presses += 1
+        if self.presses == 1:
+            if self.backend.acting_on is None:
+                raise KeyboardInterrupt  # nothing stored yet: stop where we are
+            threading.Thread(target=self._cancel, name="stoker-cancel", daemon=True).start()
+            return
+        # Leave at once: no clean-up that could wait on a lock the main thread holds.
+        message = (
+            f"\nLeft at once (second Ctrl-C): stack {self.name} stays {self.action.upper()}_IN_PROGRESS; "
+            "the next stoker command that changes stacks finishes it.\n"
+        )
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os.write(sys.stderr.fileno(), message.encode())
+        os._exit(EXIT_INTERRUPTED)
+
+    def _cancel(self) -> None:
+        self.progress.note(
+            f"Ctrl-C: stopping the {self.action} of stack {self.name} (press Ctrl-C again to leave at once)..."
+        )
+        found = self.backend.cancel_acting(self._ended.is_set)
+        if found is None:
+            return
+        self.cancelled = found
+        _, rolls_back = found
+        then = (
+            "then it rolls back" if rolls_back else "it is not rolled back (rollback is disabled)"
+        )
+        self.progress.note(f"Cancelling: the resources in progress end, {then}.")
+
+    def explain(self, stack: dict[str, Any]) -> None:
+        """After the action: what a Ctrl-C did, and what to run next."""
+        if not self.presses or self.cancelled is None:
+            return
+        name, state = stack["stack_name"], stack["stack_status"]
+        if state.startswith("ROLLBACK_") and self.action == "create" or state.startswith("CREATE_"):
+            then = f"delete it with 'stoker stack delete {name}', then create it again"
+        else:
+            then = f"run 'stoker stack update {name} ...' again when ready"
+        click.echo(
+            f"Interrupted (Ctrl-C): the {self.action} of stack {name} was cancelled and the stack is {state}. Next: {then}.",
+            err=True,
+        )
