@@ -129,13 +129,19 @@ def test_zaqar_message_metadata_and_zaqar_signals_of_a_deployment_and_a_handle(
     name = f"zq-{secrets.token_hex(3)}"
     result: dict[str, Any] = {}
     thread = threading.Thread(
-        target=lambda: result.update(stack=service.create_stack(name, from_data(TEMPLATE)))
+        target=lambda: result.update(stack=service.create_stack(name, from_data(TEMPLATE))),
+        daemon=True,  # a failed test must not keep the run waiting for the stack's timeout
     )
     thread.start()
 
     # The server's metadata names its queue and the stack user its agent reads it as.
+    def zaqar_settings() -> dict | None:
+        # Once the server's create has made its queue (before, only the local collector).
+        found = service.resource_metadata(service.get_stack(name), "server")["os-collect-config"]
+        return found if "zaqar" in found else None
+
     occ = until(
-        lambda: service.resource_metadata(service.get_stack(name), "server")["os-collect-config"],
+        zaqar_settings,
         "the server's os-collect-config",
     )
     assert occ["collectors"] == ["zaqar", "local"]
