@@ -227,4 +227,14 @@ class ResourceSignals:
 
     def _source(self, record: Any, cls: type) -> SignalSource:
         signals = ResourceSignals(self.store, record.stack_id, record.uuid, self.runtime, self.read_only)
-        return SignalSource(record.name, cls, signals, dict(record.properties or {}))
+        runtime = self.runtime
+
+        def instance() -> Any:
+            # As find's: an object built only for this look is not kept in the runtime.
+            cached = record.id in runtime.instances
+            built = runtime.instance(record)
+            if not cached:
+                runtime.release(record)
+            return built
+
+        return SignalSource(record.name, cls, signals, dict(record.properties or {}), instance)

@@ -21,8 +21,12 @@ so it always shows the deployments as they are.
   stoker does not serve yet. It is refused when validating (``UNSERVED``): a server's job
   acts with a trust-scoped token, and Keystone makes no EC2 credential with one; Heat
   makes it as its stack domain admin.
-- ZAQAR_MESSAGE (metadata posted to a Zaqar queue) is refused when validating, naming
-  what is missing.
+- ZAQAR_MESSAGE: the server gets a stack user and a Zaqar queue named by its physical
+  name (``resources.openstack.zaqar.signal_queue``); its metadata is posted to the queue
+  when the transport is issued and whenever a deployment of the stack targeting the
+  server changes (``push_metadata``, as Heat's ``_push_metadata_software_deployments``),
+  and the agent's ``zaqar`` collector reads it with the stack user's credentials. The
+  queue and the user are deleted with the server.
 
 ``give_stack_user`` is the seam for other server types (AWS::EC2::Instance): a stack
 user with an EC2 keypair and the settings an agent's ``cfn`` collector needs.
@@ -35,6 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from stoker.resources.openstack.keystone import stack_user
+from stoker.resources.openstack.zaqar import signal_queue
 from stoker.sdk.exceptions import ValidationError
 from stoker.sdk.resource import Resource
 from stoker.sdk.software_config import software_deployments
@@ -52,7 +57,6 @@ UNSERVED = {
     # an EC2 credential ("Delegated tokens cannot access credentials directly"); Heat makes
     # it as its stack domain admin, which stoker does not have yet.
     POLL_SERVER_CFN: "POLL_SERVER_CFN needs an EC2 keypair for the server's stack user, which Keystone will not make with the trust a stoker server acts with (Heat's stack domain admin is not built yet)",
-    ZAQAR_MESSAGE: "ZAQAR_MESSAGE needs Keystone stack-user credentials for the agent to read its Zaqar queue, which stoker does not issue yet",
 }
 
 # The server's data: its metadata credential and URL (the URL holds the secret), and
@@ -69,17 +73,24 @@ def check_transport(transport: str, path: str) -> None:
         raise ValidationError(
             f"software_config_transport {transport} is not supported: {missing}",
             path=path,
-            hint="use POLL_TEMP_URL (stoker's default: the agent polls a stoker URL for its metadata) or POLL_SERVER_HEAT",
+            hint="use POLL_TEMP_URL (stoker's default: the agent polls a stoker URL for its metadata), POLL_SERVER_HEAT or ZAQAR_MESSAGE",
         )
 
 
 def issue_metadata_url(resource: Resource, transport: str) -> None:
-    """Give the server what its agent polls with, once: its polling URL (POLL_TEMP_URL)
-    or its stack user (POLL_SERVER_HEAT)."""
+    """Give the server what its agent polls with, once: its polling URL (POLL_TEMP_URL),
+    its stack user (POLL_SERVER_HEAT), or its stack user and queue, with its metadata
+    posted (ZAQAR_MESSAGE)."""
     check_transport(transport, f"resources.{resource.name}.properties.software_config_transport")
     if transport == POLL_SERVER_HEAT:
         stack_user.create_stack_user(resource)
         resource.data_set(STACK_USER_TRANSPORT, transport)
+        return
+    if transport == ZAQAR_MESSAGE:
+        stack_user.create_stack_user(resource)
+        resource.data_set(STACK_USER_TRANSPORT, transport)
+        signal_queue.queue_id(resource, signal_queue.METADATA_QUEUE_ID)
+        push_metadata(resource)
         return
     if transport == POLL_SERVER_CFN:
         give_stack_user(resource)
@@ -120,9 +131,20 @@ def cfn_settings(resource: Resource) -> dict[str, str]:
     }
 
 
+def push_metadata(resource: Resource) -> None:
+    """Post the server's metadata, as its agent reads it, to its ZAQAR_MESSAGE queue (Heat
+    posts it whole, each time it changes; the agent keeps the newest)."""
+    if resource.data().get(STACK_USER_TRANSPORT) != ZAQAR_MESSAGE:
+        return
+    live_metadata = getattr(resource, "live_metadata", None)
+    metadata = live_metadata() if live_metadata is not None else server_metadata(resource)
+    signal_queue.post(resource, metadata, signal_queue.METADATA_QUEUE_ID)
+
+
 def forget_metadata_url(resource: Resource) -> None:
-    """Revoke the polling URL and delete the stack user (the server is deleted, or polls
-    another way now), tolerating a user already gone."""
+    """Revoke the polling URL, delete the queue and the stack user (the server is
+    deleted, or polls another way now), tolerating what is already gone."""
+    signal_queue.forget(resource, signal_queue.METADATA_QUEUE_ID)
     if resource.data().get(STACK_USER_TRANSPORT):
         stack_user.delete_stack_user(resource)
         resource.data_delete(STACK_USER_TRANSPORT)
@@ -135,7 +157,8 @@ def forget_metadata_url(resource: Resource) -> None:
 def os_collect_config(resource: Resource, default_collectors: tuple[str, ...] = ()) -> dict[str, Any]:
     """Heat's ``os-collect-config`` metadata section: the collectors the agent runs and,
     for POLL_TEMP_URL, the URL its ``request`` collector polls; for POLL_SERVER_HEAT,
-    the stack user's credentials and the resource its ``heat`` collector reads."""
+    the stack user's credentials and the resource its ``heat`` collector reads; for
+    ZAQAR_MESSAGE, the credentials and the queue its ``zaqar`` collector reads."""
     collectors = list(default_collectors)
     section: dict[str, Any] = {}
     data = resource.data()
@@ -150,6 +173,12 @@ def os_collect_config(resource: Resource, default_collectors: tuple[str, ...] = 
             "stack_id": f"{resource.stack.name}/{resource.stack.id}",
             "resource_name": resource.name,
             "region_name": stack_user.region_name(resource),
+        }
+    if data.get(STACK_USER_TRANSPORT) == ZAQAR_MESSAGE and data.get(signal_queue.METADATA_QUEUE_ID):
+        collectors.append("zaqar")
+        section["zaqar"] = {
+            **signal_queue.credentials(resource),
+            "queue_id": str(data[signal_queue.METADATA_QUEUE_ID]),
         }
     if data.get(STACK_USER_TRANSPORT) == POLL_SERVER_CFN and data.get(stack_user.ACCESS_KEY):
         collectors.append("cfn")

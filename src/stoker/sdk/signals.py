@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import quote
@@ -45,12 +45,15 @@ class Signal:
 @dataclass(frozen=True)
 class SignalSource:
     """A resource of the same stack that receives signals, as a waiter sees it: its
-    name, plugin class, resolved properties and signals."""
+    name, plugin class, resolved properties and signals; ``instance`` builds its plugin
+    instance (its data and client plugins: a handle whose signals wait in a Zaqar
+    queue, a server whose metadata is posted to one), None where there is none."""
 
     name: str
     plugin_class: type
     signals: Signals
     properties: Mapping[str, Any] = field(default_factory=dict)
+    instance: Callable[[], Any] | None = None
 
 
 class Signals(Protocol):

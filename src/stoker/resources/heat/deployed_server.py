@@ -60,7 +60,7 @@ class DeployedServer(Resource):
             "POLL_SERVER_HEAT will allow calls to the API resource metadata using the provided "
             "Keystone credentials (a stack user's). POLL_SERVER_CFN will allow calls to the cfn "
             "API action DescribeStackResource (stoker's, at /cfn/v1/) authenticated with the "
-            "provided keypair. ZAQAR_MESSAGE (a zaqar queue) is refused.",
+            "provided keypair. ZAQAR_MESSAGE will create a dedicated zaqar queue and post the metadata for polling (read with a stack user's credentials).",
             default=server_transport.DEFAULT_TRANSPORT,
             update_allowed=True,
             constraints=[

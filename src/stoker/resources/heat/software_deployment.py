@@ -10,7 +10,11 @@ outputs; the deployment then completes, or fails on a non-zero ``deploy_status_c
 an ``error_output``. Signals come through stoker's own capability URL (CFN_SIGNAL: POST;
 TEMP_URL_SIGNAL: PUT), a credential valid only for this deployment and revoked when it is
 deleted; TEMP_URL_SIGNAL on a cloud whose catalog has Swift uses a Swift temp URL instead,
-as Heat does (``resources/openstack/swift/temp_url_signal.py``), read at each poll. Waiting is polling the stored deployment, so a wait survives an engine restart
+as Heat does (``resources/openstack/swift/temp_url_signal.py``), read at each poll;
+ZAQAR_SIGNAL gives the agent a Zaqar queue and a Keystone stack user to post with
+(``resources/openstack/zaqar/signal_queue.py``), popped at each poll, as Heat's engine
+does. A deployment to a server of this stack whose transport is ZAQAR_MESSAGE posts the
+server's new metadata to the server's queue (Heat's ``_push_metadata_software_deployments``). Waiting is polling the stored deployment, so a wait survives an engine restart
 and a signal sent while no engine runs is not lost.
 
 Must not: sleep, or put a signal URL (it holds a secret) into a message.
@@ -24,9 +28,11 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+from stoker.resources import server_transport
 from stoker.resources.heat.resource_group import ResourceGroup
 from stoker.resources.openstack.keystone import stack_user
 from stoker.resources.openstack.swift import temp_url_signal
+from stoker.resources.openstack.zaqar import signal_queue
 from stoker.resources.unserved import ServedValues
 from stoker.sdk import attributes, constraints, properties, support
 from stoker.sdk.exceptions import (
@@ -53,10 +59,10 @@ SIGNAL_TRANSPORTS = (CFN_SIGNAL, TEMP_URL_SIGNAL, HEAT_SIGNAL, NO_SIGNAL, ZAQAR_
 )
 # Heat's default_deployment_signal_transport; stoker serves it with its own URL.
 DEFAULT_SIGNAL_TRANSPORT = CFN_SIGNAL
-# What a transport stoker cannot serve is missing.
-UNSERVED_SIGNAL_TRANSPORTS = {
-    ZAQAR_SIGNAL: "ZAQAR_SIGNAL needs Keystone stack-user credentials for the agent to post to its Zaqar queue, which stoker does not issue yet",
-}
+# What a transport stoker cannot serve is missing (every one is served now).
+UNSERVED_SIGNAL_TRANSPORTS: dict[str, str] = {}
+# Transports whose agent authenticates as the deployment's Keystone stack user.
+STACK_USER_TRANSPORTS = (HEAT_SIGNAL, ZAQAR_SIGNAL)
 _VERBS = {CFN_SIGNAL: "POST", TEMP_URL_SIGNAL: "PUT"}
 
 # Keys of the deployment's data: its signal credential and URL (the URL holds the secret).
@@ -101,7 +107,9 @@ class SoftwareDeployment(Resource):
     (to a Swift TempURL, as in Heat, when the cloud has Swift).
     HEAT_SIGNAL gives the deployment a Keystone stack user whose credentials
     (``deploy_auth_url``, ``deploy_user_id``, ``deploy_password``, ``deploy_project_id``)
-    the agent signals stoker's resource-signal API with. ZAQAR_SIGNAL is refused.
+    the agent signals stoker's resource-signal API with. ZAQAR_SIGNAL gives it a Zaqar
+    queue (``deploy_queue_id``) and a stack user (the same ``deploy_*`` credentials) to
+    post the outputs to it with.
     """
 
     support_status = support.SupportStatus(version="2014.1")
@@ -144,6 +152,8 @@ class SoftwareDeployment(Resource):
         "deploy_project_id",
         "deploy_region_name",
     )
+    # Heat's input for ZAQAR_SIGNAL: the queue to post the outputs to.
+    DEPLOY_QUEUE_ID = "deploy_queue_id"
 
     properties_schema = {
         CONFIG: properties.Schema(
@@ -181,7 +191,7 @@ class SoftwareDeployment(Resource):
             "Swift TempURL to be signaled via HTTP PUT (stoker's own URL on a cloud without Swift). HEAT_SIGNAL will allow calls to the "
             "Heat API resource-signal using the provided keystone credentials (a stack user's, "
             "at stoker's API). ZAQAR_SIGNAL will create a dedicated zaqar queue to be signaled "
-            "using the provided keystone credentials (not available). NO_SIGNAL will result in the "
+            "using the provided keystone credentials. NO_SIGNAL will result in the "
             "resource going to the COMPLETE state without waiting for any signal.",
             default=DEFAULT_SIGNAL_TRANSPORT,
             constraints=[
@@ -275,7 +285,7 @@ class SoftwareDeployment(Resource):
         if verb is not None:
             deploy_input(self.DEPLOY_SIGNAL_ID, self._signal_url(), "ID of signal to use for signaling output values")
             deploy_input(self.DEPLOY_SIGNAL_VERB, verb, "HTTP verb to use for signaling output values")
-        if self._transport() == HEAT_SIGNAL:
+        if self._transport() in STACK_USER_TRANSPORTS:
             if not self.data().get(stack_user.USER_ID):
                 stack_user.create_stack_user(self)
             credentials = stack_user.stack_user_credentials(self)
@@ -284,6 +294,8 @@ class SoftwareDeployment(Resource):
             deploy_input(self.DEPLOY_PASSWORD, credentials["password"], "Password of the user to authenticate with")
             deploy_input(self.DEPLOY_PROJECT_ID, credentials["project_id"], "ID of project for API authentication")
             deploy_input(self.DEPLOY_REGION_NAME, stack_user.region_name(self), "Region name for API authentication")
+        if self._transport() == ZAQAR_SIGNAL:
+            deploy_input(self.DEPLOY_QUEUE_ID, signal_queue.queue_id(self), "ID of queue to use for signaling output values")
         return inputs
 
     def empty_config(self) -> Any:
@@ -366,13 +378,30 @@ class SoftwareDeployment(Resource):
                 status_reason=reason,
             )
             self._delete_derived_config(prev_derived)
+        self._push_server_metadata()
         return None if self._signal_transport_none() else {"deployment": self.resource_id, "action": action}
+
+    def _push_server_metadata(self) -> None:
+        """A server of this stack polling with ZAQAR_MESSAGE gets its new metadata posted
+        to its queue (its deployments changed). A server of another stack is not reached:
+        its agent sees the change at the next post made for that server."""
+        server = self.properties[self.SERVER]
+        signals = self.signals()
+        source = signals.find(server) if signals is not None and server else None
+        if source is None or source.instance is None:
+            return
+        if source.properties.get("software_config_transport") != server_transport.ZAQAR_MESSAGE:
+            return
+        server_transport.push_metadata(source.instance())
 
     def _check_complete(self) -> bool:
         # TEMP_URL_SIGNAL on Swift: a signal PUT to the temp URL is taken as Heat's
         # engine takes it when it shows the deployment.
         details = temp_url_signal.new_signal(self)
         if details is not None:
+            self.handle_signal(details)
+        # ZAQAR_SIGNAL: Heat's engine pops one message when it shows the deployment.
+        for details in signal_queue.take_signals(self):
             self.handle_signal(details)
         try:
             deployment = self._deployments().show(self.resource_id)
@@ -469,10 +498,12 @@ class SoftwareDeployment(Resource):
                 pass
         self._delete_derived_config(derived)
         self._forget_signals()
+        self._push_server_metadata()
 
     def _forget_signals(self) -> None:
         temp_url_signal.forget(self)
-        if self.data().get(stack_user.USER_ID) or self._transport() == HEAT_SIGNAL:
+        signal_queue.forget(self)
+        if self.data().get(stack_user.USER_ID) or self._transport() in STACK_USER_TRANSPORTS:
             stack_user.delete_stack_user(self)
         if self.data().get(CREDENTIAL_ID):
             self.signals().revoke_credentials()

@@ -5,7 +5,10 @@ A handle is what an agent signals. At create a handle issues its own capability
 credential (``sdk.signals``: a secret the engine stores only hashed;
 the plain one is kept in the resource's data, sealed at rest) and hands out stoker URLs
 that accept it; with HEAT_SIGNAL it makes a Keystone stack user instead
-(``resources.openstack.keystone.stack_user``), deleted with the handle. Signals are rows the engine keeps; a wait condition reads them.
+(``resources.openstack.keystone.stack_user``), deleted with the handle; with ZAQAR_SIGNAL a
+stack user and a Zaqar queue (``resources.openstack.zaqar.signal_queue``) the agent posts
+to, popped each time a wait condition looks (as Heat's ``_service_zaqar_signal``) and
+deleted with the handle. Signals are rows the engine keeps; a wait condition reads them.
 
 Must not: keep signals itself, sleep, or put a secret into a message.
 """
@@ -17,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from stoker.resources.openstack.keystone import stack_user
+from stoker.resources.openstack.zaqar import signal_queue
 from stoker.sdk import attributes, constraints, properties, support
 from stoker.sdk.exceptions import StokerError, ValidationError
 from stoker.sdk.resource import Resource
@@ -33,10 +37,8 @@ TRANSPORTS = (CFN_SIGNAL, TEMP_URL_SIGNAL, HEAT_SIGNAL, NO_SIGNAL, ZAQAR_SIGNAL,
 # Transports served by a credential of the handle's own (the others need none, or
 # another service).
 _CREDENTIAL_TRANSPORTS = (TOKEN_SIGNAL, CFN_SIGNAL, TEMP_URL_SIGNAL)
-# What a transport stoker cannot serve is missing.
-_UNSERVED = {
-    ZAQAR_SIGNAL: "ZAQAR_SIGNAL needs Keystone stack-user credentials for the agent to post to its Zaqar queue, which stoker does not issue yet",
-}
+# What a transport stoker cannot serve is missing (every one is served now).
+_UNSERVED: dict[str, str] = {}
 
 # Keys of the handle's data.
 CREDENTIAL_ID, SECRET, TOKEN_KEY, ENDPOINT_KEY, SIGNAL_URL = "credential_id", "secret", "token", "endpoint", "signal_url"
@@ -96,6 +98,10 @@ class BaseWaitConditionHandle(Resource):
         if transport == HEAT_SIGNAL:
             # Found again by its name if a crash cut the create short (stack_user).
             stack_user.create_stack_user(self)
+        if transport == ZAQAR_SIGNAL:
+            # Made at create (Heat makes it when the signal attribute is first read): a
+            # wait condition may look before anything reads the attribute.
+            signal_queue.queue_id(self)
         if transport in _CREDENTIAL_TRANSPORTS:
             signals = self.signals()
             credential = signals.issue_credential()
@@ -116,7 +122,8 @@ class BaseWaitConditionHandle(Resource):
         signals = self.signals()
         signals.revoke_credentials()
         signals.clear()
-        if self.transport() == HEAT_SIGNAL or self.data().get(stack_user.USER_ID):
+        signal_queue.forget(self)
+        if self.transport() in (HEAT_SIGNAL, ZAQAR_SIGNAL) or self.data().get(stack_user.USER_ID):
             stack_user.delete_stack_user(self)
         for key in (SECRET, SIGNAL_URL, TOKEN_KEY, ENDPOINT_KEY, CREDENTIAL_ID):
             self.data_delete(key)
@@ -149,6 +156,13 @@ class BaseWaitConditionHandle(Resource):
                 "stack_id": self.stack.id,
                 "resource_name": self.name,
             }
+        if transport == ZAQAR_SIGNAL and self.data().get(signal_queue.SIGNAL_QUEUE_ID):
+            # Heat's: the stack user's credentials, and the queue to post the signal to.
+            return {
+                **signal_queue.credentials(self),
+                "username": self.physical_resource_name(),
+                "queue_id": str(self.data()[signal_queue.SIGNAL_QUEUE_ID]),
+            }
         return None
 
 
@@ -166,7 +180,9 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
     (``signal``'s ``alarm_url``), which accepts a PUT or POST of the signal. HEAT_SIGNAL
     makes a Keystone stack user whose credentials (``signal``: ``auth_url``,
     ``user_id``, ``password``, ``project_id``, ``stack_id``, ``resource_name``) sign
-    the resource-signal call to stoker's API. ZAQAR_SIGNAL is refused. A signal is
+    the resource-signal call to stoker's API. ZAQAR_SIGNAL makes a stack user and a Zaqar
+    queue (``signal``: the same credentials and ``queue_id``) to post the signal to; the
+    wait condition takes it off the queue when it looks. A signal is
     ``{"status": "SUCCESS" | "FAILURE", "reason": ..., "data": ..., "id": ...}``, every
     key optional (status defaults to SUCCESS, id to the signal's ordinal); a repeated id
     replaces that signal rather than counting twice.
@@ -183,7 +199,7 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
             "(or PUT) to a signed URL. TEMP_URL_SIGNAL will create a URL to be signalled via HTTP "
             "PUT. HEAT_SIGNAL will allow calls to the API resource-signal using Keystone "
             "credentials (a Keystone stack user's, against stoker's API). ZAQAR_SIGNAL will create a "
-            "dedicated zaqar queue (not available). TOKEN_SIGNAL will allow an HTTP POST to an "
+            "dedicated zaqar queue. TOKEN_SIGNAL will allow an HTTP POST to an "
             "API endpoint with the provided token. NO_SIGNAL will result in the resource going "
             "to a signalled state without waiting for any signal.",
             default=TOKEN_SIGNAL,
@@ -257,9 +273,15 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
 
     @classmethod
     def service_signals(cls, source: SignalSource) -> None:
+        transport = source.properties.get(cls.SIGNAL_TRANSPORT, TOKEN_SIGNAL)
         # NO_SIGNAL: each look at the handle counts as one more signal (as Heat's).
-        if source.properties.get(cls.SIGNAL_TRANSPORT, TOKEN_SIGNAL) == NO_SIGNAL:
+        if transport == NO_SIGNAL:
             source.signals.add({})
+        # ZAQAR_SIGNAL: the signals posted to the handle's queue since the last look.
+        if transport == ZAQAR_SIGNAL and source.instance is not None:
+            handle = source.instance()
+            for details in signal_queue.take_signals(handle, signal_queue.MAX_TAKEN):
+                handle.handle_signal(details)
 
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:

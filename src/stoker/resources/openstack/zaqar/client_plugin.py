@@ -194,6 +194,19 @@ class ZaqarClientPlugin(OpenStackClientPlugin):
         )
         return list(answer.get("messages", []))
 
+    def pop_messages(self, queue: str, count: int = 1) -> list[dict[str, Any]]:
+        """Take up to ``count`` messages off the queue, oldest first (Zaqar's pop: each is
+        claimed and deleted in one call, so no two readers take the same one)."""
+        answer = self.request("DELETE", f"{self.queue_path(queue)}/messages?pop={count}") or {}
+        return list(answer.get("messages", []))
+
+    def delete_queue(self, queue: str) -> None:
+        """Delete the queue and its messages, tolerating one already gone."""
+        try:
+            self.client().delete_queue(queue, ignore_missing=True)
+        except Exception as error:  # noqa: BLE001 - openstacksdk's types
+            self.ignore_not_found(error)
+
     # -- errors and finders ---------------------------------------------------------------
 
     def is_not_found(self, error: BaseException) -> bool:
