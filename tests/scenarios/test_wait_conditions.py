@@ -81,8 +81,15 @@ def resource(service, stack: str, name: str):
 
 
 def wait_for(predicate, deadline_s: float = 30) -> None:
+    """Until ``predicate`` holds; a resource not stored yet (``resource`` finds none: the
+    stack's row is written before its resources' rows) is not there yet, not an error."""
     deadline = time.monotonic() + deadline_s
-    while not predicate():
+    while True:
+        try:
+            if predicate():
+                return
+        except StopIteration:
+            pass
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.05)
 
