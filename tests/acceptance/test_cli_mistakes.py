@@ -53,8 +53,9 @@ def warnings_of(stderr: str) -> list[str]:
 
 
 def test_cli_mistakes_duplicate_keys_are_placed_warnings_of_validate_create_and_update(
-    run, tmp_path
-):  # noqa: F811
+    run,  # noqa: F811 - the fixture imported above
+    tmp_path,
+):
     path = write(tmp_path, "dup.yaml", DUPLICATES)
     expected = [
         "WARNING: dup.yaml:5:3: resources.web: Duplicate key 'web' (first on line 3)",
