@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 from tests.acceptance.conftest import environment_of
+from tests.acceptance.test_cli_progress import stoker
 from tests.support.waiting import wait_until
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
@@ -87,20 +88,6 @@ class Running:
     @property
     def text(self) -> str:
         return "".join(self.stderr)
-
-
-def stoker(backend: dict[str, str], tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    result = subprocess.run(
-        [STOKER, *args],
-        env=environment_of(backend),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        stdin=subprocess.DEVNULL,
-    )
-    assert "Traceback" not in result.stderr, result.stderr
-    return result
 
 
 def state_of(backend: dict[str, str], tmp_path: Path, name: str) -> str:
