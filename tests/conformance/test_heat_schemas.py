@@ -75,12 +75,6 @@ MISSING_HIDDEN_TYPES: dict[str, str] = {
 _SERVED_SIGNALS = "stoker refuses at validation the signal transports it cannot serve (ServedValues: a second allowed_values)"
 _SERVED_CONFIG = "stoker serves POLL_TEMP_URL itself and refuses the transports that need Heat's CFN/Heat API polling or Zaqar"
 
-_TEMPLATE_DEFAULT = (
-    "to fix: Heat's Schema.from_parameter gives a template-backed type's properties no "
-    "default (the parameter's applies in the nested stack); stoker shows the parameter's"
-)
-_TEMPLATE_VERSION = "to fix: Heat's template-backed types carry no support version; stoker's TemplateResource says 2014.1"
-
 # Per type: each schema difference left (as ``_differences`` names it) -> why.
 SCHEMA_DIFFERENCES: dict[str, dict[str, str]] = {
     "OS::Neutron::NetworkGateway": {
@@ -88,25 +82,6 @@ SCHEMA_DIFFERENCES: dict[str, dict[str, str]] = {
             "Heat declares {} as the default of a list (and reads it as []); stoker refuses a "
             "default that is not a list, so it says []"
         )
-    },
-    "AWS::CloudWatch::Alarm": {
-        **{
-            f"property {name}: default": _TEMPLATE_DEFAULT
-            for name in (
-                "AlarmActions",
-                "AlarmDescription",
-                "Dimensions",
-                "InsufficientDataActions",
-                "Namespace",
-                "OKActions",
-                "Units",
-            )
-        },
-        "support status": _TEMPLATE_VERSION,
-    },
-    "AWS::RDS::DBInstance": {
-        **{f"property {name}: default": _TEMPLATE_DEFAULT for name in ("DBSecurityGroups", "KeyName", "Port")},
-        "support status": _TEMPLATE_VERSION,
     },
     "OS::Nova::Server": {"property software_config_transport: default": _SERVED_CONFIG},
     "OS::Heat::DeployedServer": {
