@@ -33,6 +33,8 @@ STATUSES = (CREATING, DELETING, ERROR, ERROR_DELETING, AVAILABLE) = (
     "error_deleting",
     "available",
 )
+# The states of a rule Manila is taking away.
+DENYING = ("queued_to_deny", "denying")
 # The level Manila gives a rule that names none.
 DEFAULT_ACCESS_LEVEL = "rw"
 
@@ -229,7 +231,13 @@ class ManilaShare(Resource):
     # -- access rules -------------------------------------------------------------------
 
     def _rules(self) -> list[Any]:
-        return list(self.client().access_rules(self.resource_id))
+        """The share's rules, less those Manila is denying (listed until the share
+        service has removed them)."""
+        return [
+            rule
+            for rule in self.client().access_rules(self.resource_id)
+            if rule.state not in DENYING
+        ]
 
     @classmethod
     def _rule_key(cls, rule: Mapping[str, Any]) -> tuple[str, str, str]:
