@@ -3,18 +3,21 @@
 on the machine's MariaDB and its RPC on the cloud's RabbitMQ vhost, behind Keystone's
 authtoken like the six services of ``cloud.py``; registered as ``sharev2``.
 
-The share back end is Manila's own dummy driver (``manila.tests.share.drivers.dummy``, the
+The share back ends are Manila's own dummy driver (``manila.tests.share.drivers.dummy``, the
 one Manila's CI runs its API tests with; the wheel ships it): shares, access rules and
 snapshots really go through the API, scheduler and share manager (``creating`` ->
-``available``, ``deleting`` -> gone) but no storage is exported. It runs with
-``driver_handles_share_servers = False``, so a share needs no share server; share networks
-are only recorded (Manila checks their Neutron network and subnet against Neutron when a
-share server is made, which this back end never does).
+``available``, ``deleting`` -> gone) but no storage is exported. Two back ends: ``dummy``
+(``driver_handles_share_servers = False``: a share needs no share server) and
+``dummy_dhss`` (True: a share on a share network gets a share server, whose port Manila's
+Neutron network plugin makes on the share network's subnet, recording the subnet's CIDR and
+IP version on the share network; its one admin allocation comes from a standalone range, as
+in Manila's CI).
 
-Owns Manila's configuration, database (and its golden dump), the default share type
-(``default``, made as the admin when the API answers: Manila refuses a share without a type
-when it has no default), catalog entry and processes for one test session. On the dev cloud
-(``STOKER_TEST_CLOUD=dev``) each session starts its own Manila and points the catalog at it.
+Owns Manila's configuration, database (and its golden dump), the public share types
+``default`` (Manila refuses a share without a type when it has no default) and ``dhss``,
+made as the admin when the API answers, catalog entry and processes for one test session.
+On the dev cloud (``STOKER_TEST_CLOUD=dev``) each session starts its own Manila and points
+the catalog at it.
 """
 
 from __future__ import annotations
@@ -53,8 +56,12 @@ SERVICE_TYPE = "sharev2"
 # The API version the add-on's own calls (the default share type, readiness) speak.
 API_VERSION = "2.13"
 DEFAULT_SHARE_TYPE = "default"
-# The back end's name in the share host (``<host>@dummy#<pool>``).
+# The public share type of the back end that makes share servers (on a share network).
+SHARE_SERVERS_TYPE = "dhss"
+# The back ends' names in the share host (``<host>@dummy#<pool>``): without and with
+# share servers.
 BACKEND = "dummy"
+SERVERS_BACKEND = "dummy_dhss"
 READY_TIMEOUT_S = 180
 MIGRATION_TIMEOUT_S = 600
 
@@ -82,11 +89,13 @@ state_path = {state}
 transport_url = {transport_url}
 auth_strategy = keystone
 api_paste_config = {paste}
-enabled_share_backends = {backend}
+enabled_share_backends = {backend},{servers_backend}
 enabled_share_protocols = NFS,CIFS
 default_share_type = {default_share_type}
 # The share service reports its pools to the scheduler this often (seconds).
 periodic_interval = 5
+# A share server goes with the last share on it (a share network is then deleted at once).
+delete_share_server_with_last_share = True
 scheduler_driver = manila.scheduler.drivers.filter.FilterScheduler
 
 [oslo_concurrency]
@@ -94,6 +103,10 @@ lock_path = {state}/locks
 
 [database]
 connection = {database_url}
+# Three processes beside every other service on one shared MariaDB (151 connections):
+# small pools, so a busy machine does not refuse Manila's share service a connection.
+max_pool_size = 2
+max_overflow = 5
 
 [keystone_authtoken]
 {authentication}
@@ -105,6 +118,29 @@ driver_handles_share_servers = False
 # Manila's CI slows every driver call by seconds; here a share is "creating" for a second.
 dummy_driver_default_driver_method_delay = 0
 dummy_driver_driver_methods_delays = create_share:1,ensure_share:0,get_pool:0
+
+[{servers_backend}]
+share_driver = manila.tests.share.drivers.dummy.DummyDriver
+share_backend_name = {servers_backend}
+driver_handles_share_servers = True
+dummy_driver_default_driver_method_delay = 0
+dummy_driver_driver_methods_delays = create_share:1,ensure_share:0,get_pool:0
+# Share servers get their ports from Neutron, on the share network's subnet; Manila then
+# records the network's type, segmentation id, CIDR and IP version on the share network.
+network_api_class = manila.network.neutron.neutron_network_plugin.NeutronNetworkPlugin
+# The dummy driver also asks for one admin allocation: from a range of our own, as Manila's
+# CI does (no Neutron involved).
+admin_network_config_group = adminnet
+
+[adminnet]
+network_api_class = manila.network.standalone_network_plugin.StandaloneNetworkPlugin
+standalone_network_plugin_gateway = 198.18.0.1
+standalone_network_plugin_mask = 24
+standalone_network_plugin_allowed_ip_ranges = 198.18.0.10-198.18.0.250
+network_plugin_ipv4_enabled = True
+
+[neutron]
+{authentication}
 """
 
 
@@ -234,7 +270,7 @@ class Manila:
             lambda: self._call(keystone, "GET", "/types").status == 200,
             READY_TIMEOUT_S,
         )
-        self._ensure_default_share_type(keystone)
+        self._ensure_share_types(keystone)
         self.launcher.wait("manila-share", lambda: self._pool_reported(keystone), READY_TIMEOUT_S)
         self.timings["ready_s"] = time.monotonic() - phase
 
@@ -278,6 +314,7 @@ class Manila:
                 transport_url=self.cloud.rabbitmq.transport_url(self.cloud.vhost),
                 paste=self.environment.path / "etc" / "manila" / "api-paste.ini",
                 backend=BACKEND,
+                servers_backend=SERVERS_BACKEND,
                 default_share_type=DEFAULT_SHARE_TYPE,
                 database_url=f"{self.cloud.mariadb.url}/{self.database}",
                 authentication=identity.service_authentication(
@@ -308,38 +345,44 @@ class Manila:
             timeout_s=identity.PROBE_TIMEOUT_S if method == "GET" else identity.REQUEST_TIMEOUT_S,
         )
 
-    def _ensure_default_share_type(self, keystone: identity.Keystone) -> None:
-        """The ``default`` share type (no share servers), made once per database."""
+    def _ensure_share_types(self, keystone: identity.Keystone) -> None:
+        """The public types ``default`` (no share servers) and ``dhss`` (share servers),
+        made once per database."""
         types = self._call(keystone, "GET", "/types?is_public=all").body["share_types"]
-        if any(share_type["name"] == DEFAULT_SHARE_TYPE for share_type in types):
-            return
-        answer = self._call(
-            keystone,
-            "POST",
-            "/types",
-            {
-                "share_type": {
-                    "name": DEFAULT_SHARE_TYPE,
-                    "share_type_access:is_public": True,
-                    "extra_specs": {
-                        "driver_handles_share_servers": False,
-                        "snapshot_support": True,
-                    },
-                }
-            },
-        )
-        if answer.status != 200:
-            raise ManilaError(
-                f"Manila refused the default share type: {answer.status} {answer.body}"
+        existing = {share_type["name"] for share_type in types}
+        for name, servers in ((DEFAULT_SHARE_TYPE, False), (SHARE_SERVERS_TYPE, True)):
+            if name in existing:
+                continue
+            answer = self._call(
+                keystone,
+                "POST",
+                "/types",
+                {
+                    "share_type": {
+                        "name": name,
+                        "share_type_access:is_public": True,
+                        "extra_specs": {
+                            "driver_handles_share_servers": servers,
+                            "snapshot_support": True,
+                        },
+                    }
+                },
             )
+            if answer.status != 200:
+                raise ManilaError(
+                    f"Manila refused the share type {name}: {answer.status} {answer.body}"
+                )
 
     def _pool_reported(self, keystone: identity.Keystone) -> bool:
-        """manila-share is ready when the scheduler knows its pool: a share made before
-        would fail with "No valid host"."""
+        """manila-share is ready when the scheduler knows the pools of both back ends: a
+        share made before would fail with "No valid host"."""
         answer = self._call(keystone, "GET", "/scheduler-stats/pools")
-        return answer.status == 200 and any(
-            str(pool.get("name", "")).startswith(f"{self.host}@")
-            for pool in answer.body.get("pools", [])
+        if answer.status != 200:
+            return False
+        names = [str(pool.get("name", "")) for pool in answer.body.get("pools", [])]
+        return all(
+            any(name.startswith(f"{self.host}@{backend}#") for name in names)
+            for backend in (BACKEND, SERVERS_BACKEND)
         )
 
     # -- stop -------------------------------------------------------------------------

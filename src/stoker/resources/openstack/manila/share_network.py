@@ -8,6 +8,9 @@ removed by difference), delete, check, the attributes (segmentation id, CIDR, IP
 network type, which Manila reports on the network's default subnet), and finding a share
 network an interrupted create made.
 
+A delete waits for the ports of the network's share servers to go (Manila removes them
+after the network): the template's subnet can then be deleted.
+
 Crash safety: the id is recorded the moment Manila answers; the security services are
 added by ``check_create_complete``, each one only if the network does not have it yet, so
 an engine that restarts halfway adds the rest. A share network the template does not name
@@ -238,16 +241,32 @@ class ManilaShareNetwork(Resource):
         return self.resource_id
 
     def check_delete_complete(self, token: Any) -> bool:
-        # Manila deletes a share network without share servers at once; one with them
-        # stays until their teardown is done.
         if not token:
             return True
         try:
             self.client_plugin().read(lambda: self.client().get_share_network(self.resource_id))
         except Exception as error:  # noqa: BLE001 - openstacksdk's types
             self.client_plugin().ignore_not_found(error)
-            return True
+            return not self._share_server_ports()
         return False
+
+    def _share_server_ports(self) -> list[Any]:
+        """The ports Manila's share servers still have on the network's subnet. Manila
+        tears a share network's share servers down after the network is gone; until their
+        ports are, the subnet cannot be deleted, so the delete waits for them (Heat does
+        not, and a template's subnet delete then fails on Neutron's 409)."""
+        neutron = self.client_plugin("neutron")
+        try:
+            subnet = self.properties[self.NEUTRON_SUBNET]
+        except Exception as error:  # noqa: BLE001 - a subnet deleted behind the stack's back
+            neutron.ignore_not_found(error)
+            return []
+        if not subnet:
+            return []
+        ports = neutron.read(
+            lambda: list(neutron.client().ports(fixed_ips=[f"subnet_id={subnet}"]))
+        )
+        return [port for port in ports if str(port.device_owner or "").startswith("manila:")]
 
     def handle_check(self) -> None:
         self.client_plugin().read(lambda: self.client().get_share_network(self.resource_id))
