@@ -47,6 +47,10 @@ def test_client_plugins_have_heat_names():
         "octavia",
         "zaqar",
         "aodh",
+        "magnum",
+        "trove",
+        "blazar",
+        "zun",
     }
 
 
