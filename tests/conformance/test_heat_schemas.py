@@ -28,7 +28,6 @@ _NO_SERVICE = "not written yet (issue 29 asks for it with Heat's schema and vali
 # Types Heat 27 lists that stoker does not (or lists as HIDDEN), and why.
 MISSING_TYPES: dict[str, str] = {
     "AWS::ElasticLoadBalancing::LoadBalancer": _NOT_BUILT,
-    "OS::Ironic::Port": _NO_SERVICE,
     "OS::Manila::SecurityService": _NO_SERVICE,
     "OS::Manila::Share": _NO_SERVICE,
     "OS::Manila::ShareNetwork": _NO_SERVICE,

@@ -47,6 +47,7 @@ def test_client_plugins_have_heat_names():
         "octavia",
         "zaqar",
         "aodh",
+        "ironic",
         "magnum",
         "trove",
         "blazar",
