@@ -10,8 +10,8 @@ default policy lets a project's admin manage nodes and ports).
 
 Not tested: moving a port to another node (``node`` updated). Ironic 39 fails that PATCH
 itself with a 500 (its conductor's save inserts the new node again: "Duplicate entry ...
-for key 'uniq_nodes0uuid'", seen with SQLAlchemy 2.1, the version the cloud pins); stoker
-sends the same JSON patch Heat does.
+for key 'uniq_nodes0uuid'", with SQLAlchemy 2.0 as with the 2.1 the cloud pins, and for a
+bare PATCH with curl); stoker sends the same JSON patch Heat does.
 """
 
 from __future__ import annotations
