@@ -26,17 +26,9 @@ _NO_SERVICE = "not written yet (issue 29 asks for it with Heat's schema and vali
 
 # Types Heat 27 lists that stoker does not (or lists as HIDDEN), and why.
 MISSING_TYPES: dict[str, str] = {
-    "OS::Blazar::Host": _NO_SERVICE,
-    "OS::Blazar::Lease": _NO_SERVICE,
-    "OS::Ironic::Port": _NO_SERVICE,
-    "OS::Magnum::Cluster": _NO_SERVICE,
-    "OS::Magnum::ClusterTemplate": _NO_SERVICE,
     "OS::Mistral::CronTrigger": _NO_SERVICE,
     "OS::Mistral::ExternalResource": _NO_SERVICE,
     "OS::Mistral::Workflow": _NO_SERVICE,
-    "OS::Trove::Cluster": _NO_SERVICE,
-    "OS::Trove::Instance": _NO_SERVICE,
-    "OS::Zun::Container": _NO_SERVICE,
 }
 
 # Types stoker lists that Heat 27 does not, and why.
@@ -63,7 +55,6 @@ EXTRA_TYPES: dict[str, str] = {
 # stoker does not register at all, and why.
 MISSING_HIDDEN_TYPES: dict[str, str] = {
     "OS::Glance::Image": "stoker lists it, DEPRECATED (see EXTRA_TYPES)",
-    "OS::Magnum::BayModel": "Magnum's types are not written (see MISSING_TYPES)",
 }
 
 _SERVED_SIGNALS = "stoker refuses at validation the signal transports it cannot serve (ServedValues: a second allowed_values)"

@@ -48,6 +48,11 @@ def test_client_plugins_have_heat_names():
         "zaqar",
         "aodh",
         "manila",
+        "ironic",
+        "magnum",
+        "trove",
+        "blazar",
+        "zun",
     }
 
 
