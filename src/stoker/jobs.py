@@ -99,10 +99,38 @@ class BackgroundJobs:
             from stoker.store import connection_loss
 
             if connection_loss.lost(error):  # the database stayed out of reach: one line
-                LOG.error("stack %s: %s failed: the database could not answer (%s)", job.stack_id, job.action, connection_loss.database_text(error) or error)
+                LOG.error(
+                    "stack %s: %s failed: the database could not answer (%s); it is resumed once the database answers",
+                    job.stack_id, job.action, connection_loss.database_text(error) or error,
+                )  # fmt: skip
+                # Its end may not be recorded: the stack would stay IN_PROGRESS until a
+                # restart's recovery. Resume it from here instead.
+                self.loop.create_task(self._tracked(self._resume_when_reachable(job.stack_id)))
             else:
                 LOG.exception("stack %s: %s failed", job.stack_id, job.action)
             raise
+
+    async def _resume_when_reachable(self, stack_id: str) -> None:
+        """Resume a stack whose job failed because the database stayed out of reach, as
+        a restart's recovery would (``engine.recovery``): tried again after 1, 2, 4 ...
+        seconds (at most a lock lease apart) until the stack has left IN_PROGRESS. A lock
+        its failed job could not release is waited out (recovery leaves a live holder)."""
+        from stoker.engine.recovery import recover
+        from stoker.store import connection_loss
+
+        delay = 1.0
+        while True:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.engine.settings.lock_lease_s)
+            try:
+                stack = self.store.get_stack(stack_id)
+                if stack is None or stack.deleted_at is not None or stack.status != "IN_PROGRESS":
+                    return
+                await recover(self.engine, [stack])
+            except Exception as error:  # noqa: BLE001 - logged; tried again while the database is away
+                if not connection_loss.lost(error):
+                    LOG.exception("stack %s: resuming it failed", stack_id)
+                    return
 
     def recover(self, stacks: list[StackRecord]) -> list[StackRecord]:
         """Start finishing, on the loop, the actions a dead engine left IN_PROGRESS;

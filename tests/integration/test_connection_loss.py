@@ -14,6 +14,7 @@ database is shared with other tests.
 from __future__ import annotations
 
 import inspect
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -204,3 +205,24 @@ def test_connection_loss_met_again_in_its_transaction_is_a_lost_connection(postg
     response = error_response(error)
     assert response.status_code == 503 and response.headers["Retry-After"] == "5"
     assert b"SELECT" not in response.body and b"The database could not answer" in response.body
+
+
+def test_connection_loss_longer_than_the_repeats_leaves_no_stack_in_progress(server, postgres_server, application_name):
+    # Stacks are accepted and their creates run; then PostgreSQL ends the server's
+    # connections every few milliseconds for 8 s, longer than a transaction's repeats
+    # last (5.55 s), so the jobs fail to write their progress and their end. Once the
+    # database answers again, every stack leaves IN_PROGRESS without a restart (a job
+    # that failed so is resumed as a restart would), and the log has no traceback.
+    ids = []
+    for number in range(6):
+        status, body = server.request("POST", "/stacks", {"stack_name": f"storm-{number}", "template": TEMPLATE})
+        assert status == 201, body
+        ids.append(body["stack"]["id"])
+    with Terminator(postgres_server, application_name, every_s=(0.001, 0.004)) as terminator:
+        time.sleep(8)
+    assert terminator.ended >= 20, terminator.ended
+    outcomes = {stack_id: server.wait_for(stack_id, timeout=180) for stack_id in ids}
+    unfinished = {found["stack_name"]: found["stack_status"] for found in outcomes.values() if found["stack_status"].endswith("IN_PROGRESS")}
+    assert not unfinished, unfinished
+    log = server.stop()
+    assert "Traceback" not in log, log[-4000:]

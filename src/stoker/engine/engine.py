@@ -34,7 +34,7 @@ from stoker.engine.stack import StackRuntime, parameter_values
 from stoker.engine.states import Action, Status
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
-from stoker.store import StackRecord, Store
+from stoker.store import StackRecord, Store, connection_loss
 from stoker.store.connection_loss import database_text
 from stoker.store.locks import Fence, LockLostError, current_fence
 from stoker.store.records import TemplateRecord
@@ -329,6 +329,13 @@ class Engine(NestedJobs):
         if task in done:
             task.result()
             return
+        failed = next((guard for guard in guards if guard in done and not guard.cancelled() and guard.exception() is not None), None)
+        if failed is not None:
+            # A guard's own failure ends the job, and its action with it: never left running.
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            raise failed.exception()  # type: ignore[misc]
         reason, roll_back = next(guard.result() for guard in guards if guard in done)
         stop.reason = reason
         task.cancel()
@@ -358,7 +365,12 @@ class Engine(NestedJobs):
         assert fence is not None
         while True:
             await asyncio.sleep(self.settings.cancel_poll_s)
-            mode = self.store.cancel_requested(fence)
+            try:
+                mode = self.store.cancel_requested(fence)
+            except Exception as error:  # noqa: BLE001 - a lost connection: asked again at the next poll
+                if not connection_loss.lost(error):
+                    raise
+                continue  # the action goes on; the lease (renewed or lost) decides the rest
             if mode == "delete":
                 return _DELETE_STOP_REASON, False
             if mode == "parent":  # a parent on another worker stops (stop_children)
@@ -444,8 +456,9 @@ class Engine(NestedJobs):
             await asyncio.sleep(lease_s / 3)
             try:
                 held = await self.store.renew_lock_async(fence, lease_s)
-            except Exception:  # noqa: BLE001 - retried at the next beat
-                LOG.warning("stack %s: could not renew the lock's lease; retrying", fence.stack_id, exc_info=True)
+            except Exception as error:  # noqa: BLE001 - retried at the next beat
+                told = database_text(error) if connection_loss.lost(error) else None
+                LOG.warning("stack %s: could not renew the lock's lease (%s); retrying", fence.stack_id, told or "see below", exc_info=told is None)
                 if time.monotonic() - renewed >= lease_s:
                     _settle(lost, ("Lock lost", False))
                     return
@@ -458,7 +471,10 @@ class Engine(NestedJobs):
     async def _record_engine_error(self, stack_id: str, error: Exception) -> None:
         """An unexpected error ended the job: the stack leaves IN_PROGRESS, FAILED with
         the error (fenced like every write of the job)."""
-        LOG.error("stack %s: the job failed", stack_id, exc_info=error)
+        if connection_loss.lost(error):  # the database stayed out of reach: one line
+            LOG.error("stack %s: the job failed: the database could not answer (%s)", stack_id, database_text(error) or error)
+        else:
+            LOG.error("stack %s: the job failed", stack_id, exc_info=error)
         stack = self.store.get_stack(stack_id)
         if stack is None or stack.status != Status.IN_PROGRESS:
             return
