@@ -308,7 +308,7 @@ def test_mistral_external_resource_runs_its_workflows(stacks, workflows):
     assert stack.state == "CREATE_COMPLETE", stack.status_reason
     # The create workflow's output names the resource.
     assert physical_ids(service, stack_name)["thing"] == "thing-a-1"
-    assert outputs(service, stack_name)["output"] == {"resource_id": "thing-a-1", "made": "1"}
+    assert outputs(service, stack_name)["output"] == {"resource_id": "thing-a-1", "made": 1}
     [created] = executions_of(workflows, f"{prefix}-create")
     assert (created["state"], created["description"], json.loads(created["input"])) == (
         "SUCCESS",
@@ -320,16 +320,13 @@ def test_mistral_external_resource_runs_its_workflows(stacks, workflows):
     updated = service.update_stack(stack_name, from_data(external_template(prefix, 2, "a")))
     assert updated.state == "UPDATE_COMPLETE", updated.status_reason
     [update] = executions_of(workflows, f"{prefix}-update")
-    assert json.loads(update["output"]) == {"resized": "2", "was": "1"}
+    assert json.loads(update["output"]) == {"resized": 2, "was": 1}
     assert outputs(service, stack_name)["output"] == {
-        "resource_id": "thing-a-1", "made": "1", "resized": "2", "was": "1",
+        "resource_id": "thing-a-1", "made": 1, "resized": 2, "was": 1,
     }  # fmt: skip
-    # Unchanged: no UPDATE execution, unless always_update.
+    # Unchanged: no UPDATE execution (always_update is off).
     service.update_stack(stack_name, from_data(external_template(prefix, 2, "a")))
     assert len(executions_of(workflows, f"{prefix}-update")) == 1
-    again = service.update_stack(stack_name, from_data(external_template(prefix, 2, "a", True)))
-    assert again.state == "UPDATE_COMPLETE", again.status_reason
-    assert len(executions_of(workflows, f"{prefix}-update")) == 2
 
     # Suspend runs its workflow; resume has none and just completes.
     assert service.stack_action(stack_name, Action.SUSPEND).state == "SUSPEND_COMPLETE"
@@ -337,19 +334,29 @@ def test_mistral_external_resource_runs_its_workflows(stacks, workflows):
     assert service.stack_action(stack_name, Action.RESUME).state == "RESUME_COMPLETE"
 
     # A change of a replace_on_change input replaces it: a new create, the old one's delete.
-    replaced = service.update_stack(stack_name, from_data(external_template(prefix, 2, "b", True)))
+    replaced = service.update_stack(stack_name, from_data(external_template(prefix, 2, "b")))
     assert replaced.state == "UPDATE_COMPLETE", replaced.status_reason
     assert physical_ids(service, stack_name)["thing"] == "thing-b-2"
     assert len(executions_of(workflows, f"{prefix}-create")) == 2
     [deleted] = executions_of(workflows, f"{prefix}-delete")
     assert json.loads(deleted["output"]) == {"deleted": "a"}
-    assert json.loads(deleted["params"])["env"]["heat_extresource_data"]["made"] == "1"
+    assert json.loads(deleted["params"])["env"]["heat_extresource_data"]["made"] == 1
 
     assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
     assert [json.loads(e["output"]) for e in executions_of(workflows, f"{prefix}-delete")] == [
         {"deleted": "a"},
         {"deleted": "b"},
     ]
+
+    # always_update: an update that changes nothing runs the UPDATE workflow all the same.
+    always = f"{prefix}-always"
+    names.append(always)
+    template = external_template(always, 3, "c", always_update=True)
+    assert service.create_stack(always, from_data(template)).state == "CREATE_COMPLETE"
+    again = service.update_stack(always, from_data(template))
+    assert again.state == "UPDATE_COMPLETE", again.status_reason
+    [update] = executions_of(workflows, f"{always}-update")
+    assert json.loads(update["output"]) == {"resized": 3, "was": 3}
 
 
 def test_mistral_external_resource_failing_workflow_fails_the_create(stacks, workflows):
@@ -407,15 +414,22 @@ def test_mistral_validation_errors_name_their_place(stacks, workflows):
     )
     refused = _refusal(service, requires)
     assert "Only reverse workflows can contain property 'requires'" in refused
-    assert "resources.it.properties.tasks.0.requires" in refused
+    assert "resources.it.properties.tasks[0].requires" in refused
 
     both = one(
         "OS::Mistral::Workflow",
-        {"type": "direct", "tasks": [{"name": "a", "action": "std.noop", "workflow": "x"}]},
+        {
+            "type": "direct",
+            "tasks": [{"name": "a", "action": "std.noop", "workflow": {"get_resource": "other"}}],
+        },
     )
-    assert "Cannot define the following properties at the same time: workflow, action" in _refusal(
-        service, both
-    )
+    both["resources"]["other"] = {
+        "type": "OS::Mistral::Workflow",
+        "properties": {"type": "direct", "tasks": [{"name": "b", "action": "std.noop"}]},
+    }
+    refused = _refusal(service, both)
+    assert "Cannot define the following properties at the same time: workflow, action" in refused
+    assert "resources.it.properties.tasks[0]" in refused
 
     # The mistral.workflow constraint asks the real Mistral.
     unknown = one(

@@ -115,22 +115,22 @@ def test_mistral_workflow_definition_is_heats_layout():
         (
             {"type": "direct", "tasks": [{"name": "a", "action": "std.noop", "requires": ["b"]}]},
             "task a contains property 'requires' in case of direct workflow.",
-            "resources.it.properties.tasks.0.requires",
+            "resources.it.properties.tasks[0].requires",
         ),
         (
             {"type": "direct", "tasks": [{"name": "a", "action": "std.noop", "workflow": "wf"}]},
             "Cannot define the following properties at the same time: workflow, action",
-            "resources.it.properties.tasks.0",
+            "resources.it.properties.tasks[0]",
         ),
         (
             {"type": "direct", "tasks": [{"name": "a"}]},
             "At least one of the following properties must be specified: workflow, action",
-            "resources.it.properties.tasks.0",
+            "resources.it.properties.tasks[0]",
         ),
         (
             {"type": "direct", "tasks": [{"name": "a", "action": "std.noop", "concurrency": 2}]},
             "concurrency property requires with_items property to be specified.",
-            "resources.it.properties.tasks.0.concurrency",
+            "resources.it.properties.tasks[0].concurrency",
         ),
     ],
 )

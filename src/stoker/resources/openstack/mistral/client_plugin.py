@@ -199,20 +199,24 @@ def _workflow_key(workflow: str) -> str:
     return "workflow_id"
 
 
-def no_workflow_service(what: str, path: str | None = None) -> ValidationError:
+def no_workflow_service(
+    what: str,
+    path: str | None = None,
+    hint: str = "deploy Mistral in this cloud, or use a cloud that has it",
+) -> ValidationError:
     """The refusal of a type that needs Mistral, on a cloud whose catalog has none."""
     return ValidationError(
         f"{what} needs the Mistral workflow service (service type "
         f"{WORKFLOW_SERVICE_TYPE}), and this cloud's catalog has none",
         path=path,
-        hint="deploy Mistral in this cloud, or use a cloud that has it",
+        hint=hint,
     )
 
 
-def refuse_without_mistral(resource: Any) -> None:
+def refuse_without_mistral(resource: Any, **hint: str) -> None:
     """Before any other check of a Mistral type: without Mistral nothing else matters."""
     if resource.client_plugin("mistral").workflow_endpoint() is None:
-        raise no_workflow_service(resource.type, path=f"resources.{resource.name}")
+        raise no_workflow_service(resource.type, path=f"resources.{resource.name}", **hint)
 
 
 class WorkflowConstraint(LookupConstraint):

@@ -327,7 +327,7 @@ class MistralWorkflow(Resource):
             self._validate_task(index, task, workflow_type)
 
     def _validate_task(self, index: int, task: Mapping[str, Any], workflow_type: str) -> None:
-        where = self._path(self.TASKS, index)
+        where = f"{self._path(self.TASKS)}[{index}]"
         if task.get(self.WORKFLOW) and task.get(self.ACTION):
             raise ValidationError(
                 f"Cannot define the following properties at the same time: {self.WORKFLOW}, {self.ACTION}",

@@ -73,7 +73,10 @@ class MistralTrigger(ZaqarSubscriptionBase):
 
     def validate(self) -> None:
         # Before the properties: without Mistral, nothing else about the trigger matters.
-        refuse_without_mistral(self)
+        refuse_without_mistral(
+            self,
+            hint="deploy Mistral in this cloud, or notify a webhook with OS::Zaqar::Subscription instead",
+        )
         super().validate()
 
     def _subscriber_url(self) -> str:
