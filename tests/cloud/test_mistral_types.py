@@ -393,7 +393,7 @@ def _refusal(service, template: dict) -> str:
 
 
 def test_mistral_validation_errors_name_their_place(stacks, workflows):
-    service, _ = stacks
+    service, names = stacks
 
     def one(resource_type: str, properties: dict) -> dict:
         return {
@@ -427,9 +427,14 @@ def test_mistral_validation_errors_name_their_place(stacks, workflows):
         "type": "OS::Mistral::Workflow",
         "properties": {"type": "direct", "tasks": [{"name": "b", "action": "std.noop"}]},
     }
-    refused = _refusal(service, both)
-    assert "Cannot define the following properties at the same time: workflow, action" in refused
-    assert "resources.it.properties.tasks[0]" in refused
+    # The task's workflow is not known at validation (get_resource): create checks again.
+    names.append(f"conflict-{secrets.token_hex(3)}")
+    failed = service.create_stack(names[-1], from_data(both))
+    assert failed.state == "CREATE_FAILED"
+    assert "Cannot define the following properties at the same time: workflow, action" in (
+        failed.status_reason
+    )
+    assert "resources.it.properties.tasks[0]" in failed.status_reason
 
     # The mistral.workflow constraint asks the real Mistral.
     unknown = one(
@@ -439,11 +444,21 @@ def test_mistral_validation_errors_name_their_place(stacks, workflows):
     refused = _refusal(service, unknown)
     assert "The Workflow (nowhere-" in refused and "could not be found" in refused
 
-    untimed = one("OS::Mistral::CronTrigger", {"workflow": {"name": "x"}})
+    # A workflow that exists, so that the trigger's own rule is the one broken.
+    existing = f"existing-{secrets.token_hex(3)}"
+    made = workflows.request(
+        "/workflows",
+        "POST",
+        data=f"version: '2.0'\n{existing}:\n  tasks:\n    a:\n      action: std.noop\n",
+        headers={"Content-Type": "text/plain"},
+    )
+    assert made.status_code == 201, made.text
+    untimed = one("OS::Mistral::CronTrigger", {"workflow": {"name": existing}})
     assert (
         "At least one of the following properties must be specified: pattern, first_time"
         in _refusal(service, untimed)
     )
+    assert workflows.request(f"/workflows/{existing}", "DELETE").status_code == 204
 
 
 def test_zaqar_mistral_trigger_starts_the_workflow_for_each_message(

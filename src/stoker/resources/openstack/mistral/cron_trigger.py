@@ -109,7 +109,10 @@ class MistralCronTrigger(Resource):
             pattern=self.properties[self.PATTERN],
             workflow_input=workflow.get(self.WORKFLOW_INPUT),
             first_time=self.properties[self.FIRST_TIME],
-            count=self.properties[self.COUNT],
+            # Unset is no count (Mistral refuses 0): an unset integer reads as 0 here.
+            count=self.properties[self.COUNT]
+            if self.properties.data.get(self.COUNT) is not None
+            else None,
         )
         self.resource_id_set(made.get("name") or self._trigger_name())
 

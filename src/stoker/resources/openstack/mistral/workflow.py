@@ -315,6 +315,12 @@ class MistralWorkflow(Resource):
     def validate(self) -> None:
         refuse_without_mistral(self)
         super().validate()
+        self._check_definition()
+
+    def _check_definition(self) -> None:
+        """Heat's rules on the type's params and on each task. Validation skips a workflow
+        whose properties refer to what is not created yet (a task's ``workflow`` given by
+        ``get_resource``): create checks them again, then."""
         workflow_type = self.properties[self.TYPE]
         if workflow_type == "reverse" and not (self.properties[self.PARAMS] or {}).get("task_name"):
             raise ValidationError(
@@ -410,6 +416,7 @@ class MistralWorkflow(Resource):
     # -- create, update, delete -------------------------------------------------------
 
     def handle_create(self) -> None:
+        self._check_definition()
         self._issue_alarm_url()
         made = self.client_plugin().create_workflows(self.definition())
         # Mistral names the workflow as the definition does: the name is its identity.
