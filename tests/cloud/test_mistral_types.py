@@ -516,3 +516,56 @@ def test_zaqar_mistral_trigger_starts_the_workflow_for_each_message(
 
     assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
     assert gone(workflows, f"/workflows/{workflow}")
+
+
+def test_mistral_workflow_alarm_url_starts_an_execution(openstack_cloud, workflows, tmp_path):
+    """A POST to the workflow's ``alarm_url`` (what an alarm service sends, no token) on a
+    real ``stoker serve`` starts an execution with the posted input."""
+    import urllib.request
+
+    from tests.support.server import Server
+
+    serving = Server(
+        f"sqlite:///{tmp_path / 'stoker.sqlite'}",
+        tmp_path / "serve.log",
+        **openstack_cloud.cloud_environ("demo"),
+    )
+    # The alarm URL must lead back to this server.
+    serving.environment["STOKER_PUBLIC_URL"] = serving.url
+    serving.start()
+    try:
+        name = f"alarm-{secrets.token_hex(3)}"
+        status, body = serving.request(
+            "POST", "/stacks", {"stack_name": name, "template": workflow_template()}
+        )
+        assert status == 201, body
+        stack_id = body["stack"]["id"]
+        created = serving.wait_for(stack_id, timeout=120)
+        assert created["stack_status"] == "CREATE_COMPLETE", created["stack_status_reason"]
+        status, shown = serving.request("GET", f"/stacks/{name}/{stack_id}")
+        found = {
+            output["output_key"]: output.get("output_value") for output in shown["stack"]["outputs"]
+        }
+
+        request = urllib.request.Request(
+            found["alarm_url"],
+            data=json.dumps({"input": {"greeting": "alarm!"}}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            assert answer.status in (200, 202, 204)
+        ran = wait_for(
+            "the alarm's execution",
+            lambda: [e for e in executions_of(workflows, found["name"]) if e["state"] == "SUCCESS"],
+        )
+        assert json.loads(ran[0]["output"]) == {"said": "alarm!"}
+
+        status, body = serving.request("DELETE", f"/stacks/{name}/{stack_id}")
+        assert status == 204, body
+        deleted = serving.wait_for(stack_id, timeout=120)
+        assert deleted["stack_status"] == "DELETE_COMPLETE", deleted["stack_status_reason"]
+        assert gone(workflows, f"/workflows/{found['name']}")
+    finally:
+        log = serving.stop()
+    assert "Traceback" not in log, log

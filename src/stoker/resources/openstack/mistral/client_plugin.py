@@ -114,7 +114,11 @@ class MistralClientPlugin(OpenStackClientPlugin):
     def find_workflow(self, identifier: Any) -> dict[str, Any]:
         """Heat's ``mistral.workflow`` check (``get_workflow_by_identifier``)."""
         if self.workflow_endpoint() is None:
-            raise no_workflow_service("a workflow reference (mistral.workflow)")
+            raise no_workflow_service(
+                "a workflow reference (mistral.workflow)",
+                hint="deploy Mistral in this cloud (a Zaqar queue can notify a webhook with "
+                "OS::Zaqar::Subscription instead of starting a workflow)",
+            )
         return self.get_workflow(str(identifier))
 
     # -- executions ----------------------------------------------------------------
