@@ -95,8 +95,13 @@ class BackgroundJobs:
             return await self.engine.run(job)
         except (ActionInProgressError, StackNotFoundError, ValidationError):
             raise  # refused before it started: the request answers it
-        except Exception:  # noqa: BLE001 - the job recorded its end under its lock (Engine.run)
-            LOG.exception("stack %s: %s failed", job.stack_id, job.action)
+        except Exception as error:  # noqa: BLE001 - the job recorded its end under its lock (Engine.run)
+            from stoker.store import connection_loss
+
+            if connection_loss.lost(error):  # the database stayed out of reach: one line
+                LOG.error("stack %s: %s failed: the database could not answer (%s)", job.stack_id, job.action, connection_loss.database_text(error) or error)
+            else:
+                LOG.exception("stack %s: %s failed", job.stack_id, job.action)
             raise
 
     def recover(self, stacks: list[StackRecord]) -> list[StackRecord]:

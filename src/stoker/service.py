@@ -163,6 +163,8 @@ def build_registry(settings: Settings) -> ResourceRegistry:
     if settings.allow_template_urls:
         registry.client_settings["allow_template_urls"] = True
     registry.client_settings["max_template_bytes"] = settings.max_template_bytes
+    if settings.loadbalancer_template:
+        registry.client_settings["loadbalancer_template"] = settings.loadbalancer_template
     registry.region_name = settings.region_name
     return registry
 

@@ -95,6 +95,10 @@ class Settings:
     # lies beneath every stack's environment, read once at start in sorted name order
     # (STOKER_ENVIRONMENT_DIR; none by default).
     environment_dir: str | None = None
+    # Heat's loadbalancer_template: a template file for AWS::ElasticLoadBalancing::
+    # LoadBalancer's nested stack instead of Heat's built-in HAProxy one
+    # (STOKER_LOADBALANCER_TEMPLATE; none by default).
+    loadbalancer_template: str | None = None
     # Heat's hidden_stack_tags: stacks carrying any of these tags are left out of stack
     # lists unless asked for with show_hidden (STOKER_HIDDEN_STACK_TAGS, comma-separated;
     # set it empty to hide nothing).
@@ -177,6 +181,8 @@ class Settings:
             settings.region_name = env["STOKER_REGION_NAME"]
         if env.get("STOKER_ENVIRONMENT_DIR"):
             settings.environment_dir = env["STOKER_ENVIRONMENT_DIR"]
+        if env.get("STOKER_LOADBALANCER_TEMPLATE"):
+            settings.loadbalancer_template = env["STOKER_LOADBALANCER_TEMPLATE"]
         if env.get("STOKER_OS_CLOUD"):
             settings.os_cloud = env["STOKER_OS_CLOUD"]
         if env.get("STOKER_ENCRYPTION_KEY"):

@@ -46,9 +46,17 @@ def test_cli_full_lifecycle_of_the_example(run, tmp_path):
     assert detail["stack_status"] == "CREATE_COMPLETE"
     outputs = {o["output_key"]: o["output_value"] for o in detail["outputs"]}
     assert outputs["connection_string"].startswith("postgresql://shop:")
-    # live progress went to stderr, one line per event
-    assert "[database]: CREATE_IN_PROGRESS  state changed" in created.stderr
-    assert "[demo]: CREATE_COMPLETE  Stack CREATE completed successfully" in created.stderr
+    # live progress went to stderr, with -f json as JSON lines: one event object a line
+    events = [json.loads(line) for line in created.stderr.splitlines()]
+    seen = [(e["resource_name"], e["resource_status"], e["resource_status_reason"]) for e in events]
+    assert ("database", "CREATE_IN_PROGRESS", "state changed") in seen
+    assert seen[-1] == ("demo", "CREATE_COMPLETE", "Stack CREATE completed successfully")
+    # and as log lines when asked
+    again = run("stack", "create", "demo-log", "-t", example, "--wait", "-f", "json", "--progress-format", "log")
+    assert json.loads(again.stdout)["stack_status"] == "CREATE_COMPLETE"
+    assert "[database]: CREATE_IN_PROGRESS  state changed" in again.stderr
+    assert "[demo-log]: CREATE_COMPLETE  Stack CREATE completed successfully" in again.stderr
+    run("stack", "delete", "demo-log", "--yes", "--wait")
 
     listed = json.loads(run("stack", "list", "-f", "json").stdout)
     assert [(s["Stack Name"], s["Stack Status"]) for s in listed] == [("demo", "CREATE_COMPLETE")]

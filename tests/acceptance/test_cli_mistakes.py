@@ -322,3 +322,35 @@ def test_cli_mistakes_a_wrong_url_path_says_what_was_tried(tmp_path, cli_server)
         f"ERROR: Nothing answers at {url}/v1/default/stacks (HTTP 404 Not Found): the Orchestration API is not there "
         "(its path is /v1/PROJECT: give --url http://HOST:PORT or http://HOST:PORT/v1/PROJECT)"
     )
+
+
+PARENT = """\
+heat_template_version: 2018-08-31
+resources:
+  inner:
+    type: inner.yaml
+"""
+
+INNER = """\
+heat_template_version: 2018-08-31
+resources:
+  web:
+    type: OS::Heat::Value
+    properties:
+      value: {get_parm: OS::stack_name}
+  db:
+    type: OS::Heat::None
+  db:
+    type: OS::Heat::None
+"""
+
+
+def test_cli_mistakes_a_nested_template_is_read_for_typos_and_duplicates_too(run, tmp_path):  # noqa: F811
+    parent = write(tmp_path, "parent.yaml", PARENT)
+    write(tmp_path, "inner.yaml", INNER)
+    for args in (("template", "validate", "-t", parent), ("stack", "create", "nest", "-t", parent)):
+        found = warnings_of(run(*args).stderr)
+        assert len(found) == 2, found
+        duplicate, typo = sorted(found, key=lambda line: "get_parm" in line)
+        assert "inner.yaml:9:3: resources.db: Duplicate key 'db'" in duplicate, duplicate
+        assert "inner.yaml:6:" in typo and typo.endswith("(did you mean get_param?)"), typo

@@ -141,11 +141,67 @@ def test_cli_wait_json_lines_for_machines(cli_backend, tmp_path):
         cli_backend, tmp_path, "stack", "delete", "-y", "web", "--wait", "--progress-format", "json"
     )
     assert deleted.returncode == 0, deleted.stderr
-    lines = deleted.stderr.splitlines()
-    assert lines[-1] == "Stack web DELETE_COMPLETE"
+    lines = [json.loads(line) for line in deleted.stderr.splitlines()]
+    assert lines[-1] == {"stack_name": "web", "stack_status": "DELETE_COMPLETE"}
     assert ("web", "DELETE_COMPLETE") in {
-        (e["resource_name"], e["resource_status"]) for e in map(json.loads, lines[:-1])
+        (e["resource_name"], e["resource_status"]) for e in lines[:-1]
     }
+
+
+TYPO_FAILING = """\
+    heat_template_version: 2018-08-31
+    resources:
+      fine:
+        type: OS::Heat::None
+        properties:
+          note: {get_parm: nothing}
+      broken:
+        type: OS::Heat::TestResource
+        properties:
+          fail: true
+"""
+
+
+def test_cli_wait_f_json_writes_every_stderr_line_as_json(cli_backend, tmp_path):
+    """``--wait -f json`` is for machines: stderr is JSON lines (``--progress-format
+    auto``), the template's warnings and the final error among the events."""
+    created = stoker(
+        cli_backend,
+        tmp_path,
+        "stack",
+        "create",
+        "web",
+        "-t",
+        write(tmp_path, "failing.yaml", TYPO_FAILING),
+        "--wait",
+        "-f",
+        "json",
+    )
+    assert created.returncode == 1, created.stderr
+    assert json.loads(created.stdout)["stack_status"] == "CREATE_FAILED"
+    lines = [json.loads(line) for line in created.stderr.splitlines()]
+    warnings = [line["warning"] for line in lines if "warning" in line]
+    assert len(warnings) == 1 and "(did you mean get_param?)" in warnings[0], warnings
+    assert ("broken", "CREATE_FAILED") in {
+        (line.get("resource_name"), line.get("resource_status")) for line in lines
+    }
+    assert "CREATE_FAILED" in lines[-1]["error"], lines[-1]
+
+    # The same command for a person: log lines.
+    logged = stoker(
+        cli_backend,
+        tmp_path,
+        "stack",
+        "create",
+        "web2",
+        "-t",
+        write(tmp_path, "failing.yaml", TYPO_FAILING),
+        "--wait",
+    )
+    assert logged.returncode == 1
+    assert logged.stderr.startswith("WARNING: "), logged.stderr
+    assert "[broken]: CREATE_FAILED" in logged.stderr
+    assert logged.stderr.splitlines()[-1].startswith("ERROR: ")
 
 
 def run_on_a_terminal(backend: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, str, str]:

@@ -51,7 +51,8 @@ def test_cli_remote_static_token_acts_in_its_project(token_server, tmp_path):
     created = stoker(tmp_path, "stack", "create", "site", "-t", str(ROOT / "examples" / "hello.yaml"), "--wait", "-f", "json", **web)
     assert created.returncode == 0, created.stderr
     assert json.loads(created.stdout)["stack_status"] == "CREATE_COMPLETE"
-    assert "[site]: CREATE_COMPLETE  Stack CREATE completed successfully" in created.stderr
+    last = json.loads(created.stderr.splitlines()[-1])  # -f json: the events as JSON lines
+    assert (last["resource_name"], last["resource_status"]) == ("site", "CREATE_COMPLETE"), created.stderr
 
     # The project comes from the URL, or else OS_PROJECT_ID.
     by_variable = stoker(tmp_path, "--url", token_server.url, "stack", "list", "-f", "json", STOKER_TOKEN=WEB_TOKEN, OS_PROJECT_ID="web")

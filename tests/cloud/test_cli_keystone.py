@@ -48,7 +48,8 @@ def test_cli_keystone_password_from_variables_and_clouds_yaml(deployment, tmp_pa
     created = stoker(variables, "--url", "catalog", "stack", "create", "from-stoker", "-t", "value.yaml", "--wait", "-f", "json")
     assert created.returncode == 0, created.stderr
     assert json.loads(created.stdout)["stack_status"] == "CREATE_COMPLETE"
-    assert "[from-stoker]: CREATE_COMPLETE  Stack CREATE completed successfully" in created.stderr
+    last = json.loads(created.stderr.splitlines()[-1])  # -f json: the events as JSON lines
+    assert (last["resource_name"], last["resource_status"]) == ("from-stoker", "CREATE_COMPLETE"), created.stderr
 
     # A cloud of clouds.yaml, the server given: the reader reads and cannot delete.
     clouds = {

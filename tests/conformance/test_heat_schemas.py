@@ -22,25 +22,9 @@ HEAT = json.loads(FIXTURE.read_text())
 HEAT_TYPES: dict[str, dict[str, Any]] = HEAT["resource_types"]
 
 _AWS_EC2 = "being added on branch awsec2 (issue 29)"
-_NOT_BUILT = "not built yet (issue 29): Heat makes it a nested stack of an HAProxy instance, which needs an image with HAProxy"
-_NO_SERVICE = "not written yet (issue 29 asks for it with Heat's schema and validation): its service is not in the test cloud"
 
 # Types Heat 27 lists that stoker does not (or lists as HIDDEN), and why.
-MISSING_TYPES: dict[str, str] = {
-    "AWS::ElasticLoadBalancing::LoadBalancer": _NOT_BUILT,
-    "OS::Blazar::Host": _NO_SERVICE,
-    "OS::Blazar::Lease": _NO_SERVICE,
-    "OS::Ironic::Port": _NO_SERVICE,
-    "OS::Magnum::Cluster": _NO_SERVICE,
-    "OS::Magnum::ClusterTemplate": _NO_SERVICE,
-    "OS::Manila::SecurityService": _NO_SERVICE,
-    "OS::Manila::Share": _NO_SERVICE,
-    "OS::Manila::ShareNetwork": _NO_SERVICE,
-    "OS::Manila::ShareType": _NO_SERVICE,
-    "OS::Trove::Cluster": _NO_SERVICE,
-    "OS::Trove::Instance": _NO_SERVICE,
-    "OS::Zun::Container": _NO_SERVICE,
-}
+MISSING_TYPES: dict[str, str] = {}
 
 # Types stoker lists that Heat 27 does not, and why.
 EXTRA_TYPES: dict[str, str] = {
@@ -66,17 +50,10 @@ EXTRA_TYPES: dict[str, str] = {
 # stoker does not register at all, and why.
 MISSING_HIDDEN_TYPES: dict[str, str] = {
     "OS::Glance::Image": "stoker lists it, DEPRECATED (see EXTRA_TYPES)",
-    "OS::Magnum::BayModel": "Magnum's types are not written (see MISSING_TYPES)",
 }
 
 _SERVED_SIGNALS = "stoker refuses at validation the signal transports it cannot serve (ServedValues: a second allowed_values)"
 _SERVED_CONFIG = "stoker serves POLL_TEMP_URL itself and refuses the transports that need Heat's CFN/Heat API polling or Zaqar"
-
-_TEMPLATE_DEFAULT = (
-    "to fix: Heat's Schema.from_parameter gives a template-backed type's properties no "
-    "default (the parameter's applies in the nested stack); stoker shows the parameter's"
-)
-_TEMPLATE_VERSION = "to fix: Heat's template-backed types carry no support version; stoker's TemplateResource says 2014.1"
 
 # Per type: each schema difference left (as ``_differences`` names it) -> why.
 SCHEMA_DIFFERENCES: dict[str, dict[str, str]] = {
@@ -85,25 +62,6 @@ SCHEMA_DIFFERENCES: dict[str, dict[str, str]] = {
             "Heat declares {} as the default of a list (and reads it as []); stoker refuses a "
             "default that is not a list, so it says []"
         )
-    },
-    "AWS::CloudWatch::Alarm": {
-        **{
-            f"property {name}: default": _TEMPLATE_DEFAULT
-            for name in (
-                "AlarmActions",
-                "AlarmDescription",
-                "Dimensions",
-                "InsufficientDataActions",
-                "Namespace",
-                "OKActions",
-                "Units",
-            )
-        },
-        "support status": _TEMPLATE_VERSION,
-    },
-    "AWS::RDS::DBInstance": {
-        **{f"property {name}: default": _TEMPLATE_DEFAULT for name in ("DBSecurityGroups", "KeyName", "Port")},
-        "support status": _TEMPLATE_VERSION,
     },
     "OS::Nova::Server": {"property software_config_transport: default": _SERVED_CONFIG},
     "OS::Heat::DeployedServer": {

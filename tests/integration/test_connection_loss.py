@@ -121,3 +121,86 @@ def test_connection_loss_inside_a_lock_taken_with_its_admission_is_repeated(post
     finally:
         store.close()
         killer.dispose()
+
+
+SWEEP_TEMPLATE = """\
+heat_template_version: 2021-04-16
+resources:
+  a: {type: OS::Heat::TestResource, properties: {value: x}}
+  b: {type: OS::Heat::TestResource, depends_on: a, properties: {value: y}}
+"""
+
+
+def test_connection_loss_at_each_statement_of_a_create_is_repeated(postgres_url):
+    # A stack created again and again, its connection terminated by PostgreSQL just
+    # before the N-th statement the create sends, for every N the create has: each
+    # completes, whichever read, write, savepoint, lock or event the loss falls on.
+    from stoker.service import Service, Source
+    from stoker.settings import Settings
+
+    service = Service(Settings(database_url=postgres_url))
+    killer = sa.create_engine(postgres_url)
+    state = {"sent": 0, "at": 0, "terminated": None}
+
+    def terminate_at_the_chosen_statement(connection, cursor, statement, parameters, context, executemany):
+        state["sent"] += 1
+        if state["terminated"] is None and state["sent"] == state["at"]:
+            state["terminated"] = statement.split("(")[0][:60]
+            with killer.begin() as side:
+                side.execute(sa.text("SELECT pg_terminate_backend(:pid, 10000)"), {"pid": connection.connection.dbapi_connection.info.backend_pid})
+
+    sa.event.listen(service.store.engine, "before_cursor_execute", terminate_at_the_chosen_statement)
+    met = []
+    try:
+        for at in range(1, 500):
+            state.update(sent=0, at=at, terminated=None)
+            stack = service.create_stack(f"swept-{at}", Source(SWEEP_TEMPLATE, "swept.yaml"))
+            assert (stack.action, stack.status) == ("CREATE", "COMPLETE"), (at, state["terminated"], stack.status_reason)
+            if state["terminated"] is None:  # past the create's last statement
+                break
+            met.append(state["terminated"])
+    finally:
+        service.close()
+        killer.dispose()
+    # The loss fell on every kind of statement a create sends.
+    kinds = {statement.split()[0] for statement in met}
+    assert {"SELECT", "INSERT", "DELETE", "SAVEPOINT", "RELEASE"} <= kinds, met
+    assert len(met) >= 20, met
+
+
+def test_connection_loss_met_again_in_its_transaction_is_a_lost_connection(postgres_url):
+    # SQLAlchemy raises PendingRollbackError (no DBAPIError) when a connection whose
+    # database connection was lost is used again inside its transaction: it is a lost
+    # connection to repeat, and an API answer of 503 with Retry-After, never a 500.
+    from sqlalchemy.exc import PendingRollbackError
+
+    from stoker.api.errors import error_response
+    from stoker.store import connection_loss
+
+    engine, killer = sa.create_engine(postgres_url), sa.create_engine(postgres_url)
+    try:
+        with engine.connect() as connection:
+            connection.execute(sa.text("SELECT 1"))  # in a transaction from here
+            with killer.begin() as side:
+                side.execute(sa.text("SELECT pg_terminate_backend(:pid, 10000)"), {"pid": connection.connection.dbapi_connection.info.backend_pid})
+            with pytest.raises(sa.exc.OperationalError):
+                connection.execute(sa.text("SELECT 2"))
+            with pytest.raises(PendingRollbackError) as raised:
+                connection.execute(sa.text("SELECT 3"))
+    finally:
+        engine.dispose()
+        killer.dispose()
+    error = raised.value
+    assert connection_loss.lost(error)
+    calls = []
+
+    def unit() -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise error
+        return "read"
+
+    assert connection_loss.repeated(unit) == "read" and len(calls) == 2
+    response = error_response(error)
+    assert response.status_code == 503 and response.headers["Retry-After"] == "5"
+    assert b"SELECT" not in response.body and b"The database could not answer" in response.body

@@ -34,7 +34,7 @@ import json
 import logging
 from typing import Any
 
-from sqlalchemy.exc import DataError, DBAPIError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError, PendingRollbackError
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -55,7 +55,7 @@ from stoker.sdk.software_config import (
     SoftwareConfigNotFoundError,
     SoftwareDeploymentNotFoundError,
 )
-from stoker.store.connection_loss import database_text
+from stoker.store.connection_loss import as_database_error, database_text
 from stoker.template.errors import InvalidTemplateVersionError, TemplateErrors
 
 LOG = logging.getLogger(__name__)
@@ -181,6 +181,8 @@ def error_response(error: BaseException) -> JSONBody:
         return fault(error.status_code, _HTTP_NAMES.get(error.status_code, "HTTPException"), str(error.detail))
     if isinstance(error, DBAPIError):
         return _database_error(error)
+    if isinstance(error, PendingRollbackError):  # a lost connection met again (connection_loss.lost)
+        return _database_error(as_database_error(error))
     LOG.error("internal error", exc_info=error)
     return fault(500, type(error).__name__, f"internal error: {type(error).__name__}: {error}")
 

@@ -80,7 +80,11 @@ def template_validate(ctx, template_path, environments, parameters, show_nested,
     request = stack_request(backend, template_path, environments, given_parameters(parameters))
     result = backend.validate_template(request, show_nested)
     # The engine's warnings, and what the command finds itself (the same said once).
-    warnings = list(dict.fromkeys([*(result.pop("Warnings", None) or []), *template_warnings(backend, request)]))
+    engine = result.pop("Warnings", None) or []
+    # A nested template's warning the engine gave already, placed under its resource
+    # ("resources.inner: nested stack: inner.yaml:9:3: ..."), is not said twice.
+    read_here = [w for w in template_warnings(backend, request) if not any(said.endswith(f": {w}") for said in engine)]
+    warnings = list(dict.fromkeys([*engine, *read_here]))
     notes = result.pop("Notes", None) or []
     if fmt == "json":
         click.echo(json.dumps(result, indent=4, default=str))

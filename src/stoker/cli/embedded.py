@@ -25,6 +25,7 @@ import click
 from stoker.api import views
 from stoker.cli.backend import Backend, EventCallback, StackRequest, _ignore, close_names
 from stoker.cli.backend import Source as FileSource
+from stoker.cli.invocation import message
 from stoker.engine.states import Action
 from stoker.reads import Project
 from stoker.service import Service, Source
@@ -90,9 +91,9 @@ class EmbeddedBackend(Backend):
         if abandoned and not os.environ.get("STOKER_NO_RECOVERY"):
             names = ", ".join(f"{s.name} ({s.state})" for s in abandoned)
             if not recover:
-                click.echo(f"NOTE: actions interrupted by an engine restart: {names}; the next stoker command that changes stacks finishes them", err=True)
+                message("note", f"NOTE: actions interrupted by an engine restart: {names}; the next stoker command that changes stacks finishes them")
             else:
-                click.echo(f"Resuming actions interrupted by an engine restart: {names}", err=True)
+                message("note", f"Resuming actions interrupted by an engine restart: {names}")
                 backend = cls(service)
                 recovered = service.recover(listeners=[backend._listener(progress())])
                 for stack in recovered:

@@ -19,8 +19,7 @@ import sys
 import threading
 from typing import Any
 
-import click
-
+from stoker.cli.invocation import message, message_text
 from stoker.cli.progress import Progress
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
@@ -66,12 +65,13 @@ class Interruption:
         ):
             self.progress.close()
             if self.embedded:
-                click.echo(
+                message(
+                    "note",
                     f"Interrupted (Ctrl-C) before the {self.action} of stack {self.name} started: nothing was changed.",
-                    err=True,
                 )
             else:
-                click.echo(
+                message(
+                    "note",
                     f"Stopped waiting (Ctrl-C): the server goes on with the {self.action} of stack {self.name}. "
                     f"Follow it with 'stoker stack event list {self.name} --follow'"
                     + (
@@ -79,7 +79,6 @@ class Interruption:
                         if self.action in ("create", "update")
                         else "."
                     ),
-                    err=True,
                 )
             sys.exit(EXIT_INTERRUPTED)
 
@@ -91,16 +90,17 @@ class Interruption:
             threading.Thread(target=self._cancel, name="stoker-cancel", daemon=True).start()
             return
         # Leave at once: no clean-up that could wait on a lock the main thread holds.
-        message = (
-            f"\nLeft at once (second Ctrl-C): stack {self.name} stays {self.action.upper()}_IN_PROGRESS; "
-            "the next stoker command that changes stacks finishes it.\n"
+        left = message_text(
+            "note",
+            f"Left at once (second Ctrl-C): stack {self.name} stays {self.action.upper()}_IN_PROGRESS; "
+            "the next stoker command that changes stacks finishes it.",
         )
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except (OSError, ValueError):
                 pass
-        os.write(sys.stderr.fileno(), message.encode())
+        os.write(sys.stderr.fileno(), f"\n{left}\n".encode())
         os._exit(EXIT_INTERRUPTED)
 
     def _cancel(self) -> None:
@@ -126,7 +126,7 @@ class Interruption:
             then = f"delete it with 'stoker stack delete {name}', then create it again"
         else:
             then = f"run 'stoker stack update {name} ...' again when ready"
-        click.echo(
+        message(
+            "note",
             f"Interrupted (Ctrl-C): the {self.action} of stack {name} was cancelled and the stack is {state}. Next: {then}.",
-            err=True,
         )

@@ -7,6 +7,7 @@ Must not: define commands (``main`` and its siblings do), or print anything but 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,16 @@ def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
         root.obj = {}
     root.obj[param.name] = value
     return value
+
+
+PROGRESS_FORMAT = click.option(
+    "--progress-format",
+    "progress_format",
+    type=click.Choice(["auto", "log", "json"]),
+    default="auto",
+    show_default=True,
+    help="With --wait: the events, warnings and notes on stderr as log lines, or as JSON lines (one object a line: an event as 'stack event list -f json' gives it, or {\"warning\"|\"note\"|\"error\": TEXT}) for machines; auto: JSON lines with -f json.",
+)
 
 
 def FORMAT(command: Callable) -> Callable:  # noqa: N802 - a decorator named as the options it adds
@@ -185,7 +196,8 @@ def stack_request(
 def template_warnings(backend, request) -> list[str]:
     """What Heat accepts silently in the request's files that the author probably did not
     mean, each placed: a key written twice (template or environment, last wins), and a
-    function name one edit away from the version's (``template.typos``). Read here, on
+    function name one edit away from the version's (``template.typos``), in the template
+    and in every template of its files (nested stacks, provider templates). Read here, on
     the client, so a create, update or preview says it whichever engine runs it."""
     from stoker.cli.backend import Source
     from stoker.template import loader
@@ -199,30 +211,75 @@ def template_warnings(backend, request) -> list[str]:
             found.extend(str(w) for w in loader.parse(environment.text, environment.name, loader.DEFAULT_LIMITS).warnings)
         except TemplateError:
             pass  # the engine reports it with its place
-    source = request.template
-    if isinstance(source, Source) and isinstance(source.text, loader.Document):
+    schemas: dict[str, Any] = {}
+
+    def schema_of(type_name: str) -> Any:
+        if type_name not in schemas:
+            try:
+                schemas[type_name] = backend.resource_type(type_name)
+            except StokerError:  # not a registered type (a template resource, a typo)
+                schemas[type_name] = None
+        return schemas[type_name]
+
+    def read(document: Any) -> None:
         try:
-            template = Template.parse(source.text, request.files, collect=True)
+            template = Template.parse(document, request.files, collect=True)
         except TemplateError:
-            return found  # the engine reports why
-        schemas: dict[str, Any] = {}
-
-        def schema_of(type_name: str) -> Any:
-            if type_name not in schemas:
-                try:
-                    schemas[type_name] = backend.resource_type(type_name)
-                except StokerError:  # not a registered type (a template resource, a typo)
-                    schemas[type_name] = None
-            return schemas[type_name]
-
+            return  # the engine reports why
         found.extend(str(w) for w in template.warnings)
         found.extend(str(w) for w in function_typos(template, schema_of))
+
+    source = request.template
+    if isinstance(source, Source) and isinstance(source.text, loader.Document):
+        read(source.text)
+    for name, text in sorted((request.files or {}).items()):
+        if "heat_template_version" not in text:
+            continue  # a get_file's data, not a template
+        try:
+            document = loader.parse(text, name, loader.DEFAULT_LIMITS)
+        except TemplateError:
+            continue  # not YAML: data, or the engine's to report when it is a template
+        if isinstance(document.data, dict) and "heat_template_version" in document.data:
+            read(document)
     return list(dict.fromkeys(found))
+
+
+# What the command writes on stderr: "log" (lines for a person) or "json" (one JSON object
+# a line, for machines: a create or update with ``--wait -f json`` or ``--progress-format
+# json``). Set once by the command (``choose_messages``); one process runs one command.
+_MESSAGES = {"format": "log"}
+
+
+def choose_messages(progress_format: str, wait: bool, fmt: str = "table") -> bool:
+    """``--progress-format``'s choice for this command: ``auto`` is JSON lines when the
+    command waits and prints its result as JSON (``--wait -f json``), else log lines.
+    From here on warnings, notes and the final error are written in that format too;
+    True when it is JSON."""
+    json_lines = progress_format == "json" or (progress_format == "auto" and wait and fmt == "json")
+    _MESSAGES["format"] = "json" if json_lines else "log"
+    return json_lines
+
+
+def messages_as_json() -> bool:
+    return _MESSAGES["format"] == "json"
+
+
+def message_text(kind: str, text: str, **more: Any) -> str:
+    """A message of ``message``, as the line it writes (without its newline)."""
+    if messages_as_json():
+        return json.dumps({kind: text, **more})
+    return text if kind == "note" else f"{kind.upper()}: {text}"
+
+
+def message(kind: str, text: str, **more: Any) -> None:
+    """One message of the command's own on stderr: ``KIND: text`` (a warning, an error)
+    or plain (a note) for a person, ``{"<kind>": text, ...}`` for a machine."""
+    click.echo(message_text(kind, text, **more), err=True)
 
 
 def warn(lines: list[str]) -> None:
     for line in lines:
-        click.echo(f"WARNING: {line}", err=True)
+        message("warning", line)
 
 
 def parameter_file_values(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -277,6 +334,10 @@ def report(error: BaseException) -> None:
         if isinstance(error, TemplateErrors)
         else getattr(error, "problems", None) or []
     )
+    if messages_as_json():
+        told = [plain(problem) for problem in problems] or [plain(error)]
+        message("error", told[0] if len(told) == 1 else f"{len(told)} problems found", **({"problems": told} if len(told) > 1 else {}))
+        return
     if len(problems) > 1:
         click.echo(f"ERROR: {len(problems)} problems found:", err=True)
         for problem in problems:

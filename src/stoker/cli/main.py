@@ -15,9 +15,11 @@ from stoker.cli import completion, render
 from stoker.cli.interrupt import Interruption
 from stoker.cli.invocation import (
     FORMAT,
+    PROGRESS_FORMAT,
     Failure,
     backend_of,
     choose_columns,
+    choose_messages,
     finish_action,
     given_parameters,
     progress_printer,
@@ -107,11 +109,12 @@ def stack() -> None:
 @click.option("--timeout", "timeout_mins", type=int, help="Stack creation timeout in minutes.")
 @click.option("--tags", default="", help="Comma-separated tags.")
 @click.option("--dry-run", is_flag=True, help="Only show what would be created.")
-@click.option("--progress-format", "progress_format", type=click.Choice(["log", "json"]), default="log", show_default=True, help="With --wait: the events on stderr as log lines, or as JSON lines (one event object a line) for machines.")
+@PROGRESS_FORMAT
 @FORMAT
 @click.pass_context
 def stack_create(ctx, name, template, environments, parameters, parameter_files, wait, enable_rollback, timeout_mins, tags, dry_run, progress_format, fmt):
     """Create a stack and wait for the create to end; --wait shows progress."""
+    json_lines = choose_messages(progress_format, wait, fmt)
     backend = backend_of(ctx)
     request = stack_request(
         backend, template, environments, given_parameters(parameters, parameter_files),
@@ -121,7 +124,7 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
     if dry_run:
         render.print_preview(backend.preview_create(name, request), fmt)
         return
-    with progress_printer(wait, fmt, progress_format == "json") as progress, Interruption(backend, name, "create", progress) as interruption:
+    with progress_printer(wait, fmt, json_lines) as progress, Interruption(backend, name, "create", progress) as interruption:
         result = backend.create_stack(name, request, progress)
     interruption.explain(result)
     finish_action(backend, result, "CREATE", fmt)
@@ -144,13 +147,14 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @click.option("--dry-run", is_flag=True, help="Only show what would change, and why.")
 @click.option("--show-nested", is_flag=True, help="With --dry-run: the changes to the resources of nested stacks too.")
-@click.option("--progress-format", "progress_format", type=click.Choice(["log", "json"]), default="log", show_default=True, help="With --wait: the events on stderr as log lines, or as JSON lines (one event object a line) for machines.")
+@PROGRESS_FORMAT
 @FORMAT
 @click.pass_context
 def stack_update(
     ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, rollback, timeout_mins, tags, wait, dry_run, show_nested, progress_format, fmt,
 ):
     """Update a stack to a new template and/or parameters."""
+    json_lines = choose_messages(progress_format, wait, fmt)
     backend = backend_of(ctx)
     request = stack_request(
         backend, template, environments, given_parameters(parameters, parameter_files), clear_parameters=list(clear_parameters),
@@ -163,7 +167,7 @@ def stack_update(
     if dry_run:
         render.print_preview(backend.preview_update(name, request, existing, show_nested), fmt)
         return
-    with progress_printer(wait, fmt, progress_format == "json") as progress, Interruption(backend, name, "update", progress) as interruption:
+    with progress_printer(wait, fmt, json_lines) as progress, Interruption(backend, name, "update", progress) as interruption:
         result = backend.update_stack(name, request, existing, progress)
     interruption.explain(result)
     finish_action(backend, result, "UPDATE", fmt)
@@ -173,19 +177,22 @@ def stack_update(
 @click.argument("names", nargs=-1, required=True, shell_complete=completion.stacks)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
-@click.option("--progress-format", "progress_format", type=click.Choice(["log", "json"]), default="log", show_default=True, help="With --wait: the events on stderr as log lines, or as JSON lines (one event object a line) for machines.")
+@PROGRESS_FORMAT
 @click.pass_context
 def stack_delete(ctx, names, yes, wait, progress_format):
     """Delete stacks."""
+    json_lines = choose_messages(progress_format, wait)
     backend = backend_of(ctx)
     if not yes and sys.stdin.isatty():
         click.confirm(f"Are you sure you want to delete {', '.join(names)}?", abort=True)
     failed = []
     for name in names:
-        with progress_printer(wait, "table", progress_format == "json") as progress, Interruption(backend, name, "delete", progress):
+        with progress_printer(wait, "table", json_lines) as progress, Interruption(backend, name, "delete", progress):
             result = backend.delete_stack(name, progress)
         if result["stack_status"].endswith("_FAILED"):
             failed.append(f"Stack {result['stack_name']} {result['stack_status']}: {result['stack_status_reason']}")
+        elif json_lines:
+            click.echo(json.dumps({"stack_name": result["stack_name"], "stack_status": result["stack_status"]}), err=True)
         else:
             click.echo(f"Stack {result['stack_name']} {result['stack_status']}", err=True)
     if failed:

@@ -142,7 +142,11 @@ class Progress:
             self._live.refresh()
 
     def note(self, text: str) -> None:
-        """A message of the command's own (not an event), printed among the events."""
+        """A message of the command's own (not an event), printed among the events
+        (``{"note": text}`` among JSON lines)."""
+        if self.json_lines:
+            self._write(json.dumps({"note": text}))
+            return
         if self._live is not None:
             with self._lock:
                 self._live.console.print(text, highlight=False, markup=False, soft_wrap=True)

@@ -593,6 +593,6 @@ def _note_polling(error: StreamBrokenError) -> None:
     """Say why the events are polled, when the server refused its stream (a server
     without one, or a stream that broke for good, is polled without a word)."""
     if isinstance(error, StreamRefusedError):
-        import click
+        from stoker.cli.invocation import message
 
-        click.echo(f"NOTE: the server refused an event stream: {error}; polling the events API instead", err=True)
+        message("note", f"NOTE: the server refused an event stream: {error}; polling the events API instead")

@@ -4,7 +4,8 @@ under the owning stack's lock.
 Owns the order of such a signal: take the stack's lock, renewed while the resize
 runs; call the plugin's ``handle_signal(details)`` in a handler thread (it asks
 ``NestedStacks`` for the child's update, a job of its own); wait for that job; call
-the plugin's ``check_signal_complete(token)``; write what the plugins noted and the
+the plugin's ``check_signal_complete(token)`` and wait for the jobs it queued (a
+group's load balancers told the new members); write what the plugins noted and the
 attributes others read; record the signal's event. The lock is held throughout, so no
 stack action starts while the group resizes, and no resize starts while an action
 runs: such a signal is refused (409, ActionInProgress), not queued, as Heat drops a
@@ -98,6 +99,9 @@ async def _signal_held(engine: Engine, stack: StackRecord, resource_name: str, d
         result = await engine.runner.call(plugin.check_signal_complete, token)
     except Exception as error:  # noqa: BLE001 - recorded as the signal's outcome, then raised
         failure = error
+    finally:
+        # The jobs it queued (a group's load balancers told the new members) end too.
+        await engine._wait_children(runtime.id)
     # What the plugins noted (membership, cooldown) and the attributes others read
     # (a group's size and members) are written now, before the lock goes.
     for touched in runtime.records:

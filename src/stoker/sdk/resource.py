@@ -227,7 +227,14 @@ class Resource:
         return physical_resource_name(self.stack.name, self.name, self.uuid)
 
     def metadata_get(self) -> dict[str, Any]:
-        return dict(self.t.metadata or {})
+        """The resource's metadata with its functions resolved, as Heat's metadata_get
+        gives it (an agent reads it: ``Fn::Join`` of the stack's id is the joined text)."""
+        if not self.t.metadata:
+            return {}
+        if not self.t.bound:
+            return dict(self.t.metadata)
+        resolved = self.t.resolved_metadata()
+        return dict(resolved) if isinstance(resolved, Mapping) else {}
 
     # -- clients ------------------------------------------------------------
 

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError, PendingRollbackError
 
 LOG = logging.getLogger(__name__)
 
@@ -60,7 +60,11 @@ def lost(error: BaseException) -> bool:
     unexpectedly"), or one whose SQLSTATE is of class 08 (connection exception) or 57P
     (the server is shutting down, or ended this backend: admin_shutdown, crash_shutdown,
     cannot_connect_now). SQLite's errors (no SQLSTATE at all: a locked database) are
-    never a lost connection."""
+    never a lost connection. SQLAlchemy's PendingRollbackError is one too: it is raised
+    only by a connection used again, inside its transaction, after the loss of its
+    database connection was met (and taken as an answer) in that transaction."""
+    if isinstance(error, PendingRollbackError):
+        return True
     if not isinstance(error, DBAPIError):
         return False
     if error.connection_invalidated:
@@ -121,7 +125,7 @@ def repeated(unit: Callable[[], T]) -> T:
     for attempt, delay in enumerate(RETRY_DELAYS_S, 1):
         try:
             return unit()
-        except DBAPIError as error:
+        except (DBAPIError, PendingRollbackError) as error:
             if not lost(error):
                 raise
             note(error, attempt)

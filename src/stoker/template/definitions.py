@@ -71,6 +71,11 @@ class ResourceDefinition:
             context=context,
         )
 
+    @property
+    def bound(self) -> bool:
+        """Whether functions in it can be resolved (``bind`` gave it a stack's resolver)."""
+        return self.resolver is not _unbound
+
     def resolved_metadata(self) -> Any:
         return self.resolver(self.metadata) if self.metadata is not None else {}
 

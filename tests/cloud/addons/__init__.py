@@ -40,6 +40,8 @@ __all__ = ["fixtures", "needed", "start_for"]
 FAMILY_OF_TYPE = {
     "OS::Barbican::": "barbican",
     "OS::Designate::": "designate",
+    "OS::Ironic::": "ironic",
+    "OS::Manila::": "manila",
     "OS::Octavia::": "octavia",
     "OS::Swift::": "swift",
     "OS::Heat::SwiftSignal": "swift",

@@ -273,7 +273,7 @@ def test_yaql_regex_with_a_backreference_is_matched_under_the_time_limit():
 
 def test_yaql_sandbox_memory_is_limited():
     before = yaql_function.current_limits()
-    yaql_function.configure(YaqlLimits(memory_quota=10**12, limit_iterators=10**9, worker_memory_bytes=128 * 1024 * 1024))
+    yaql_function.configure(YaqlLimits(memory_quota=10**12, limit_iterators=10**9, worker_memory_bytes=128 * 1024 * 1024, time_limit_s=30))
     try:
         error = evaluate_error(yaql("'x' * 500000000"))
     finally:

@@ -7,6 +7,13 @@ InstanceGroup names differently (``Size``, the ``RollingUpdate`` update policy w
 ISO 8601 ``PauseTime``), the members' definition read from the launch configuration
 (its properties and metadata, the group's ``Tags`` with Heat's metering tag), and the
 ``InstanceList`` attribute. An InstanceGroup does not scale on a policy's signal.
+
+``LoadBalancerNames`` (Heat's ``_lb_reload``): once a create, an update or a scaling
+signal has changed the members, each load balancer named (an
+AWS::ElasticLoadBalancing::LoadBalancer of the stack) is told the members that did not
+fail, and the group's create or update ends when the load balancers' nested stacks
+have taken them. Heat also tells them between a rolling update's batches; here they
+hear once, after the last.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from typing import Any
 
 from stoker.resources.heat.autoscaling_group import AutoScalingGroup
 from stoker.sdk import attributes, properties
-from stoker.sdk.exceptions import InvalidTemplateAttribute, ValidationError
+from stoker.sdk.exceptions import InvalidTemplateAttribute, ResourceFailure, ValidationError
 from stoker.sdk.stack_resource import NestedView, StackResource
 
 __all__ = ["InstanceGroup", "parse_isoduration", "resource_mapping"]
@@ -183,6 +190,68 @@ class InstanceGroup(AutoScalingGroup):
         # The update policy the rollout follows is the new definition's.
         self.t = json_snippet
         return super().handle_update(json_snippet, tmpl_diff, prop_diff)
+
+    # -- the load balancers (LoadBalancerNames) -----------------------------------------
+
+    # Resource data: the load balancers have been told the members and are taking them.
+    LOAD_BALANCERS_KEY = "load_balancers_told"
+
+    def _load_balancers(self) -> list[Any]:
+        found = []
+        for name in self.properties[self.LOAD_BALANCER_NAMES] or []:
+            # A load balancer's reference is its name (Heat's group looks it up by name).
+            balancer = self.stack.resource_by_refid(name)  # type: ignore[attr-defined]
+            if balancer is None or getattr(balancer, "reconfigure", None) is None:
+                raise ResourceFailure(
+                    f"Unsupported resource '{name}' in LoadBalancerNames",
+                    path=f"resources.{self.name}.properties.{self.LOAD_BALANCER_NAMES}",
+                )
+            found.append(balancer)
+        return found
+
+    def member_references(self) -> list[str]:
+        """The references (server ids) of the members that have not failed, oldest first."""
+        view = self._view()
+        if view is None:
+            return []
+        present, failed = set(view.resource_names()), self._failed(view)
+        return [str(view.reference(name)) for name in self.member_names() if name in present and name not in failed]
+
+    def tell_load_balancers(self) -> bool:
+        """Start giving each load balancer the members; False when there are none to tell."""
+        balancers = self._load_balancers()
+        if not balancers:
+            return False
+        members = self.member_references()
+        for balancer in balancers:
+            balancer.reconfigure(members)
+        return True
+
+    def _then_load_balancers(self, members_done: Any) -> bool:
+        """A check that ends once ``members_done()`` has and the load balancers, told
+        then, have taken the members."""
+        if not self.data().get(self.LOAD_BALANCERS_KEY):
+            if not members_done():
+                return False
+            if not self.tell_load_balancers():
+                return True
+            self.data_set(self.LOAD_BALANCERS_KEY, True)
+            return False
+        if not all(balancer.reconfigured() for balancer in self._load_balancers()):
+            return False
+        self.data_delete(self.LOAD_BALANCERS_KEY)
+        return True
+
+    def check_create_complete(self, token: Any) -> bool:
+        return self._then_load_balancers(lambda: super(InstanceGroup, self).check_create_complete(token))
+
+    def check_update_complete(self, token: Any) -> bool:
+        return self._then_load_balancers(lambda: super(InstanceGroup, self).check_update_complete(token))
+
+    def finish_adjust(self, cooldown: float | None, reason: str) -> None:
+        # The engine waits for the load balancers' nested stacks before the signal ends.
+        super().finish_adjust(cooldown, reason)
+        self.tell_load_balancers()
 
     # -- the members ----------------------------------------------------------------------
 

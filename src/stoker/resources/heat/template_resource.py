@@ -43,7 +43,8 @@ def is_template_name(type_name: str) -> bool:
 class TemplateResource(StackResource):
     """A nested stack made from a provider template (built per template by ``template_class``)."""
 
-    support_status = support.SupportStatus(version="2014.1")
+    # Heat's TemplateResource names no version (Resource's SupportStatus()).
+    support_status = support.SupportStatus()
     # Set on each generated class.
     template_name: ClassVar[str] = ""
     template_data: ClassVar[Mapping[str, Any]] = {}
@@ -81,10 +82,11 @@ class TemplateResource(StackResource):
 
 
 def _property_schema(parameter: parameters_module.ParameterSchema) -> properties.Schema:
+    # No default, as Heat's Schema.from_parameter: the parameter's default applies in
+    # the nested stack (child_params passes only what the template author gave).
     return properties.Schema(
         _PROPERTY_TYPES.get(parameter.type, properties.Schema.ANY),
         parameter.description or parameter.label or "",
-        default=parameter.default,
         required=parameter.default is None,
         constraints=list(parameter.constraints),
         update_allowed=True,

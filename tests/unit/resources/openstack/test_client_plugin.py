@@ -47,6 +47,13 @@ def test_client_plugins_have_heat_names():
         "octavia",
         "zaqar",
         "aodh",
+        "manila",
+        "ironic",
+        "magnum",
+        "trove",
+        "blazar",
+        "zun",
+        "mistral",
     }
 
 

@@ -384,6 +384,11 @@ class Instance(Resource):
         if not self._is_active(server):
             raise ResourceFailure(f"Instance is not ACTIVE (was: {status_of(server)})")
 
+    def live_metadata(self) -> dict[str, Any]:
+        """The metadata the instance's cfn tools read (cfn-init's configuration): its
+        functions resolved, as Heat serves it."""
+        return self.metadata_get()
+
     # -- attributes -----------------------------------------------------------------------
 
     def _resolve_attribute(self, name: str) -> Any:

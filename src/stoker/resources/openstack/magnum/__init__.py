@@ -1,2 +1,2 @@
-"""Magnum: Heat's HIDDEN OS::Magnum::Bay placeholder (no client plugin: stoker has no
-Magnum types yet)."""
+"""Magnum (container infrastructure): the ``magnum`` client plugin, OS::Magnum::ClusterTemplate
+and OS::Magnum::Cluster, and Heat's HIDDEN OS::Magnum::Bay and OS::Magnum::BayModel."""

@@ -1,0 +1,1 @@
+"""Blazar (reservations): the ``blazar`` client plugin, OS::Blazar::Host and OS::Blazar::Lease."""

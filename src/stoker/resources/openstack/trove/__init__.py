@@ -1,0 +1,2 @@
+"""Trove (databases as a service): the ``trove`` client plugin, OS::Trove::Instance and
+OS::Trove::Cluster."""

@@ -1,0 +1,1 @@
+"""Zun (containers): the ``zun`` client plugin and OS::Zun::Container."""
