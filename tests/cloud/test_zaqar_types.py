@@ -6,8 +6,8 @@ back), delete tolerating what is already gone, validation errors placed at the p
 and a webhook subscription delivering a real message to a real HTTP server. openstacksdk
 and plain HTTP are the witnesses, and nothing may be left in Zaqar.
 
-Not tested against a real service: Mistral (the test cloud has none), so a MistralTrigger
-is only ever refused here, as it must be on a cloud without a workflow service.
+These sessions start no Mistral, so a MistralTrigger is refused here, as it must be on a
+cloud without a workflow service; test_mistral_types.py runs one with both services real.
 """
 
 from __future__ import annotations

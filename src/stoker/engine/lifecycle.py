@@ -360,7 +360,10 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
         # Heat's UpdateWaitConditionHandle: every stack update makes a new handle (new URL,
         # no signals), so that agents signal again and its waiters wait again.
         return UpdatePlan("replace", f"{record.type} is replaced at every update")
-    if not tmpl_diff and not child_changed and not type_changed:
+    # Heat's OS::Mistral::ExternalResource with always_update: its plugin runs its UPDATE at
+    # every stack update, changed or not.
+    always = bool(getattr(instance, "updates_when_unchanged", lambda: False)())
+    if not tmpl_diff and not child_changed and not type_changed and not always:
         return UpdatePlan("none")
     schema = type(instance).properties_schema
     immutable = sorted(key for key in prop_diff if key in schema and schema[key].immutable)
@@ -381,7 +384,7 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
         return UpdatePlan("replace", f"{record.type} requires replacement when {', '.join(sorted(prop_diff))} changes")
     if instance.needs_replace_with_tmpl_diff(tmpl_diff):
         return UpdatePlan("replace", f"{record.type} requires replacement for this template change")
-    if not prop_diff and not child_changed:
+    if not prop_diff and not child_changed and not always:
         # Metadata, policies or a substitute type only: recorded without calling the plugin.
         reason = f"type changed from {record.type} to {definition.resource_type} (its substitute)" if type_changed else ""
         return UpdatePlan("metadata", reason, {}, tmpl_diff, new_properties)

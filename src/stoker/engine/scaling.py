@@ -110,7 +110,10 @@ async def _signal_held(engine: Engine, stack: StackRecord, resource_name: str, d
             continue
         take = getattr(instance._hooks, "take_pending", None)
         pending = take() if take is not None else None
-        attributes = await engine.runner.call(runtime.attributes_to_store, touched) if instance is not plugin else None
+        # The signalled resource's own only when its signals change them (a Mistral
+        # workflow's ``executions``).
+        refresh = instance is not plugin or getattr(plugin, "attributes_change_on_signal", False)
+        attributes = await engine.runner.call(runtime.attributes_to_store, touched) if refresh else None
         fields = {key: value for key, value in (("data", pending), ("attributes", attributes)) if value is not None}
         if fields:
             engine.store.update_resource(touched, **fields)

@@ -46,6 +46,8 @@ FAMILY_OF_TYPE = {
     "OS::Swift::": "swift",
     "OS::Heat::SwiftSignal": "swift",
     "OS::Zaqar::": "zaqar",
+    "OS::Mistral::": "mistral",
+    "OS::Zaqar::MistralTrigger": "mistral",
 }
 
 

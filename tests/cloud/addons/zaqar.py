@@ -2,8 +2,9 @@
 ``zaqar_service``: the Zaqar 2026.2 API (its WSGI application under uWSGI) with its SQL
 management store (queues, pools, flavors) on the machine's MariaDB and its message store
 (messages, claims, subscriptions) on the machine's Redis, behind Keystone's authtoken like
-the six services of ``cloud.py``, with signed URLs enabled and the notifier in the message
-pipeline (so subscriptions are delivered).
+the six services of ``cloud.py``, with signed URLs enabled, the notifier in the message
+pipeline (so subscriptions are delivered) and Zaqar's service user as the trustee of
+``trust+`` subscriptions (so a message reaches Mistral with a token of the subscriber's trust).
 
 Owns Zaqar's venv (its pins in ``zaqar-requirements.txt``, cached beside the cloud's), its
 configuration, database, Redis database number, catalog entry and process for one test
@@ -104,6 +105,15 @@ secret_key = {signed_url_key}
 
 [keystone_authtoken]
 {authentication}
+
+[trustee]
+# The user trust+ subscribers' trusts delegate to (Zaqar's own): its notifier posts a
+# message with a token of the trust (OS::Zaqar::MistralTrigger's subscriptions).
+auth_type = password
+auth_url = {keystone_url}
+username = {service_user}
+password = {service_password}
+user_domain_name = Default
 """
 
 
@@ -271,6 +281,9 @@ class Zaqar:
                 authentication=identity.service_authentication(
                     SERVICE_USER, self.cloud.keystone_url
                 ),
+                keystone_url=self.cloud.keystone_url,
+                service_user=SERVICE_USER,
+                service_password=identity.SERVICE_PASSWORD,
             )
         )
         (self.directory / "uwsgi.ini").write_text(

@@ -53,6 +53,7 @@ def test_client_plugins_have_heat_names():
         "trove",
         "blazar",
         "zun",
+        "mistral",
     }
 
 

@@ -1,6 +1,6 @@
 """The ``zaqar`` client plugin (openstacksdk's message proxy, Zaqar's v2 API) and Heat's
-``zaqar.queue`` constraint (and ``mistral.workflow``, which
-OS::Zaqar::MistralTrigger uses).
+``zaqar.queue`` constraint (``mistral.workflow``, which OS::Zaqar::MistralTrigger uses, is
+the mistral client plugin's).
 
 openstacksdk's proxy creates, reads and deletes queues and subscriptions; what it lacks
 (queue metadata updates, subscription updates, signed URLs, reading messages without its
@@ -21,7 +21,6 @@ from stoker.sdk.exceptions import ClientPluginError, ValidationError
 
 __all__ = [
     "QueueConstraint",
-    "WorkflowConstraint",
     "ZaqarClientPlugin",
     "client_mapping",
     "constraint_mapping",
@@ -33,8 +32,6 @@ JSON_PATCH = "application/openstack-messaging-v2.0-json-patch"
 LISTING_PAGE = 20
 # Heat's longest queue name (Zaqar's own limit).
 QUEUE_NAME_MAX = 64
-# The workflow service (Mistral) as Heat's mistral client plugin finds it in the catalog.
-WORKFLOW_SERVICE_TYPE = "workflowv2"
 
 
 class ZaqarRequestError(ClientPluginError):
@@ -221,32 +218,6 @@ class ZaqarClientPlugin(OpenStackClientPlugin):
             raise ValidationError("Queue name length must be 1-64")
         return queue_name
 
-    def find_workflow(self, workflow: str) -> Any:
-        """Heat's ``mistral.workflow`` check, through openstacksdk's workflow proxy (stoker
-        has no ``mistral`` client plugin; MistralTrigger is this family's only user)."""
-        if self.workflow_endpoint() is None:
-            raise no_workflow_service("OS::Zaqar::MistralTrigger")
-        return self.find("workflow", workflow, find=self.connection.workflow.find_workflow)
-
-    def workflow_endpoint(self) -> str | None:
-        """Mistral's endpoint from the catalog, None when the cloud has no workflow service."""
-        try:
-            return self.connection.endpoint_for(WORKFLOW_SERVICE_TYPE)
-        except Exception as error:  # noqa: BLE001 - keystoneauth's catalog errors
-            if type(error).__name__ == "EndpointNotFound":
-                return None
-            raise
-
-
-def no_workflow_service(resource_type: str, path: str | None = None) -> ValidationError:
-    """The refusal of a type that needs Mistral, on a cloud whose catalog has none."""
-    return ValidationError(
-        f"{resource_type} needs the Mistral workflow service (service type "
-        f"{WORKFLOW_SERVICE_TYPE}), and this cloud's catalog has none",
-        path=path,
-        hint="deploy Mistral in this cloud, or notify a webhook with OS::Zaqar::Subscription instead",
-    )
-
 
 def _expiry(ttl_seconds: int) -> str:
     """Zaqar's ``expires`` (ISO 8601, UTC, no zone suffix) ``ttl_seconds`` from now."""
@@ -260,13 +231,9 @@ class QueueConstraint(LookupConstraint):
     name, client_plugin_name, finder = "zaqar.queue", "zaqar", "get_queue"
 
 
-class WorkflowConstraint(LookupConstraint):
-    name, client_plugin_name, finder = "mistral.workflow", "zaqar", "find_workflow"
-
-
 def client_mapping() -> dict[str, type[OpenStackClientPlugin]]:
     return {"zaqar": ZaqarClientPlugin}
 
 
 def constraint_mapping() -> dict[str, type[LookupConstraint]]:
-    return {constraint.name: constraint for constraint in (QueueConstraint, WorkflowConstraint)}
+    return {constraint.name: constraint for constraint in (QueueConstraint,)}

@@ -3,9 +3,8 @@ Mistral's executions URL (through a Keystone trust), so each message starts a wo
 
 Owns: its schema (Heat's), the subscription data it makes (the workflow, its params and
 input as Zaqar's ``post_data``, the message passed as ``env.notification``) and the refusal
-at validate time of a cloud without a workflow service. The test cloud has no Mistral: a
-trigger is only ever refused there (the ``mistral.workflow`` constraint, registered by the
-zaqar client plugin through openstacksdk's workflow proxy, is untested against a real one).
+at validate time of a cloud without a workflow service. Mistral's endpoint and the
+``mistral.workflow`` constraint are the mistral client plugin's.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from stoker.resources.openstack.zaqar.client_plugin import no_workflow_service
+from stoker.resources.openstack.mistral.client_plugin import refuse_without_mistral
 from stoker.resources.openstack.zaqar.subscription import ZaqarSubscription, ZaqarSubscriptionBase
 from stoker.sdk import constraints, properties, support
 from stoker.sdk.resource import Resource
@@ -74,12 +73,14 @@ class MistralTrigger(ZaqarSubscriptionBase):
 
     def validate(self) -> None:
         # Before the properties: without Mistral, nothing else about the trigger matters.
-        if self.client_plugin().workflow_endpoint() is None:
-            raise no_workflow_service(self.type, path=f"resources.{self.name}")
+        refuse_without_mistral(
+            self,
+            hint="deploy Mistral in this cloud, or notify a webhook with OS::Zaqar::Subscription instead",
+        )
         super().validate()
 
     def _subscriber_url(self) -> str:
-        endpoint = self.client_plugin().workflow_endpoint()
+        endpoint = self.client_plugin("mistral").workflow_endpoint()
         return f"trust+{str(endpoint).rstrip('/')}/executions"
 
     def _subscription_options(self) -> dict[str, Any]:
