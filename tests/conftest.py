@@ -133,10 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # On an xdist worker, whose collection order is the one the scheduler hands out,
-    # xdist sets ``dist`` to "no" and keeps ``--dist loadgroup`` as ``loadgroup``.
-    parallel = config.getvalue("dist") == "loadgroup" or bool(getattr(config.option, "loadgroup", False))
-    mark_cloud_tests(items, parallel=parallel)
+    mark_cloud_tests(items, parallel=config.getvalue("dist") == "loadgroup")
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
