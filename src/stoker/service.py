@@ -7,9 +7,7 @@ jobs; jobs run in the engine. Read operations go to the store.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from stoker.engine import admission, implementations
@@ -28,13 +26,22 @@ from stoker.environment.environment import Environment
 from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
 from stoker.identifiers import new_id
-from stoker.masking import MASK, HiddenValues
+from stoker.masking import HiddenValues
 from stoker.reads import StackReads
 from stoker.resource_actions import ResourceActions
 from stoker.resources import builtin_client_mapping, builtin_constraint_mapping, builtin_mapping
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.serving import Serving
 from stoker.settings import DEFAULT_PUBLIC_URL, Settings
+from stoker.stack_requests import (
+    Source,
+    check_stack_name,
+    nested_parameters,
+    new_stack,
+    refuse_nul,
+    validate_environment,
+    validate_parameters,
+)
 from stoker.store import SnapshotRecord, StackRecord, Store
 from stoker.store.records import TemplateRecord
 from stoker.store.repository import utcnow
@@ -42,109 +49,6 @@ from stoker.store.sealing import Sealer
 from stoker.template import evaluation_limits, loader
 from stoker.template.errors import TemplateError, TemplateErrors, TemplateLimitError
 from stoker.template.hot import Template
-
-_STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
-
-
-def check_stack_name(name: str | None) -> None:
-    """Heat's stack name rule, in the words the API and the embedded engine both say."""
-    if not _STACK_NAME.fullmatch(name or ""):
-        raise ValidationError(
-            f'Invalid stack name "{(name or "")[:300]}"',
-            hint="a stack name starts with a letter and has only letters, digits, '_', '-' and '.', at most 255 characters",
-        )
-
-
-@dataclass
-class Source:
-    """Text of a template or environment and where it came from (for messages).
-
-    ``text`` may also be data a client already parsed (the API's JSON objects): its
-    problems are then named by template path only, as no line of it is the user's. Or a
-    template the CLI parsed with the service's limits (cli/files.py): it is not parsed twice."""
-
-    text: str | bytes | Mapping[str, Any] | loader.Document
-    name: str | None = None
-
-
-def _refuse_nul(data: Any, where: str | None) -> None:
-    """Refuse data a request gives already parsed (a template or environment object,
-    files, parameter values) when a string of it holds a NUL character, at its path:
-    as the loader refuses one in text (PostgreSQL cannot store it; no database gets it)."""
-    path = loader.nul_place(data) if data else None
-    if path is not None:
-        shown = loader.shown_path(path)
-        place = f"{where}.{shown}" if where and shown else (where or shown or None)
-        raise TemplateError("A NUL character (\\0) is not allowed in a template, environment, file or parameter value", path=place, hint=loader.NUL_HINT)
-
-
-def _new_stack(name: str, parameters: dict[str, Any], disable_rollback: bool, timeout_mins: int | None, tags: Sequence[str]) -> StackRecord:
-    """A stack row before its first action (INIT_COMPLETE; the template id is set later)."""
-    return StackRecord(
-        id=new_id(),
-        name=name,
-        action=str(Action.INIT),
-        status=str(Status.COMPLETE),
-        status_reason="",
-        raw_template_id=0,
-        parameters=parameters,
-        disable_rollback=disable_rollback,
-        timeout_mins=timeout_mins,
-        tags=list(tags),
-    )
-
-
-def _validate_parameters(template: Template, given: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """Heat's format_validate_parameter for each of the template's parameters: the
-    ``Default`` an environment's parameter_defaults sets, else the template's; ``Value``
-    only for one the environment (or the request) gives a value, as Heat's
-    ``if param.user_value``; a hidden one's masked."""
-    parameters = {}
-    for key, schema in template.parameters.items():
-        entry = schema.to_validate_dict()
-        if defaults.get(key) is not None:
-            entry["Default"] = MASK if schema.hidden else defaults[key]
-        if given.get(key):
-            entry["Value"] = MASK if schema.hidden else given[key]
-        parameters[key] = entry
-    return parameters
-
-
-def _validate_environment(template: Template, environment: Environment, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The environment as Heat's validate returns it (``user_env_as_dict``): four keys;
-    the registry with its ``resources`` section, and each template file the template uses
-    as a type (``inner.yaml: inner.yaml``), which Heat's registry records when asked."""
-    registry = dict(environment.resource_registry)
-    registry.setdefault("resources", {})
-    for definition in template.resources.values():
-        kind = definition.resource_type
-        if isinstance(kind, str) and kind.endswith((".yaml", ".template")) and kind not in registry:
-            registry[kind] = kind
-    return {
-        "resource_registry": registry,
-        "parameters": dict(given),
-        "parameter_defaults": dict(environment.parameter_defaults),
-        "event_sinks": list(environment.event_sinks),
-    }
-
-
-def _nested_parameters(result: ValidationResult) -> dict[str, Any]:
-    """Heat's ``NestedParameters``: per nested stack resource, its type, the nested
-    template's description and parameters (``Value``: what the parent gives it)."""
-    nested = {}
-    for name, child in result.nested.items():
-        parameters = _validate_parameters(child.template, child.given, child.defaults)
-        body: dict[str, Any] = {
-            "Type": result.template.resources[name].resource_type,
-            "Description": child.template.description or "No description",
-            "Parameters": parameters,
-        }
-        if child.template.parameter_groups:
-            body["ParameterGroups"] = child.template.parameter_groups
-        if child.nested:
-            body["NestedParameters"] = _nested_parameters(child)
-        nested[name] = body
-    return nested
 
 
 def build_registry(settings: Settings) -> ResourceRegistry:
@@ -209,7 +113,7 @@ class Service(ResourceActions, Serving, StackReads):
 
     def parse_template(self, source: Source, files: Mapping[str, str] | None = None) -> Template:
         try:
-            _refuse_nul(files, "files")
+            refuse_nul(files, "files")
             if isinstance(source.text, loader.Document):  # parsed by the CLI with self.limits()
                 return Template.parse(source.text, files, collect=True)
             if isinstance(source.text, Mapping):
@@ -223,7 +127,7 @@ class Service(ResourceActions, Serving, StackReads):
                         raise TemplateLimitError(f"The document is nested more than {max_depth} levels deep", path=place)
                     children = value.items() if isinstance(value, Mapping) else enumerate(value)
                     pending.extend((child, depth + 1, f"{place}.{key}") for key, child in children if isinstance(child, Mapping | list))
-                _refuse_nul(source.text, source.name)
+                refuse_nul(source.text, source.name)
                 size = len(json.dumps(source.text))
                 if size > self.settings.max_template_bytes:
                     raise TemplateLimitError(f"Template size ({size} bytes) exceeds maximum allowed size ({self.settings.max_template_bytes} bytes).", hint="STOKER_MAX_TEMPLATE_BYTES")
@@ -281,14 +185,14 @@ class Service(ResourceActions, Serving, StackReads):
         given = {**environment.parameters, **(parameters or {})}
         body: dict[str, Any] = {
             "Description": parsed.description or "No description",
-            "Parameters": _validate_parameters(parsed, given, environment.parameter_defaults),
+            "Parameters": validate_parameters(parsed, given, environment.parameter_defaults),
         }
         if parsed.parameter_groups:
             body["ParameterGroups"] = parsed.parameter_groups
         if show_nested and result.nested:
             # A nested parameter fed from a hidden one is masked by value.
-            body["NestedParameters"] = hidden.data(_nested_parameters(result))
-        body["Environment"] = hidden.environment(_validate_environment(parsed, environment, given))
+            body["NestedParameters"] = hidden.data(nested_parameters(result))
+        body["Environment"] = hidden.environment(validate_environment(parsed, environment, given))
         if notes is not None:
             notes.extend(result.notes)
         return body, result.warnings
@@ -317,7 +221,7 @@ class Service(ResourceActions, Serving, StackReads):
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments, parsed, files)
         user = dict(parameters or {})
-        stack = _new_stack(name, user, disable_rollback, timeout_mins, tags)
+        stack = new_stack(name, user, disable_rollback, timeout_mins, tags)
         stack.project_id = project_id
         self._check_limits(parsed)
         self._validate(parsed, environment, user, stack)
@@ -407,7 +311,7 @@ class Service(ResourceActions, Serving, StackReads):
         parsed = self.parse_template(template, files)
         environment = self.parse_environments(environments, parsed, files)
         user = dict(parameters or {})
-        stack = _new_stack(name, user, disable_rollback, timeout_mins, tags or ())
+        stack = new_stack(name, user, disable_rollback, timeout_mins, tags or ())
         stack.id, stack.project_id = "None", project_id
         self._check_limits(parsed)
         result = self._validate(parsed, environment, user, stack, hand_over=False)  # no action follows
@@ -597,7 +501,7 @@ class Service(ResourceActions, Serving, StackReads):
         parsed = self.parse_template(Source(adopt_data["template"], "adopt data template"), files)
         environment = Environment.from_dict(adopt_data.get("environment")).merge(self.parse_environments(environments, parsed, files))
         user = {**(adopt_data.get("parameters") or {}), **(parameters or {})}
-        stack = _new_stack(name, user, disable_rollback, timeout_mins, adopt_data.get("tags") or [])
+        stack = new_stack(name, user, disable_rollback, timeout_mins, adopt_data.get("tags") or [])
         stack.project_id = project_id
         self._check_limits(parsed)
         self._validate(parsed, environment, user, stack)
@@ -688,7 +592,7 @@ class Service(ResourceActions, Serving, StackReads):
         self, template: Template, environment: Environment, user: Mapping[str, Any], stack: StackRecord | None = None, strict: bool = True, hand_over: bool = True
     ) -> ValidationResult:
         try:
-            _refuse_nul(user, "parameters")
+            refuse_nul(user, "parameters")
         except TemplateError as error:
             raise TemplateErrors([error])
         result = validate(template, environment, user, self.registry, stack, max_depth=self.settings.max_nested_depth, strict=strict, hand_over=hand_over)

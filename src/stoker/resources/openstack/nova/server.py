@@ -17,7 +17,6 @@ Must not: keep state outside the resource data, or hold a token that is not plai
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -26,9 +25,9 @@ from stoker.resources import server_transport
 from stoker.resources.heat.software_config import config_by_reference
 from stoker.resources.openstack.client_plugin import http_status
 from stoker.resources.openstack.neutron import dependencies
+from stoker.resources.openstack.nova import server_replace, server_update
 from stoker.resources.openstack.nova import server_requests as requests
 from stoker.resources.openstack.nova import server_schema as s
-from stoker.resources.openstack.nova import server_update
 from stoker.resources.openstack.nova.server_networks import (
     EXTERNAL_PORTS,
     ServerNetworks,
@@ -51,8 +50,6 @@ IMAGE_TASK_STATES = frozenset({"image_uploading", "image_snapshot_pending", "ima
 SNAPSHOT_IMAGE_ID = "snapshot_image_id"
 # Heat's collectors for a Nova server's agent, before the transport's own.
 DEFAULT_COLLECTORS = ("ec2",)
-# Seconds a replacement waits for Nova to detach the old server's ports.
-DETACH_WAIT_S = 120
 CONSOLE_TYPES = {
     "novnc": ("vnc", "novnc"),
     "xvpvnc": ("vnc", "xvpvnc"),
@@ -344,7 +341,7 @@ class Server(Resource):
             given = [port["id"] for port in helper.ports(EXTERNAL_PORTS)]
             for port_id in given:
                 helper.detach(self.resource_id, port_id)
-            self._wait_for_ports(self.resource_id, given, attached=False)
+            server_replace.wait_for_ports(self, self.resource_id, given, attached=False)
         helper.delete_internal_ports()
 
     def restore_prev_rsrc(self, convergence: bool = False) -> None:
@@ -358,49 +355,8 @@ class Server(Resource):
             return
         replacement = self.replacement()
         if isinstance(replacement, Server) and replacement.resource_id is not None:
-            replacement._release_interfaces()
-        self._reattach_networks()
-
-    def _release_interfaces(self) -> None:
-        server_id = str(self.resource_id)
-        # Nova cannot detach an interface from a server still building.
-        deadline = time.monotonic() + DETACH_WAIT_S
-        while self._building(server_id) and time.monotonic() < deadline:
-            time.sleep(1)
-        helper = self.networks_helper()
-        try:
-            ports = [interface[s.NETWORK_PORT] for interface in helper.interfaces(server_id)]
-        except Exception as error:  # noqa: BLE001 - a replacement gone holds nothing
-            self.client_plugin().ignore_not_found(error)
-            ports = []
-        for port_id in ports:
-            helper.detach(server_id, port_id)
-        self._wait_for_ports(server_id, ports, attached=False)
-        helper.delete_internal_ports()
-
-    def _reattach_networks(self) -> None:
-        server_id = str(self.resource_id)
-        helper = self.networks_helper()
-        present = helper.interfaces(server_id)
-        ports = {interface[s.NETWORK_PORT] for interface in present}
-        unmatched = [(interface[s.NETWORK_ID], interface[s.NETWORK_FIXED_IP]) for interface in present]
-        attached = []
-        for index, entry in enumerate(self.properties[s.NETWORKS] or []):
-            if entry.get(s.ALLOCATE_NETWORK) == s.NETWORK_NONE:
-                continue
-            if entry.get(s.NETWORK_PORT):
-                if entry[s.NETWORK_PORT] in ports:
-                    continue
-            elif entry.get(s.ALLOCATE_NETWORK) != s.NETWORK_AUTO:
-                network_id = helper.network_id(entry)
-                match = next((n for n in unmatched if n[0] == network_id and entry.get(s.NETWORK_FIXED_IP) in (None, n[1])), None)
-                if match is not None:
-                    unmatched.remove(match)
-                    continue
-            request = helper.attach_request(entry, index, self.properties[s.SECURITY_GROUPS])
-            attached.append(helper.attach(server_id, request))
-        self._wait_for_ports(server_id, attached, attached=True)
-        helper.store_external_ports(helper.interfaces(server_id))
+            server_replace.release_interfaces(replacement)
+        server_replace.reattach_networks(self)
 
     def _user_data_content(self, props: Any) -> Any:
         """As Heat: in the RAW and SOFTWARE_CONFIG formats, a ``user_data`` that is the id
@@ -409,32 +365,6 @@ class Server(Resource):
         if props[s.USER_DATA_FORMAT] in ("RAW", "SOFTWARE_CONFIG"):
             return config_by_reference(self, props[s.USER_DATA])
         return props[s.USER_DATA]
-
-    def _building(self, server_id: str) -> bool:
-        try:
-            return status_of(self.client().get_server(server_id)) == "BUILD"
-        except Exception as error:  # noqa: BLE001 - a server gone is not building
-            self.client_plugin().ignore_not_found(error)
-            return False
-
-    def _wait_for_ports(self, server_id: str, ports: list[str], attached: bool) -> None:
-        """Wait until Nova has attached (or detached) every one of ``ports``."""
-        helper = self.networks_helper()
-        deadline = time.monotonic() + DETACH_WAIT_S
-        while ports:
-            try:
-                present = {interface[s.NETWORK_PORT] for interface in helper.interfaces(server_id)}
-            except Exception as error:  # noqa: BLE001 - a server gone holds no port
-                self.client_plugin().ignore_not_found(error)
-                if attached:
-                    raise
-                return
-            if all((port_id in present) == attached for port_id in ports):
-                return
-            if time.monotonic() > deadline:
-                verb = "attach" if attached else "detach"
-                raise ResourceFailure(f"Nova did not {verb} the ports {', '.join(ports)} of server {server_id} in {DETACH_WAIT_S} s")
-            time.sleep(0.5)
 
     def needs_replace_failed(self) -> bool:
         if not self.resource_id:
