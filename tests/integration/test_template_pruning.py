@@ -83,3 +83,29 @@ def test_template_pruning_keeps_what_rollback_and_restore_need(make_service, dat
     assert {output["output_key"] for output in service.outputs("kept")} == set()
     assert unreferenced_templates(service) == 0
     assert service.get_stack(stack.id).parameters == {"n": 3}
+
+
+def test_template_pruning_a_read_that_raced_an_update_is_done_again(make_service, database_url):
+    """A read that took a stack's record just before an update ended, and so names a
+    template the update pruned, is done again whole and shows the stack as it is now.
+    Before, it failed with NoResultFound: a GET of a stack whose cancelled update was
+    rolling back answered 500 (CI of stop 38)."""
+    from stoker.api import views
+    from stoker.cli.embedded import EmbeddedBackend
+    from stoker.store.stale import StaleRead, fresh
+
+    service = make_service(database_url)
+    files = {"child.yaml": CHILD}
+    service.create_stack("raced", template(BODY), files=files, parameters={"n": 1}, project_id=service.settings.project)
+    backend = EmbeddedBackend(service)
+    stale = service.get_stack("raced")
+    for n in (2, 3):  # two updates: the template the record names and the one before it both go
+        assert service.update_stack("raced", template(BODY), parameters={"n": n}, files=files).state == "UPDATE_COMPLETE"
+    with pytest.raises(StaleRead, match="updated while it was read"):
+        views.stack_detail(backend.links, stale)
+
+    records = iter([stale])  # the first try reads the stale record, the next ones the store
+    shown = fresh(lambda: views.stack_detail(backend.links, next(records, None) or service.get_stack("raced")))
+    assert shown["parameters"]["n"] == "3"
+    assert backend.get_stack("raced")["parameters"]["n"] == "3"
+    assert unreferenced_templates(service) == 0

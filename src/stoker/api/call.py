@@ -54,6 +54,7 @@ from stoker.engine.validation import type_check
 from stoker.resources.openstack.trusts import User, acting_user
 from stoker.service import Service
 from stoker.store import StackRecord
+from stoker.store.stale import fresh
 from stoker.template.loader import DEFAULT_MAX_DEPTH, NUL_HINT
 
 # Heat's max_json_body_size (bytes); app.py may raise it so that a template of
@@ -324,7 +325,11 @@ def endpoint(handler: Callable[[Call], Any]) -> Callable[[Request], Awaitable[Re
             # Who the service acts for (a new stack's trust; validation's cloud calls),
             # in this thread's copy of the request's context only.
             acting_user.set(User(context.token, context.tenant_id, context.user_id, context.roles))
-        return handler(Call(request, request.app.state.service, context, body))
+        call = Call(request, request.app.state.service, context, body)
+        if request.method in ("GET", "HEAD"):
+            # A read only reads: done again whole when it raced a stack's update (stale.py).
+            return fresh(lambda: handler(call))
+        return handler(call)
 
     async def run(request: Request) -> Response:
         access: dict[str, str | None] = getattr(run, ACCESS_ATTRIBUTE, {})

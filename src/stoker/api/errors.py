@@ -56,6 +56,7 @@ from stoker.sdk.software_config import (
     SoftwareDeploymentNotFoundError,
 )
 from stoker.store.connection_loss import as_database_error, database_text
+from stoker.store.stale import StaleRead
 from stoker.template.errors import InvalidTemplateVersionError, TemplateErrors
 
 LOG = logging.getLogger(__name__)
@@ -131,6 +132,8 @@ _MAP: list[tuple[type[BaseException], int, str]] = [
     (InvalidValueError, 400, "Invalid"),
     (ValidationError, 400, "StackValidationFailed"),
     (SignalCredentialError, 403, "Forbidden"),
+    # A read that raced a stack's update more often than it is repeated (store/stale.py).
+    (StaleRead, 409, "Conflict"),
 ]
 
 

@@ -30,6 +30,7 @@ from stoker.engine.states import Action
 from stoker.reads import Project
 from stoker.service import Service, Source
 from stoker.store import EventRecord, StackRecord
+from stoker.store.stale import fresh
 from stoker.template import loader
 
 
@@ -166,7 +167,7 @@ class EmbeddedBackend(Backend):
         return stack.name, stack.id
 
     def get_stack(self, name: str) -> dict[str, Any]:
-        return self._detail(self._stack(name))
+        return fresh(lambda: self._detail(self._stack(name)))
 
     def stack_owner(self, stack_id: str) -> tuple[str, str] | None:
         found = self.service.store.get_stack(stack_id)
@@ -266,13 +267,13 @@ class EmbeddedBackend(Backend):
         return self._detail(stack)
 
     def template_of(self, name: str) -> Any:
-        return self.service.template_of(self._id(name))
+        return fresh(lambda: self.service.template_of(self._id(name)))
 
     def environment_of(self, name: str) -> Any:
-        return self.service.environment_of(self._id(name))
+        return fresh(lambda: self.service.environment_of(self._id(name)))
 
     def files_of(self, name: str) -> dict[str, str]:
-        return self.service.files_of(self._stack(name))
+        return fresh(lambda: self.service.files_of(self._stack(name)))
 
     # -- resources -------------------------------------------------------------------
 
@@ -345,10 +346,10 @@ class EmbeddedBackend(Backend):
         return None
 
     def list_outputs(self, name: str) -> list[dict[str, Any]]:
-        return [{"output_key": o["output_key"], "description": o["description"]} for o in self.service.outputs(self._id(name))]
+        return [{"output_key": o["output_key"], "description": o["description"]} for o in fresh(lambda: self.service.outputs(self._id(name)))]
 
     def get_output(self, name: str, output_key: str) -> dict[str, Any] | None:
-        found = self.service.outputs(self._id(name), [output_key])
+        found = fresh(lambda: self.service.outputs(self._id(name), [output_key]))
         return found[0] if found else None
 
     # -- snapshots -------------------------------------------------------------------

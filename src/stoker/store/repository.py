@@ -30,6 +30,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import event_feed, locks, tables
 from stoker.store.connection_loss import reads
+from stoker.store.stale import StaleRead
 from stoker.store.events import EventRepository
 from stoker.store.locks import Fence, LockHolder
 from stoker.store.records import (
@@ -229,7 +230,11 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
     @reads
     def get_template(self, template_id: int) -> TemplateRecord:
         with self._read() as connection:
-            row = connection.execute(sa.select(tables.raw_templates).where(tables.raw_templates.c.id == template_id)).one()
+            row = connection.execute(sa.select(tables.raw_templates).where(tables.raw_templates.c.id == template_id)).one_or_none()
+        if row is None:
+            # Templates go only when no stack names them: the stack record that gave this
+            # id was read before an update replaced its template (stale.py).
+            raise StaleRead(f"template {template_id} is gone: the stack was updated while it was read")
         return TemplateRecord(row.id, row.template, row.files, row.environment)
 
     # -- stacks ---------------------------------------------------------------------

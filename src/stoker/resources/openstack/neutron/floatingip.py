@@ -228,8 +228,22 @@ class FloatingIPAssociation(NeutronResource):
         self.client().update_ip(self.given(self.FLOATINGIP_ID), **body)
         self.resource_id_set(self._association_id())
 
+    def _associated(self) -> bool:
+        """Whether the floating IP is associated with this resource's port now."""
+        with self.client_plugin().ignore_not_found:
+            return self.client().get_ip(self.given(self.FLOATINGIP_ID)).port_id == self.given(self.PORT_ID)
+        return False
+
+    def find_created(self) -> str | None:
+        # An association has no object of its own: a create killed after Neutron associated
+        # the floating IP, before the id was recorded, left the floating IP on the port.
+        return self._association_id() if self._associated() else None
+
     def handle_delete(self) -> None:
-        if not self.resource_id:
+        # Without a recorded id the association may still have been made (a create killed
+        # in between, or one that failed after Neutron took it): undone when the floating
+        # IP is on this resource's port, or the router interface it needs cannot go (409).
+        if not self.resource_id and not self._associated():
             return
         with self.client_plugin().ignore_not_found:
             self.client().update_ip(self.given(self.FLOATINGIP_ID), port_id=None)
