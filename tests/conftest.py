@@ -22,6 +22,7 @@ import sqlalchemy as sa
 # The session's test cloud of real OpenStack services, for any test under tests/.
 from tests.cloud.addons import fixtures as _addon_fixtures
 from tests.cloud.fixture import mark_cloud_tests, openstack_cloud, test_group  # noqa: F401
+from tests.tiers import mark_slow_tests
 
 # Services started only for the tests that ask for them (tests/cloud/addons/).
 globals().update(_addon_fixtures())
@@ -134,6 +135,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     mark_cloud_tests(items, parallel=config.getvalue("dist") == "loadgroup")
+    mark_slow_tests(items)  # the fast tier: -m "not slow" (tests/tiers.py)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log):

@@ -11,7 +11,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ from heatclient import client as heat_client
 from heatclient import exc as heat_exc
 
 from tests.support import server as server_process
+from tests.support.waiting import wait_for_stack, wait_until
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
 OPENSTACK = str(Path(sys.executable).with_name("openstack"))
@@ -81,17 +82,6 @@ def heat(server):
     return server.client()
 
 
-def wait_for(heat, stack: str, done: Callable[[str], bool] = lambda s: not s.endswith("IN_PROGRESS"), timeout: float = 20) -> object:
-    """Poll the stack until ``done(stack_status)``; returns the stack."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = heat.stacks.get(stack)
-        if done(found.stack_status):
-            return found
-        assert time.monotonic() < deadline, f"{stack} still {found.stack_status}"
-        time.sleep(0.1)
-
-
 def raw(server: Server, method: str, path: str, body: object = None) -> tuple[int, dict]:
     """A request without a client, to see status and body as sent."""
     data = json.dumps(body).encode() if body is not None else None
@@ -109,7 +99,7 @@ def test_api_stack_lifecycle_with_heatclient(heat):
     assert created["stack"]["links"][0]["href"].endswith(f"/v1/{TENANT}/stacks/life/{stack_id}")
     # The request returned while the job runs: the store shows it IN_PROGRESS, then COMPLETE.
     assert heat.stacks.get("life").stack_status == "CREATE_IN_PROGRESS"
-    stack = wait_for(heat, "life")
+    stack = wait_for_stack(heat, "life")
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
     assert stack.parameters["greeting"] == "hi" and stack.tags == ["a", "b"]
     assert {o["output_key"]: o["output_value"] for o in stack.outputs} == {"said": "hi"}
@@ -141,30 +131,31 @@ def test_api_stack_lifecycle_with_heatclient(heat):
     changes = heat.stacks.preview_update("life", template=SLOW, parameters={"greeting": "hello again"})["resource_changes"]
     assert [r["resource_name"] for r in changes["updated"]] == ["first"]
     heat.stacks.update("life", template=SLOW, parameters={"greeting": "hello again", "wait": 0})
-    stack = wait_for(heat, "life", lambda s: s == "UPDATE_COMPLETE" or s.endswith("FAILED"))
+    stack = wait_for_stack(heat, "life", lambda s: s == "UPDATE_COMPLETE" or s.endswith("FAILED"))
     assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
     assert stack.parameters["greeting"] == "hello again"
     # PATCH (existing): keep the template and the other parameters; then clear one.
     heat.stacks.update("life", existing=True, parameters={"greeting": "patched"})
-    stack = wait_for(heat, "life", lambda s: s == "UPDATE_COMPLETE" and heat.stacks.get("life").parameters["greeting"] == "patched")
+    stack = wait_for_stack(heat, "life", lambda s: s == "UPDATE_COMPLETE" and heat.stacks.get("life").parameters["greeting"] == "patched")
     assert stack.parameters["wait"] == "0"
     heat.stacks.update("life", existing=True, clear_parameters=["greeting"])
-    stack = wait_for(heat, "life", lambda s: s == "UPDATE_COMPLETE" and heat.stacks.get("life").parameters["greeting"] == "hello")
+    stack = wait_for_stack(heat, "life", lambda s: s == "UPDATE_COMPLETE" and heat.stacks.get("life").parameters["greeting"] == "hello")
     # An update's settings replace the stack's own when given.
     assert stack.disable_rollback is True and stack.timeout_mins is None
     heat.stacks.update("life", existing=True, tags="x,y", disable_rollback=False, timeout_mins=5)
-    stack = wait_for(heat, "life", lambda s: s == "UPDATE_COMPLETE" and heat.stacks.get("life").tags == ["x", "y"])
+    stack = wait_for_stack(heat, "life", lambda s: s == "UPDATE_COMPLETE" and heat.stacks.get("life").tags == ["x", "y"])
     assert stack.disable_rollback is False and stack.timeout_mins == 5
 
     heat.stacks.delete("life")
-    deadline = time.monotonic() + 20
-    while True:
+
+    def gone_by_name() -> bool:
         try:
             heat.stacks.get("life")
         except heat_exc.HTTPNotFound:
-            break
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
+            return True
+        return False
+
+    wait_until(gone_by_name, "stack life gone by name", interval_s=0.1)
     gone = heat.stacks.get(f"life/{stack_id}")  # by id a deleted stack still shows (Heat)
     assert gone.stack_status == "DELETE_COMPLETE"
 
@@ -215,24 +206,24 @@ def test_api_preview_validate_and_catalog(heat):
 
 def test_api_actions_snapshots_and_resources(heat):
     heat.stacks.create(stack_name="acts", template=SLOW, parameters={"wait": 0})
-    assert wait_for(heat, "acts").stack_status == "CREATE_COMPLETE"
+    assert wait_for_stack(heat, "acts").stack_status == "CREATE_COMPLETE"
     heat.actions.suspend("acts")
-    assert wait_for(heat, "acts").stack_status == "SUSPEND_COMPLETE"
+    assert wait_for_stack(heat, "acts").stack_status == "SUSPEND_COMPLETE"
     heat.actions.resume("acts")
-    assert wait_for(heat, "acts").stack_status == "RESUME_COMPLETE"
+    assert wait_for_stack(heat, "acts").stack_status == "RESUME_COMPLETE"
     heat.actions.check("acts")
-    assert wait_for(heat, "acts").stack_status == "CHECK_COMPLETE"
+    assert wait_for_stack(heat, "acts").stack_status == "CHECK_COMPLETE"
 
     snapshot = heat.stacks.snapshot("acts", name="before")
     assert snapshot["name"] == "before"
-    wait_for(heat, "acts")
+    wait_for_stack(heat, "acts")
     shown = heat.stacks.snapshot_show("acts", snapshot["id"])["snapshot"]
     assert shown["status"] == "COMPLETE"
     assert [s["name"] for s in heat.stacks.snapshot_list("acts")["snapshots"]] == ["before"]
     heat.stacks.update("acts", existing=True, parameters={"greeting": "changed"})
-    wait_for(heat, "acts", lambda s: s == "UPDATE_COMPLETE")
+    wait_for_stack(heat, "acts", lambda s: s == "UPDATE_COMPLETE")
     heat.stacks.restore("acts", snapshot["id"])
-    stack = wait_for(heat, "acts", lambda s: s.startswith("RESTORE") and not s.endswith("IN_PROGRESS"))
+    stack = wait_for_stack(heat, "acts", lambda s: s.startswith("RESTORE") and not s.endswith("IN_PROGRESS"))
     assert stack.stack_status == "RESTORE_COMPLETE" and stack.parameters["greeting"] == "hello"
     heat.stacks.snapshot_delete("acts", snapshot["id"])
     assert heat.stacks.snapshot_list("acts")["snapshots"] == []
@@ -252,26 +243,23 @@ def test_api_actions_snapshots_and_resources(heat):
 def test_api_hook_signal_and_cancel(heat):
     environment = {"resource_registry": {"resources": {"first": {"hooks": ["pre-create"]}}}}
     heat.stacks.create(stack_name="hooked", template=SLOW, environment=environment)
-    deadline = time.monotonic() + 10
-    while "CREATE paused until Hook pre-create is cleared" not in [e.resource_status_reason for e in heat.events.list("hooked", resource_name="first")]:
-        assert time.monotonic() < deadline, "the resource never reached its hook"
-        time.sleep(0.1)
+    wait_until(lambda: "CREATE paused until Hook pre-create is cleared" in [e.resource_status_reason for e in heat.events.list("hooked", resource_name="first")], "the resource to reach its hook", interval_s=0.1)
     assert heat.stacks.get("hooked").stack_status == "CREATE_IN_PROGRESS"
     heat.resources.signal("hooked", "first", data={"unset_hook": "pre-create"})
-    assert wait_for(heat, "hooked").stack_status == "CREATE_COMPLETE"
+    assert wait_for_stack(heat, "hooked").stack_status == "CREATE_COMPLETE"
 
 
     # A slow update, cancelled: it rolls back to the previous parameters. (Not on the
     # hooked stack: the rollback replaces the aborted resource, whose create would
     # stop at the hook again.)
     heat.stacks.create(stack_name="cancelled", template=SLOW, parameters={"wait": 0})
-    assert wait_for(heat, "cancelled").stack_status == "CREATE_COMPLETE"
+    assert wait_for_stack(heat, "cancelled").stack_status == "CREATE_COMPLETE"
     heat.stacks.update("cancelled", existing=True, parameters={"greeting": "slow", "wait": 30})
-    wait_for(heat, "cancelled", lambda s: s == "UPDATE_IN_PROGRESS")
+    wait_for_stack(heat, "cancelled", lambda s: s == "UPDATE_IN_PROGRESS")
     with pytest.raises(heat_exc.HTTPConflict):  # busy: a second update is refused at once
         heat.stacks.update("cancelled", existing=True, parameters={"greeting": "again"})
     heat.actions.cancel_update("cancelled")
-    stack = wait_for(heat, "cancelled", lambda s: s.startswith("ROLLBACK") and not s.endswith("IN_PROGRESS"))
+    stack = wait_for_stack(heat, "cancelled", lambda s: s.startswith("ROLLBACK") and not s.endswith("IN_PROGRESS"))
     assert stack.stack_status == "ROLLBACK_COMPLETE", stack.stack_status_reason
     assert stack.parameters["greeting"] == "hello"
 
@@ -299,7 +287,7 @@ def test_api_nested_stacks_environment_files_and_paging(server, heat):
     # The environment comes as a named file in 'files' (what heatclient sends for -e).
     files = {"inner.yaml": INNER, "env.yaml": "parameters:\n  word: from-env\n"}
     heat.stacks.create(stack_name="outer", template=parent, files=files, environment_files=["env.yaml"])
-    stack = wait_for(heat, "outer")
+    stack = wait_for_stack(heat, "outer")
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
     assert stack.outputs[0]["output_value"] == "from-env"
 
@@ -388,11 +376,11 @@ def test_api_server_start_recovers_a_dead_engines_stacks(tmp_path, kill):
     first = Server(tmp_path / "crash.sqlite").start()
     heat = first.client()
     heat.stacks.create(stack_name="orphan", template=SLOW, parameters={"wait": 2})
-    wait_for(heat, "orphan", lambda s: s == "CREATE_IN_PROGRESS")
+    wait_for_stack(heat, "orphan", lambda s: s == "CREATE_IN_PROGRESS")
     first.stop(kill=kill)
     second = Server(tmp_path / "crash.sqlite").start()
     try:
-        stack = wait_for(second.client(), "orphan", timeout=30)
+        stack = wait_for_stack(second.client(), "orphan")
         assert stack.stack_status in ("CREATE_COMPLETE", "CREATE_FAILED"), stack.stack_status
     finally:
         second.stop()

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.support.server import Server
+from tests.support.waiting import settled, wait_until
 
 OPENSTACK = str(Path(sys.executable).with_name("openstack"))
 
@@ -25,13 +25,6 @@ def _services(server: Server) -> list[dict]:
     return body["services"]
 
 
-def _wait(predicate, deadline_s: float = 20) -> None:
-    deadline = time.monotonic() + deadline_s
-    while not predicate():
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
-
-
 def test_api_services_list_the_engines_serving_as_heat(tmp_path):
     url = f"sqlite:///{tmp_path / 'services.sqlite'}"
     first = Server(url, tmp_path / "first.log", STOKER_SERVICE_REPORT_INTERVAL_S="1").start()
@@ -41,7 +34,7 @@ def test_api_services_list_the_engines_serving_as_heat(tmp_path):
         assert (only["binary"], only["topic"], only["status"], only["report_interval"], only["deleted_at"]) == ("heat-engine", "engine", "up", 1, None)
         assert only["host"] and only["hostname"] and only["engine_id"] and only["created_at"]
         # Reported alive every interval: updated_at moves on, and it stays up.
-        _wait(lambda: _services(first)[0]["updated_at"] != only["updated_at"])
+        wait_until(lambda: _services(first)[0]["updated_at"] != only["updated_at"], "the engine's next report")
         assert _services(first)[0]["status"] == "up"
 
         second = Server(url, tmp_path / "second.log", STOKER_SERVICE_REPORT_INTERVAL_S="1").start()
@@ -55,8 +48,8 @@ def test_api_services_list_the_engines_serving_as_heat(tmp_path):
         third.stop(kill=True)
         # A dead engine stops reporting: down after two intervals, pruned after three
         # by an engine of the same host.
-        _wait(lambda: any(s["status"] == "down" for s in _services(first)) or len(_services(first)) == 1)
-        _wait(lambda: len(_services(first)) == 1)
+        wait_until(lambda: any(s["status"] == "down" for s in _services(first)) or len(_services(first)) == 1, "the stopped engine down or gone")
+        wait_until(lambda: len(_services(first)) == 1, "the stopped engine gone")
         assert _services(first)[0]["engine_id"] == only["engine_id"]
 
         base = [OPENSTACK, "--os-auth-type", "none", "--os-endpoint", first.endpoint]
@@ -70,14 +63,13 @@ def test_api_services_list_the_engines_serving_as_heat(tmp_path):
 
 def _finished(server: Server, name: str) -> str:
     """Poll the stack by name until no action is in progress; returns its status."""
-    deadline = time.monotonic() + 60
-    while True:
+
+    def ended() -> str | None:
         status, body = server.request("GET", f"/stacks/{name}")
         assert status == 200, body
-        if not body["stack"]["stack_status"].endswith("IN_PROGRESS"):
-            return body["stack"]["stack_status"]
-        assert time.monotonic() < deadline, body["stack"]["stack_status"]
-        time.sleep(0.1)
+        return body["stack"]["stack_status"] if settled(body["stack"]["stack_status"]) else None
+
+    return wait_until(ended, f"stack {name}", interval_s=0.1)
 
 
 def _tags(server: Server, name: str) -> list[str] | None:
@@ -214,13 +206,7 @@ def test_api_pre_update_hook_with_the_openstack_command(tmp_path):
     try:
         _create(server, "hooked", None)
         openstack("stack", "update", "hooked", "--existing", "--pre-update", "value")
-        deadline = time.monotonic() + 30
-        while True:
-            pending = json.loads(openstack("stack", "hook", "poll", "hooked", "-f", "json"))
-            if pending:
-                break
-            assert time.monotonic() < deadline, "the update never stopped at its hook"
-            time.sleep(0.2)
+        pending = wait_until(lambda: json.loads(openstack("stack", "hook", "poll", "hooked", "-f", "json")), "the update to stop at its hook")
         [hook] = pending
         assert (hook["Resource Name"], hook["Resource Status"], hook["Resource Status Reason"]) == ("value", "CREATE_COMPLETE", "UPDATE paused until Hook pre-update is cleared")
         status, body = server.request("GET", "/stacks/hooked")

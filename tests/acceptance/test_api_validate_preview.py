@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from heatclient import client as heat_client
 from heatclient import exc as heat_exc
 
 from tests.support import server as server_process
+from tests.support.waiting import settled, wait_for_stack
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
 OPENSTACK = str(Path(sys.executable).with_name("openstack"))
@@ -88,16 +88,6 @@ def server(tmp_path_factory) -> Iterator[server_process.Server]:
 @pytest.fixture
 def heat(server):
     return heat_client.Client("1", endpoint=server.endpoint, token="any-token")
-
-
-def wait_for(heat, stack: str, timeout: float = 30) -> object:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = heat.stacks.get(stack)
-        if not found.stack_status.endswith("IN_PROGRESS"):
-            return found
-        assert time.monotonic() < deadline, found.stack_status
-        time.sleep(0.1)
 
 
 # -- validate ---------------------------------------------------------------------------
@@ -373,7 +363,7 @@ def test_stack_with_outputs_that_cannot_be_computed_is_created(heat):
         """
     )
     heat.stacks.create(stack_name="lazy", template=outer, files={"inner.yaml": inner})
-    stack = wait_for(heat, "lazy")
+    stack = wait_for_stack(heat, "lazy")
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
     outputs = {o["output_key"]: o for o in stack.outputs}
     assert outputs["ok"] == {"output_key": "ok", "description": "No description given", "output_value": "abc"}
@@ -476,11 +466,9 @@ def test_an_output_reading_a_parameter_the_template_lacks_fails_lazily(heat):
         """
     )
     heat.stacks.create(stack_name="undeclared", template=parent, files={"1.yaml": child})
-    assert wait_for(heat, "undeclared").stack_status == "CREATE_COMPLETE"
+    assert wait_for_stack(heat, "undeclared").stack_status == "CREATE_COMPLETE"
     heat.stacks.update("undeclared", template=parent, files={"1.yaml": child})
-    deadline = time.monotonic() + 30
-    while not (stack := wait_for(heat, "undeclared")).stack_status.startswith("UPDATE") and time.monotonic() < deadline:
-        time.sleep(0.1)
+    stack = wait_for_stack(heat, "undeclared", lambda s: s.startswith("UPDATE") and settled(s))
     assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
     assert sorted(stack.outputs, key=lambda o: o["output_key"]) == [
         {"output_key": "a", "output_value": "a", "description": "parent a"},

@@ -19,6 +19,7 @@ from heatclient import client as heat_client
 from heatclient.common import template_utils
 
 from tests.support import server as server_process
+from tests.support.waiting import wait_for_stack
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
 
@@ -164,15 +165,6 @@ def heat(tmp_path_factory, global_environment) -> Iterator[object]:
     assert "Traceback" not in log
 
 
-def wait_for(heat, name: str, timeout: float = 30):
-    deadline = time.monotonic() + timeout
-    while True:
-        stack = heat.stacks.get(name)
-        if not stack.stack_status.endswith("IN_PROGRESS") or time.monotonic() > deadline:
-            return stack
-        time.sleep(0.2)
-
-
 def heatclient_fields(directory: Path, environments: list[str]) -> dict:
     """What ``openstack stack create -t stack.yaml -e ...`` sends (heatclient's
     process_multiple_environments_and_files with its env_list_tracker)."""
@@ -190,7 +182,7 @@ def test_api_environment_files_from_heatclient_merge_as_heat(heat, tmp_path):
     fields = heatclient_fields(tmp_path, ["a.yaml", "b.yaml"])
     assert len(fields["environment_files"]) == 2
     heat.stacks.create(stack_name="merged", **fields)
-    stack = wait_for(heat, "merged")
+    stack = wait_for_stack(heat, "merged")
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
     assert {o["output_key"]: o["output_value"] for o in stack.outputs} == {**EXPECTED, "port": "80"}
     environment = heat.stacks.environment("merged")
@@ -215,7 +207,7 @@ def test_api_global_environment_lies_beneath_the_users(heat, tmp_path):
     """)
     write(tmp_path, "mine.yaml", "resource_registry:\n  resources:\n    port:\n      Site::Port: OS::Heat::None\n")
     heat.stacks.create(stack_name="layered", **heatclient_fields(tmp_path, ["mine.yaml"]))
-    stack = wait_for(heat, "layered")
+    stack = wait_for_stack(heat, "layered")
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
     types = {r.resource_name: r.resource_type for r in heat.resources.list("layered")}
     assert types == {"old": "Old::Value", "site": "Site::Port", "port": "Site::Port"}
@@ -240,7 +232,7 @@ def test_api_user_environment_null_does_not_remove_a_global_mapping(heat, tmp_pa
     unset = "resource_registry:\n  Site::Port: null\n"
     template = (tmp_path / "stack.yaml").read_text()
     heat.stacks.create(stack_name="unset", template=template, files={"file:///unset.yaml": unset}, environment_files=["file:///unset.yaml"])
-    stack = wait_for(heat, "unset")
+    stack = wait_for_stack(heat, "unset")
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
     assert stack.outputs[0]["output_value"] == "443"
     assert heat.stacks.environment("unset")["resource_registry"] == {}

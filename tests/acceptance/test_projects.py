@@ -9,17 +9,17 @@ resource, and the capability URLs work without a project."""
 from __future__ import annotations
 
 import json
-import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 from heatclient import client as heat_client
 from heatclient import exc as heat_exc
 
 from tests.support.server import Server
+from tests.support.waiting import wait_for_stack, wait_until
 
 OUTER = """
 heat_template_version: 2021-04-16
@@ -88,27 +88,9 @@ def call(server: Server, project: str, method: str, path: str, body: object = No
         return error.code, json.loads(error.read() or b"null")
 
 
-def wait_for(heat, stack: str, done: Callable[[str], bool] = lambda s: not s.endswith("IN_PROGRESS"), timeout: float = 30):
-    deadline = time.monotonic() + timeout
-    while True:
-        found = heat.stacks.get(stack)
-        if done(found.stack_status):
-            return found
-        assert time.monotonic() < deadline, f"{stack} still {found.stack_status}"
-        time.sleep(0.1)
-
-
 def wait_until_waiting(heat, stack: str, resource: str) -> None:
     """Until the wait condition waits (the create answers before its resources exist)."""
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if heat.resources.get(stack, resource).resource_status == "CREATE_IN_PROGRESS":
-                return
-        except heat_exc.HTTPNotFound:
-            pass
-        assert time.monotonic() < deadline, f"{stack}: {resource} never waited"
-        time.sleep(0.1)
+    wait_until(lambda: heat.resources.get(stack, resource).resource_status == "CREATE_IN_PROGRESS", f"{stack}: {resource} to wait", interval_s=0.1, ignoring=(heat_exc.HTTPNotFound,))
 
 
 # Every route under /stacks/{name}/{id}: (method, subpath, body). Those that change
@@ -154,9 +136,9 @@ def stack_routes(snapshot_id: str, event_id: str) -> list[tuple[str, str, object
 def test_projects_another_projects_stack_is_not_found_by_any_route(server):
     heat_a, heat_b = client(server, "proj-a"), client(server, "proj-b")
     stack_id = heat_a.stacks.create(stack_name="alpha", template=OUTER, files={"inner.yaml": INNER})["stack"]["id"]
-    assert wait_for(heat_a, "alpha").stack_status == "CREATE_COMPLETE"
+    assert wait_for_stack(heat_a, "alpha").stack_status == "CREATE_COMPLETE"
     snapshot_id = heat_a.stacks.snapshot("alpha", name="mine")["id"]
-    assert wait_for(heat_a, "alpha").stack_status == "SNAPSHOT_COMPLETE"
+    assert wait_for_stack(heat_a, "alpha").stack_status == "SNAPSHOT_COMPLETE"
     event_id = next(e.id for e in heat_a.events.list("alpha", resource_name="first"))
     nested = [s for s in heat_a.stacks.list(show_nested=True) if s.id != stack_id]
     assert [s.parent for s in nested] == [stack_id]
@@ -215,7 +197,7 @@ def test_projects_another_projects_stack_is_not_found_by_any_route(server):
 
     # Nor through a stack of B's own: A's snapshot, event and nested stack are not its.
     beta_id = heat_b.stacks.create(stack_name="beta", template=OUTER, files={"inner.yaml": INNER})["stack"]["id"]
-    assert wait_for(heat_b, "beta").stack_status == "CREATE_COMPLETE"
+    assert wait_for_stack(heat_b, "beta").stack_status == "CREATE_COMPLETE"
     for method, path in (
         ("GET", f"/snapshots/{snapshot_id}"),
         ("POST", f"/snapshots/{snapshot_id}/restore"),
@@ -276,8 +258,8 @@ def test_projects_same_stack_name_in_two_projects(server):
     first = heat_a.stacks.create(stack_name="twin", template=INNER)["stack"]["id"]
     second = heat_b.stacks.create(stack_name="twin", template=INNER)["stack"]["id"]
     assert first != second
-    assert wait_for(heat_a, "twin").id == first
-    assert wait_for(heat_b, "twin").id == second
+    assert wait_for_stack(heat_a, "twin").id == first
+    assert wait_for_stack(heat_b, "twin").id == second
     # Still unique within a project.
     with pytest.raises(heat_exc.HTTPConflict):
         heat_a.stacks.create(stack_name="twin", template=INNER)
@@ -288,7 +270,7 @@ def test_projects_same_stack_name_in_two_projects(server):
     heat_b.stacks.delete("twin")
     # By its id a deleted stack is still found (Heat's identify_stack, show_deleted),
     # by its owner only; by its name it is gone.
-    wait_for(heat_b, second, lambda s: s == "DELETE_COMPLETE")
+    wait_for_stack(heat_b, second, lambda s: s == "DELETE_COMPLETE")
     with pytest.raises(heat_exc.HTTPNotFound):
         heat_a.stacks.get(second)
     with pytest.raises(heat_exc.HTTPNotFound):
@@ -312,7 +294,7 @@ def test_projects_signals_reach_a_resource_by_its_credential_only(server):
     # The handle's token reaches it whatever the path's project: the agent's credential.
     status, body = call(server, "proj-b", "POST", path, {"status": "SUCCESS", "data": "done"}, token=token)
     assert status in (200, 204), body
-    assert wait_for(heat_a, "waiting").stack_status == "CREATE_COMPLETE"
+    assert wait_for_stack(heat_a, "waiting").stack_status == "CREATE_COMPLETE"
     # The token is its resource's only: another resource of the stack is not reached.
     status, _ = call(server, "proj-b", "POST", f"/stacks/waiting/{stack_id}/resources/wait/signal", {}, token=token)
     assert status == 404
@@ -357,7 +339,7 @@ def test_projects_capability_urls_need_no_project_and_reach_their_resource_only(
     assert put(f"{server.url}/v1/waitcondition/{a_id}?secret={b_secret}", signal) == 403
     assert heats["proj-a"].stacks.get("cfn").stack_status == "CREATE_IN_PROGRESS"
     assert put(urls["proj-a"], signal) == 200
-    assert wait_for(heats["proj-a"], "cfn").stack_status == "CREATE_COMPLETE"
+    assert wait_for_stack(heats["proj-a"], "cfn").stack_status == "CREATE_COMPLETE"
     assert heats["proj-b"].stacks.get("cfn").stack_status == "CREATE_IN_PROGRESS"
     assert put(f"{server.url}/v1/waitcondition/{b_id}?secret={b_secret}", signal) == 200
-    assert wait_for(heats["proj-b"], "cfn").stack_status == "CREATE_COMPLETE"
+    assert wait_for_stack(heats["proj-b"], "cfn").stack_status == "CREATE_COMPLETE"

@@ -12,7 +12,6 @@ matter of timing.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import httpx
@@ -20,6 +19,7 @@ import pytest
 
 from tests.support import server as server_process
 from tests.support.stacks import GROUP_OF_GROUPS
+from tests.support.waiting import wait_until
 
 PLUGINS = str(Path(__file__).resolve().parents[1] / "support" / "plugins")
 # Failure guards only: how long a test waits for what must happen before it fails.
@@ -77,17 +77,6 @@ class Project:
         response = self.client.get("/stacks", params={"show_nested": "true"})
         assert response.status_code == 200, response.text
         return response.json()["stacks"]
-
-
-def wait_until(condition, what: str):
-    """``condition()``'s first true value, asked again until it comes (or WAIT_S passes)."""
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        found = condition()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"waited {WAIT_S} s for {what}"
-        time.sleep(0.1)
 
 
 @pytest.fixture

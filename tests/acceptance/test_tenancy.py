@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ import yaml
 
 from stoker.api.openapi import document
 from tests.support.server import Server
+from tests.support.waiting import settled, wait_until
 
 MEMBER_A = "member-token-of-project-a-0001"
 MEMBER_B = "member-token-of-project-b-0002"
@@ -155,14 +155,14 @@ def capability(url: str) -> tuple[str, str]:
     return parts.path.rsplit("/", 1)[1], parse_qs(parts.query)["secret"][0]
 
 
-def wait_for(server: Server, project: Project, name: str, timeout_s: float = 60) -> dict:
-    deadline = time.monotonic() + timeout_s
-    while True:
+def wait_for_project_stack(server: Server, project: Project, name: str) -> dict:
+    """The stack ``name`` of ``project`` (asked as the project) once its action ended."""
+
+    def ended() -> dict | None:
         stacks = ok(send(server, "GET", f"/v1/{project.tenant}/stacks", project.token, params={"name": name, "show_deleted": "true"}))["stacks"]
-        if stacks and not stacks[0]["stack_status"].endswith("IN_PROGRESS"):
-            return stacks[0]
-        assert time.monotonic() < deadline, stacks
-        time.sleep(0.1)
+        return stacks[0] if stacks and settled(stacks[0]["stack_status"]) else None
+
+    return wait_until(ended, f"stack {name} of {project.tenant}", interval_s=0.1)
 
 
 def make_objects(server: Server, project: Project, stack_name: str, script: str) -> Project:
@@ -173,10 +173,10 @@ def make_objects(server: Server, project: Project, stack_name: str, script: str)
     body = {"stack_name": stack_name, "template": TEMPLATE, "files": {"inner.yaml": INNER}, "parameters": {"word": A_SECRET_WORD if project.tenant == "proj-a" else "b-word", "script": script}}
     project.stack_id = ok(send(server, "POST", root + "/stacks", token, body), 201)["stack"]["id"]
     project.stack_name = stack_name
-    assert wait_for(server, project, stack_name)["stack_status"] == "CREATE_COMPLETE"
+    assert wait_for_project_stack(server, project, stack_name)["stack_status"] == "CREATE_COMPLETE"
     stack = f"{root}/stacks/{stack_name}/{project.stack_id}"
     project.snapshot_id = ok(send(server, "POST", stack + "/snapshots", token, {"name": "mine"}))["id"]
-    assert wait_for(server, project, stack_name)["stack_status"] == "SNAPSHOT_COMPLETE"
+    assert wait_for_project_stack(server, project, stack_name)["stack_status"] == "SNAPSHOT_COMPLETE"
     project.event_id = ok(send(server, "GET", stack + "/resources/box/events", token))["events"][0]["id"]
     nested = [s for s in ok(send(server, "GET", root + "/stacks", token, params={"show_nested": "true"}))["stacks"] if s["id"] != project.stack_id]
     project.nested_name, project.nested_id = nested[0]["stack_name"], nested[0]["id"]
@@ -344,7 +344,7 @@ def attempts(server: Server, alpha: Project, beta: Project) -> dict[tuple[str, s
     def b_stack_fails(name: str) -> Callable[[httpx.Response], None]:
         def check(response: httpx.Response) -> None:
             ok(response, 201)
-            found = wait_for(server, beta, name)
+            found = wait_for_project_stack(server, beta, name)
             assert found["stack_status"] in ("CREATE_FAILED", "ADOPT_FAILED"), found
             assert f"The Server ({alpha.server_id}) could not be found." in found["stack_status_reason"], found
 
@@ -360,7 +360,7 @@ def attempts(server: Server, alpha: Project, beta: Project) -> dict[tuple[str, s
 
     def b_adopted(response: httpx.Response) -> None:
         ok(response, 201)
-        assert wait_for(server, beta, "b-adopts-a")["stack_status"] == "ADOPT_COMPLETE"
+        assert wait_for_project_stack(server, beta, "b-adopts-a")["stack_status"] == "ADOPT_COMPLETE"
     multipart = f"""
 heat_template_version: 2016-10-14
 resources:
@@ -371,7 +371,7 @@ resources:
 
     def b_multipart_holds_ids_only(response: httpx.Response) -> None:
         ok(response, 201)
-        assert wait_for(server, beta, "b-multipart")["stack_status"] == "CREATE_COMPLETE"
+        assert wait_for_project_stack(server, beta, "b-multipart")["stack_status"] == "CREATE_COMPLETE"
         stack_id = response.json()["stack"]["id"]
         config_id = ok(send(server, "GET", f"/v1/proj-b/stacks/b-multipart/{stack_id}/resources/parts", beta.token))["resource"]["physical_resource_id"]
         message = ok(send(server, "GET", f"/v1/proj-b/software_configs/{config_id}", beta.token))["software_config"]["config"]

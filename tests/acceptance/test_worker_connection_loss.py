@@ -17,7 +17,8 @@ import uuid
 import pytest
 
 from tests.support.terminator import Terminator
-from tests.support.workers import Cluster, started_actions, wait_for
+from tests.support.waiting import wait_until
+from tests.support.workers import Cluster, started_actions
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -57,19 +58,19 @@ def test_worker_connection_loss_every_action_runs_once_and_the_worker_recovers(c
             assert status == 201, (number, body)
             ids[f"lossy-{number}"] = body["stack"]["id"]
         for name, stack_id in ids.items():
-            wait_for(lambda stack_id=stack_id: stack_state(cluster, stack_id) != "CREATE_IN_PROGRESS", f"{name} created", timeout=240)
+            wait_until(lambda stack_id=stack_id: stack_state(cluster, stack_id) != "CREATE_IN_PROGRESS", f"{name} created", timeout_s=240)
         for name, stack_id in ids.items():
             status, body = cluster.server.request("PATCH", f"/stacks/{name}/{stack_id}", {"parameters": {"label": "two"}})
             assert status == 202, (name, body)
         for name, stack_id in ids.items():
-            wait_for(lambda stack_id=stack_id: stack_state(cluster, stack_id) != "UPDATE_IN_PROGRESS", f"{name} updated", timeout=240)
+            wait_until(lambda stack_id=stack_id: stack_state(cluster, stack_id) != "UPDATE_IN_PROGRESS", f"{name} updated", timeout_s=240)
         states = {name: stack_state(cluster, stack_id) for name, stack_id in ids.items()}
         counts = {name: started_actions(cluster, name) for name in ids}
         for name, stack_id in list(ids.items())[: STACKS // 2]:
             status, body = cluster.server.request("DELETE", f"/stacks/{name}/{stack_id}")
             assert status == 204, (name, body)
         for name, stack_id in list(ids.items())[: STACKS // 2]:
-            wait_for(lambda stack_id=stack_id: stack_state(cluster, stack_id) and cluster.scalar("SELECT deleted_at FROM stacks WHERE id = :id", id=stack_id) is not None, f"{name} deleted", timeout=240)
+            wait_until(lambda stack_id=stack_id: stack_state(cluster, stack_id) and cluster.scalar("SELECT deleted_at FROM stacks WHERE id = :id", id=stack_id) is not None, f"{name} deleted", timeout_s=240)
     assert terminator.ended >= 10, f"only {terminator.ended} connections were terminated in {terminator.rounds} rounds"
 
     assert states == {name: "UPDATE_COMPLETE" for name in ids}, states
@@ -78,7 +79,7 @@ def test_worker_connection_loss_every_action_runs_once_and_the_worker_recovers(c
     for name, stack_id in list(ids.items())[: STACKS // 2]:
         assert cluster.scalar("SELECT count(*) FROM events WHERE stack_id = :id AND physical_resource_id = :id AND resource_status_reason = 'Stack DELETE started'", id=stack_id) == 1, name
     # Every job ended, none twice; no accepted action is left waiting.
-    wait_for(lambda: cluster.scalar("SELECT count(*) FROM procrastinate_jobs WHERE status::text IN ('todo', 'doing')") == 0, "every job ended")
+    wait_until(lambda: cluster.scalar("SELECT count(*) FROM procrastinate_jobs WHERE status::text IN ('todo', 'doing')") == 0, "every job ended")
     # (A nested stack's job that waited too long is taken back by its parent's worker
     # and ends ``cancelled``: that child ran in its parent's worker instead.)
     ended_otherwise = "SELECT string_agg(id || ' ' || status || ' ' || attempts || ' ' || (args - 'job')::text, '; ') FROM procrastinate_jobs WHERE status::text NOT IN ('succeeded', 'cancelled')"

@@ -14,12 +14,12 @@ import time
 
 import pytest
 
+from tests.support.waiting import wait_until
 from tests.support.workers import (
     Cluster,
     process_stopped,
     stack_tree,
     started_actions,
-    wait_for,
     wait_until_held_by,
 )
 
@@ -130,18 +130,18 @@ def test_an_accepted_action_whose_worker_dies_before_it_starts_runs_once(cluster
     assert status == (202 if action == "update" else 204), body
 
     if action == "update":
-        wait_for(lambda: cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=stack_id) == "UPDATE_COMPLETE", "the update ran")
+        wait_until(lambda: cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=stack_id) == "UPDATE_COMPLETE", "the update ran")
         stack = cluster.wait("kept")
         assert stack["parameters"]["label"] == "two"
     else:
-        wait_for(lambda: cluster.scalar("SELECT deleted_at FROM stacks WHERE id = :id", id=stack_id) is not None, "the delete ran")
+        wait_until(lambda: cluster.scalar("SELECT deleted_at FROM stacks WHERE id = :id", id=stack_id) is not None, "the delete ran")
     # Once: one start, no resume of an action that had never started.
     assert stack_events(cluster, stack_id, f"Stack {action.upper()} started") == 1
     assert stack_events(cluster, stack_id, f"Engine restarted during {action.upper()}: resuming") == 0
     assert "resuming actions abandoned" not in cluster.workers[2][1].read_text()
     # The dead worker's job went back to the queue (a second attempt of the same job)
     # and ended on the other worker.
-    wait_for(lambda: unfinished_jobs(cluster) == 0, "every job ended")
+    wait_until(lambda: unfinished_jobs(cluster) == 0, "every job ended")
     assert cluster.scalar("SELECT max(attempts) FROM procrastinate_jobs") == 2
 
 
@@ -157,7 +157,7 @@ def test_a_delete_whose_worker_dies_after_delete_complete_is_finished(cluster):
     assert cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id AND deleted_at IS NULL", id=stack_id) == "DELETE_COMPLETE"
 
     cluster.start_worker()
-    wait_for(lambda: cluster.scalar("SELECT deleted_at FROM stacks WHERE id = :id", id=stack_id) is not None, "the delete was finished")
+    wait_until(lambda: cluster.scalar("SELECT deleted_at FROM stacks WHERE id = :id", id=stack_id) is not None, "the delete was finished")
     assert cluster.scalar("SELECT count(*) FROM stack_locks") == 0
     assert cluster.scalar("SELECT count(*) FROM resources WHERE stack_id = :id", id=stack_id) == 0
     status, body = cluster.server.request("GET", "/stacks")
@@ -184,7 +184,7 @@ def test_a_nested_delete_whose_worker_dies_after_delete_complete_is_finished(clu
     assert cluster.scalar("SELECT pid FROM stack_locks WHERE stack_id = :id", id=child_id) == doomed.pid
 
     # The surviving worker's recovery finishes the child: marked deleted, rows and lock gone.
-    wait_for(lambda: cluster.scalar("SELECT deleted_at FROM stacks WHERE id = :id", id=child_id) is not None, "the child's delete was finished")
+    wait_until(lambda: cluster.scalar("SELECT deleted_at FROM stacks WHERE id = :id", id=child_id) is not None, "the child's delete was finished")
     assert cluster.scalar("SELECT count(*) FROM stacks WHERE deleted_at IS NULL") == 0
     assert cluster.scalar("SELECT count(*) FROM stack_locks") == 0
     assert cluster.scalar("SELECT count(*) FROM resources WHERE stack_id = :id", id=child_id) == 0
@@ -224,12 +224,12 @@ def test_two_workers_settling_one_stalled_job_settle_it_once(cluster):
     assert status == 201, body
     stack_id = body["stack"]["id"]
     wait_until_held_by(cluster, first)
-    wait_for(lambda: stack_events(cluster, stack_id, "Stack CREATE started") == 1, "the create started")
+    wait_until(lambda: stack_events(cluster, stack_id, "Stack CREATE started") == 1, "the create started")
     job_id = cluster.scalar("SELECT id FROM procrastinate_jobs WHERE status = 'doing'")
     first.send_signal(signal.SIGKILL)
     first.wait()
     late = cluster.start_worker(fault="stalled-jobs-listed:STOP")
-    wait_for(lambda: process_stopped(late), "the late worker listed the stalled job")
+    wait_until(lambda: process_stopped(late), "the late worker listed the stalled job")
     cluster.start_worker()
     stack = cluster.wait("lazy")
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
@@ -237,7 +237,7 @@ def test_two_workers_settling_one_stalled_job_settle_it_once(cluster):
 
     late.send_signal(signal.SIGCONT)
     log = cluster.workers[1][1]
-    wait_for(lambda: f"job {job_id} " in log.read_text() or "recovery round failed" in log.read_text(), "the late worker settled its list")
+    wait_until(lambda: f"job {job_id} " in log.read_text() or "recovery round failed" in log.read_text(), "the late worker settled its list")
     text = log.read_text()
     assert "recovery round failed" not in text and "Traceback" not in text, text
     assert "settled by another worker" in text, text
@@ -259,7 +259,7 @@ def test_an_accepted_action_handed_back_at_sigterm_before_it_starts_runs(cluster
     stopping = cluster.start_worker("--shutdown-timeout", "1")
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         answer = pool.submit(cluster.server.request, "PATCH", f"/stacks/kept/{stack_id}", {"parameters": {"label": "two"}})
-        wait_for(lambda: cluster.scalar("SELECT count(*) FROM procrastinate_jobs WHERE status = 'doing'") == 1, "the worker took the job")
+        wait_until(lambda: cluster.scalar("SELECT count(*) FROM procrastinate_jobs WHERE status = 'doing'") == 1, "the worker took the job")
         stopping.send_signal(signal.SIGTERM)
         assert stopping.wait(timeout=60) == 0
         assert cluster.scalar("SELECT status::text FROM procrastinate_jobs WHERE args->>'action' = 'UPDATE'") == "aborted"
@@ -267,7 +267,7 @@ def test_an_accepted_action_handed_back_at_sigterm_before_it_starts_runs(cluster
         cluster.start_worker()
         status, body = answer.result()
     assert status == 202, body
-    wait_for(lambda: cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=stack_id) == "UPDATE_COMPLETE", "the update ran")
+    wait_until(lambda: cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=stack_id) == "UPDATE_COMPLETE", "the update ran")
     assert cluster.wait("kept")["parameters"]["label"] == "two"
     assert stack_events(cluster, stack_id, "Stack UPDATE started") == 1
 
@@ -299,8 +299,8 @@ def test_an_accepted_scaling_signal_whose_worker_dies_before_it_acts_runs_once(c
     assert group_size(cluster, stack_id) == 1 and signal_events(cluster, stack_id) == []  # it never acted
 
     cluster.start_worker()
-    wait_for(lambda: signal_events(cluster, stack_id), "the signal ran")
-    wait_for(lambda: unfinished_jobs(cluster) == 0, "every job ended")
+    wait_until(lambda: signal_events(cluster, stack_id), "the signal ran")
+    wait_until(lambda: unfinished_jobs(cluster) == 0, "every job ended")
     assert group_size(cluster, stack_id) == 2
     assert signal_events(cluster, stack_id) == ["SIGNAL_COMPLETE"]
     # The dead worker's job went back to the queue and ran on the other worker; no

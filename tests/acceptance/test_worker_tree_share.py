@@ -19,7 +19,8 @@ import urllib.request
 
 import pytest
 
-from tests.support.workers import Cluster, stack_tree, wait_for
+from tests.support.waiting import wait_until
+from tests.support.workers import Cluster, stack_tree
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -99,18 +100,18 @@ def test_tree_share_another_projects_stack_is_created_while_a_big_tree_is_delete
         status, body = cluster.server.request("DELETE", f"/stacks/big/{big_id}")
         assert status == 204, body
         # The members' deletes have begun (the backlog, if any, is queued now).
-        wait_for(lambda: cluster.scalar("SELECT count(*) FROM events WHERE resource_action = 'DELETE' AND resource_status = 'IN_PROGRESS' AND resource_type = 'OS::Heat::TestResource'"), "the members' deletes began")
+        wait_until(lambda: cluster.scalar("SELECT count(*) FROM events WHERE resource_action = 'DELETE' AND resource_status = 'IN_PROGRESS' AND resource_type = 'OS::Heat::TestResource'"), "the members' deletes began")
         status, body = other_project(cluster, "POST", "/stacks", {"stack_name": "small", "template": SMALL})
         assert status == 201, body
         small_id = body["stack"]["id"]
-        wait_for(lambda: cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=small_id) in ("CREATE_COMPLETE", "CREATE_FAILED"), "the small stack was created", timeout=240)
+        wait_until(lambda: cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=small_id) in ("CREATE_COMPLETE", "CREATE_FAILED"), "the small stack was created", timeout_s=240)
         # Progress, not time: the small stack was made while the big tree was still
         # being deleted, most of it not yet gone.
         assert cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=small_id) == "CREATE_COMPLETE"
         assert cluster.scalar("SELECT action || '_' || status FROM stacks WHERE id = :id", id=big_id) == "DELETE_IN_PROGRESS"
         remaining = cluster.scalar("SELECT count(*) FROM stacks WHERE id IN :ids AND deleted_at IS NULL AND NOT (action = 'DELETE' AND status = 'COMPLETE')".replace(":ids", "(" + ",".join(f"'{i}'" for i in nested) + ")"))
         assert remaining > len(nested) // 2, f"only {remaining} of {len(nested)} nested stacks left"
-        wait_for(lambda: cluster.scalar("SELECT deleted_at FROM stacks WHERE id = :id", id=big_id) is not None, "the big tree was deleted", timeout=300)
+        wait_until(lambda: cluster.scalar("SELECT deleted_at FROM stacks WHERE id = :id", id=big_id) is not None, "the big tree was deleted", timeout_s=300)
     # The tree never held more than its share of the queue.
     assert 0 < tree_jobs.most <= SHARE, tree_jobs.most
     # Every nested stack of the tree went, each deleted once.

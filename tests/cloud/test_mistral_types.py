@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import time
 
 import pytest
 
@@ -21,6 +20,7 @@ from stoker.engine.states import Action
 from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 from stoker.template.errors import TemplateErrors
 from tests.support.stacks import from_data, states
+from tests.support.waiting import wait_until
 
 HOT = "2021-04-16"
 WAIT_S = 120
@@ -73,16 +73,6 @@ def executions(service, stack_name: str) -> list[dict]:
     output refers to it, so nothing stores it)."""
     shown = service.resource_attributes(service.get_stack(stack_name), "hello")
     return shown["executions"]
-
-
-def wait_for(what, condition, timeout_s: float = WAIT_S):
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = condition()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"{what} did not happen in {timeout_s:.0f} s"
-        time.sleep(1)
 
 
 ECHO_TASKS = [
@@ -139,9 +129,11 @@ def test_mistral_workflow_create_signal_update_delete(stacks, workflows):
 
     # A signal starts an execution with the signal's input over the template's.
     service.signal_resource(stack_name, "hello", {"input": {"greeting": "bonjour"}})
-    succeeded = wait_for(
-        "the execution's success",
+    succeeded = wait_until(
         lambda: [e for e in executions(service, stack_name) if e["state"] == "SUCCESS"],
+        "the execution's success",
+        WAIT_S,
+        interval_s=1,
     )
     assert len(succeeded) == 1
     execution = succeeded[0]
@@ -153,12 +145,14 @@ def test_mistral_workflow_create_signal_update_delete(stacks, workflows):
     assert mistral(workflows, "GET", f"/executions/{execution['id']}")["state"] == "SUCCESS"
     # Without input, the template's input.
     service.signal_resource(stack_name, "hello", {})
-    both = wait_for(
-        "the second execution's success",
+    both = wait_until(
         lambda: (
             [e for e in executions(service, stack_name) if e["state"] == "SUCCESS"][1:]
             and executions(service, stack_name)
         ),
+        "the second execution's success",
+        WAIT_S,
+        interval_s=1,
     )
     assert [e["output"] for e in both] == [{"said": "hello"}, {"said": "bonjour"}]
     # A signal naming an input the workflow does not have is refused, in Heat's words.
@@ -221,10 +215,12 @@ def test_mistral_cron_trigger_fires_then_is_deleted(stacks, workflows):
     def fired() -> list:
         return [e for e in executions_of(workflows, ids["hello"]) if e["state"] == "SUCCESS"]
 
-    ran = wait_for("the trigger's first execution", fired, 60)
+    ran = wait_until(fired, "the trigger's first execution", 60, interval_s=1)
     assert json.loads(ran[0]["input"]) == {"greeting": "tick"}
     assert json.loads(ran[0]["output"]) == {"said": "tick"}
-    assert wait_for("a count below 10", lambda: (shown()["remaining_executions"] or 10) < 10, 30)
+    assert wait_until(
+        lambda: (shown()["remaining_executions"] or 10) < 10, "a count below 10", 30, interval_s=1
+    )
 
     assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
     assert gone(workflows, f"/cron_triggers/{ids['every_5s']}")
@@ -508,9 +504,11 @@ def test_zaqar_mistral_trigger_starts_the_workflow_for_each_message(
     )
     assert posted.status_code == 201, posted.text
 
-    ran = wait_for(
-        "the execution the message started",
+    ran = wait_until(
         lambda: [e for e in executions_of(workflows, workflow) if e["state"] == "SUCCESS"],
+        "the execution the message started",
+        WAIT_S,
+        interval_s=1,
     )
     assert json.loads(ran[0]["output"]) == {"note": {"text": "from zaqar"}, "who": "zaqar"}
 
@@ -555,9 +553,11 @@ def test_mistral_workflow_alarm_url_starts_an_execution(openstack_cloud, workflo
         )
         with urllib.request.urlopen(request, timeout=60) as answer:
             assert answer.status in (200, 202, 204)
-        ran = wait_for(
-            "the alarm's execution",
+        ran = wait_until(
             lambda: [e for e in executions_of(workflows, found["name"]) if e["state"] == "SUCCESS"],
+            "the alarm's execution",
+            WAIT_S,
+            interval_s=1,
         )
         assert json.loads(ran[0]["output"]) == {"said": "alarm!"}
 

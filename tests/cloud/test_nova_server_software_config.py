@@ -20,6 +20,7 @@ from tests.cloud.test_nova_server import (  # noqa: F401 - admin_cloud and servi
     template,
 )
 from tests.support.stacks import from_data
+from tests.support.waiting import in_background
 
 
 def test_nova_server_user_data_from_a_software_config(admin_cloud, service):  # noqa: F811
@@ -49,7 +50,6 @@ def test_nova_server_with_software_config_gets_its_deployments(admin_cloud, serv
     (the metadata in cfn-init-data names the URL to poll), the deployments that target
     it are served there, and its signal completes them, as with Heat's POLL_TEMP_URL."""
     import json
-    import threading
     from urllib.parse import parse_qs, urlsplit
 
     suffix = secrets.token_hex(3)
@@ -60,9 +60,7 @@ def test_nova_server_with_software_config_gets_its_deployments(admin_cloud, serv
         "vm": server([{"network": {"get_resource": "net"}}], user_data_format="SOFTWARE_CONFIG"),
         "deployment": {"type": "OS::Heat::SoftwareDeployment", "properties": {"config": {"get_resource": "config"}, "server": {"get_resource": "vm"}}},
     }
-    result: dict = {}
-    thread = threading.Thread(target=lambda: result.setdefault("stack", service.create_stack(f"sc-{suffix}", from_data(template(resources)))))
-    thread.start()
+    thread, result = in_background(lambda: service.create_stack(f"sc-{suffix}", from_data(template(resources))))
 
     def capability(url: str) -> tuple[str, str]:
         parts = urlsplit(url)

@@ -14,7 +14,6 @@ snapshot's bytes back.
 from __future__ import annotations
 
 import secrets
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from tests.cloud import test_nova_server as nova
 from tests.cloud.fixture import server_outside_stoker
 from tests.cloud.test_nova_server import ids_of, network_resources, server, server_gone, template
 from tests.support.stacks import from_data
+from tests.support.waiting import wait_until
 
 # The fixtures of the server tests: the admin's cloud, and a service whose stacks are
 # deleted at the end whatever the test did.
@@ -36,13 +36,6 @@ SNAPSHOT_IMAGE_BYTES = 64 * 1024
 def image_gone(connection, image_id: str) -> bool:
     found = connection.image.find_image(image_id)
     return found is None or found.status == "deleted"
-
-
-def wait_until(condition, what: str, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} after {timeout_s:.0f} s"
-        time.sleep(1)
 
 
 def volume_file(cloud, volume_id: str) -> Path:
@@ -197,7 +190,7 @@ def test_snapshot_of_a_volume_is_a_backup_that_restore_brings_back(admin_cloud, 
 
         assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
         assert connection.block_storage.find_backup(second_backup) is None
-        wait_until(lambda: connection.block_storage.find_volume(volume_id) is None, f"volume {volume_id} is left")
+        wait_until(lambda: connection.block_storage.find_volume(volume_id) is None, f"volume {volume_id} to go")
     finally:
         for leftover in backups:
             found = connection.block_storage.find_backup(leftover)
@@ -263,7 +256,7 @@ def test_snapshot_of_an_attached_volume_restores_it_detached_and_attaches_it_bac
         assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
         assert connection.block_storage.find_backup(backup_id) is None
         assert list(connection.compute.volume_attachments(outside_server.id)) == []
-        wait_until(lambda: connection.block_storage.find_volume(volume_id) is None, f"volume {volume_id} is left")
+        wait_until(lambda: connection.block_storage.find_volume(volume_id) is None, f"volume {volume_id} to go")
     finally:
         found = connection.block_storage.find_backup(backup_id) if backup_id else None
         if found is not None and found.status in ("available", "error"):
@@ -329,7 +322,7 @@ def test_restoring_a_server_and_its_attached_volume_rebuilds_the_server_then_res
         assert image_gone(connection, image_id)
         assert connection.block_storage.find_backup(backup_id) is None
         assert server_gone(connection, server_id)
-        wait_until(lambda: connection.block_storage.find_volume(volume_id) is None, f"volume {volume_id} is left")
+        wait_until(lambda: connection.block_storage.find_volume(volume_id) is None, f"volume {volume_id} to go")
     finally:
         if image_id:
             connection.image.delete_image(image_id, ignore_missing=True)

@@ -13,7 +13,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -25,6 +24,7 @@ from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_s
 from stoker.service import Service
 from stoker.settings import Settings
 from tests.support.stacks import from_data
+from tests.support.waiting import finished, in_background
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
 WAIT_S = 120
@@ -67,27 +67,6 @@ def curl(curl_cli: str, body: dict) -> None:
         shell=True, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert completed.returncode == 0, completed.stdout + completed.stderr
-
-
-def in_background(run) -> tuple[threading.Thread, dict]:
-    result: dict = {}
-
-    def target() -> None:
-        try:
-            result["stack"] = run()
-        except Exception as error:  # noqa: BLE001 - shown by the test that joins
-            result["error"] = error
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    return thread, result
-
-
-def finished(thread: threading.Thread, result: dict):
-    thread.join(WAIT_S)
-    assert not thread.is_alive()
-    assert "error" not in result, result.get("error")
-    return result["stack"]
 
 
 def handle_curl(service, stack_name: str) -> str:

@@ -144,7 +144,7 @@ def test_locks_a_job_whose_lock_is_taken_over_stops_and_writes_nothing(make_serv
     service = make_service(database_url)
     service.engine.settings.lock_lease_s = 1.5  # the heartbeat looks every 0.5 s
     result = {}
-    worker = threading.Thread(target=lambda: result.update(stack=service.create_stack("taken", template(SLOW))))
+    worker = threading.Thread(target=lambda: result.update(stack=service.create_stack("taken", template(SLOW))), daemon=True)
     worker.start()
     deadline = time.monotonic() + 20
     while (stack := service.store.find_stack("taken")) is None or stack.status != "IN_PROGRESS":

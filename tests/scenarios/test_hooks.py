@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 
 from stoker.sdk.exceptions import ValidationError
 from tests.support.stacks import event_states, states, template
+from tests.support.waiting import finished, in_background, wait_until
 
 BODY = """
 heat_template_version: 2021-04-16
@@ -30,42 +28,30 @@ resource_registry:
 """
 
 
-def wait_for(predicate, deadline_s=30):
-    deadline = time.monotonic() + deadline_s
-    while not predicate():
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-
-
 def test_pre_create_hook_pauses_dependents_until_cleared(service):
-    result = {}
-    thread = threading.Thread(target=lambda: result.setdefault("stack", service.create_stack("h", template(BODY), [template(HOOKS, "env.yaml")])))
-    thread.start()
-    wait_for(lambda: service.store.find_stack("h") and any(r.hook == "pre-create" for r in service.list_resources("h")))
+    thread, result = in_background(lambda: service.create_stack("h", template(BODY), [template(HOOKS, "env.yaml")]))
+    wait_until(lambda: service.store.find_stack("h") and any(r.hook == "pre-create" for r in service.list_resources("h")), "the pre-create hook's pause")
     reasons = {e.resource_name: e.resource_status_reason for e in service.list_events("h")}
     assert reasons["gate"] == "CREATE paused until Hook pre-create is cleared"
     # Heat: waiting is not a state; the resource is still INIT_COMPLETE, so is the event.
     assert states(service, "h")["gate"] == "INIT_COMPLETE"
     assert event_states(service, "h", "gate") == ["INIT_COMPLETE"]
-    wait_for(lambda: {r.name: r.state for r in service.list_resources("h")}["free"] == "CREATE_COMPLETE")
+    wait_until(lambda: {r.name: r.state for r in service.list_resources("h")}["free"] == "CREATE_COMPLETE", "free created")
     assert {r.name: r.state for r in service.list_resources("h")}["behind"] == "INIT_COMPLETE"
     with pytest.raises(ValidationError, match="not waiting at hook pre-update"):
         service.clear_hook("h", "gate", "pre-update")
     service.signal_resource("h", "gate", {"unset_hook": "pre-create"})
-    thread.join(timeout=30)
-    assert result["stack"].state == "CREATE_COMPLETE"
+    assert finished(thread, result).state == "CREATE_COMPLETE"
     assert event_states(service, "h", "gate") == ["INIT_COMPLETE", "INIT_COMPLETE", "CREATE_IN_PROGRESS", "CREATE_COMPLETE"]
     reasons = [e.resource_status_reason for e in service.list_events("h", "gate")]
     assert reasons[1] == "Hook pre-create is cleared"
 
     # post-delete: the stack delete waits after gate is deleted, until cleared
-    thread = threading.Thread(target=lambda: result.update(deleted=service.delete_stack("h")))
-    thread.start()
     stack_id = service.get_stack("h").id
-    wait_for(lambda: any(r.hook == "post-delete" for r in service.store.list_resources(stack_id)))
+    thread, result = in_background(lambda: service.delete_stack("h"), "deleted")
+    wait_until(lambda: any(r.hook == "post-delete" for r in service.store.list_resources(stack_id)), "the post-delete hook's pause")
     service.clear_hook("h", "gate")
-    thread.join(timeout=30)
-    assert result["deleted"].state == "DELETE_COMPLETE"
+    assert finished(thread, result, "deleted").state == "DELETE_COMPLETE"
 
 
 UPDATE_HOOK = """
@@ -76,10 +62,8 @@ resource_registry:
 """
 
 
-def _update_in_thread(service, name, body, result):
-    thread = threading.Thread(target=lambda: result.update(stack=service.update_stack(name, template(body), [template(UPDATE_HOOK, "env.yaml")])))
-    thread.start()
-    return thread
+def _update_in_thread(service, name, body):
+    return in_background(lambda: service.update_stack(name, template(body), [template(UPDATE_HOOK, "env.yaml")]))
 
 
 def _paused(service, name, hook):
@@ -89,9 +73,8 @@ def _paused(service, name, hook):
 
 def test_pre_update_hook_stops_an_update_that_changes_nothing(service):
     service.create_stack("u", template(BODY))
-    result = {}
-    thread = _update_in_thread(service, "u", BODY, result)
-    wait_for(_paused(service, "u", "pre-update"))
+    thread, result = _update_in_thread(service, "u", BODY)
+    wait_until(_paused(service, "u", "pre-update"), "the pre-update hook's pause")
     # Heat: the resource keeps its previous state while it waits; the event is in it.
     assert states(service, "u")["gate"] == "CREATE_COMPLETE"
     paused = service.list_events("u", "gate")[-1]
@@ -99,8 +82,7 @@ def test_pre_update_hook_stops_an_update_that_changes_nothing(service):
     assert paused.resource_status_reason == "UPDATE paused until Hook pre-update is cleared"
     assert states(service, "u")["behind"] == "CREATE_COMPLETE"
     service.signal_resource("u", "gate", {"unset_hook": "pre-update"})
-    thread.join(timeout=30)
-    assert result["stack"].state == "UPDATE_COMPLETE"
+    assert finished(thread, result).state == "UPDATE_COMPLETE"
     cleared = service.list_events("u", "gate")[-1]
     assert (cleared.resource_action, cleared.resource_status, cleared.resource_status_reason) == ("CREATE", "COMPLETE", "Hook pre-update is cleared")
 
@@ -110,14 +92,12 @@ def test_pre_update_hook_stops_before_a_replacement_and_the_replacement_has_no_p
     old_id = next(r.physical_resource_id for r in service.list_resources("r") if r.name == "gate")
     replaced = BODY.replace("  gate:\n    type: OS::Heat::TestResource\n", "  gate:\n    type: OS::Heat::TestResource\n    properties: {update_replace_value: new}\n")
     assert replaced != BODY
-    result = {}
-    thread = _update_in_thread(service, "r", replaced, result)
-    wait_for(_paused(service, "r", "pre-update"))
+    thread, result = _update_in_thread(service, "r", replaced)
+    wait_until(_paused(service, "r", "pre-update"), "the pre-update hook's pause")
     assert states(service, "r")["gate"] == "CREATE_COMPLETE"
     service.signal_resource("r", "gate", {"unset_hook": "pre-update"})
-    thread.join(timeout=30)
     # The replacement is created during a stack update: Heat stops it at no pre-create hook.
-    assert result["stack"].state == "UPDATE_COMPLETE", result["stack"].status_reason
+    assert finished(thread, result).state == "UPDATE_COMPLETE", result["stack"].status_reason
     gate = next(r for r in service.list_resources("r") if r.name == "gate")
     assert gate.physical_resource_id != old_id
     reasons = [e.resource_status_reason for e in service.list_events("r", "gate")]

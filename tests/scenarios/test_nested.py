@@ -15,6 +15,7 @@ from stoker.engine.clock import FakeClock
 from stoker.sdk.exceptions import ValidationError
 from stoker.template.errors import TemplateErrors
 from tests.support.stacks import states, template
+from tests.support.waiting import finished, in_background, wait_until
 
 GROUP = """
 heat_template_version: 2021-04-16
@@ -573,9 +574,6 @@ def test_nested_stacks_inherit_the_registry_and_parameter_defaults_not_parameter
 
 
 def test_hooks_nest_by_resource_name(service):
-    import threading
-    import time
-
     body = """
     heat_template_version: 2021-04-16
     resources:
@@ -586,10 +584,7 @@ def test_hooks_nest_by_resource_name(service):
     """
     # The hook is on member 0 of the group, not on the top-level resource named 0.
     hooks = 'resource_registry:\n  resources:\n    gr*:\n      "0": {hooks: pre-create}\n'
-    result = {}
-    thread = threading.Thread(target=lambda: result.update(stack=service.create_stack("hooked", template(body), [template(hooks, "env.yaml")])))
-    thread.start()
-    deadline = time.monotonic() + 30
+    thread, result = in_background(lambda: service.create_stack("hooked", template(body), [template(hooks, "env.yaml")]))
 
     def waiting_member():
         stack = service.store.find_stack("hooked")
@@ -600,13 +595,10 @@ def test_hooks_nest_by_resource_name(service):
         members = {r.name: r for r in service.store.list_resources(record.physical_resource_id) if r.current}
         return record.physical_resource_id if members.get("0") and members["0"].hook == "pre-create" else None
 
-    while (child_id := waiting_member()) is None:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    child_id = wait_until(waiting_member, "member 0's pre-create hook's pause", interval_s=0.05)
     assert {r.name: r.state for r in service.list_resources("hooked")}["0"] == "CREATE_COMPLETE"
     service.clear_hook(child_id, "0", "pre-create")
-    thread.join(timeout=30)
-    assert result["stack"].state == "CREATE_COMPLETE", result["stack"].status_reason
+    assert finished(thread, result).state == "CREATE_COMPLETE", result["stack"].status_reason
 
 
 # -- the resource limit counts the whole tree (issue 26) --------------------------------

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 
 from stoker.sdk.exceptions import ValidationError
 from tests.support.stacks import event_states, states, template
+from tests.support.waiting import finished, in_background, wait_until
 
 V1 = """
 heat_template_version: 2021-04-16
@@ -70,38 +68,15 @@ def test_failed_update_without_rollback_stays_failed(service):
     assert stack.state == "UPDATE_FAILED"
 
 
-def _run_in_thread(function):
-    result = {}
-
-    def target():
-        result["stack"] = function()
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    return thread, result
-
-
-def _wait_for_state(service, name, state, deadline_s=30):
-    deadline = time.monotonic() + deadline_s
-    while service.get_stack(name).state != state:
-        assert time.monotonic() < deadline, service.get_stack(name).state
-        time.sleep(0.05)
-
-
 @pytest.mark.parametrize("rollback", [True, False], ids=["rollback", "no-rollback"])
 def test_cancel_update_in_progress(service, rollback):
     service.create_stack("c", template(V1))
     hanging = V1.replace("properties: {value: {get_param: word}}", "properties: {value: {get_param: word}, wait_secs: -1}")
-    thread, result = _run_in_thread(lambda: service.update_stack("c", template(hanging), parameters={"word": "two"}))
-    _wait_for_state(service, "c", "UPDATE_IN_PROGRESS")
-    deadline = time.monotonic() + 30
-    while not any(e.resource_name == "edit" and e.resource_action == "UPDATE" for e in service.list_events("c")):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    thread, result = in_background(lambda: service.update_stack("c", template(hanging), parameters={"word": "two"}))
+    wait_until(lambda: service.get_stack("c").state == "UPDATE_IN_PROGRESS", lambda: f"the update to start (stack {service.get_stack('c').state})", interval_s=0.05)
+    wait_until(lambda: any(e.resource_name == "edit" and e.resource_action == "UPDATE" for e in service.list_events("c")), "edit's update to start", interval_s=0.05)
     service.cancel_stack("c", rollback=rollback)
-    thread.join(timeout=60)
-    assert not thread.is_alive()
-    stack = result["stack"]
+    stack = finished(thread, result)
     edit = next(r for r in service.list_resources("c") if r.name == "edit")
     if rollback:
         assert stack.state == "ROLLBACK_COMPLETE", stack.status_reason

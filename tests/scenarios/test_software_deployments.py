@@ -8,8 +8,6 @@ refused."""
 
 from __future__ import annotations
 
-import threading
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -19,6 +17,7 @@ from stoker.engine.signals import SignalCredentialError
 from stoker.engine.states import Action
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from tests.support.stacks import template
+from tests.support.waiting import finished, in_background, wait_until
 
 DEPLOYED = """
 heat_template_version: 2016-10-14
@@ -67,34 +66,6 @@ def resource(service, stack: str, name: str):
     return next(r for r in service.list_resources(stack) if r.name == name and r.current)
 
 
-def wait_for(predicate, deadline_s: float = 30) -> None:
-    deadline = time.monotonic() + deadline_s
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
-def in_background(run) -> tuple[threading.Thread, dict]:
-    result: dict = {}
-
-    def target() -> None:
-        try:
-            result["stack"] = run()
-        except Exception as error:  # noqa: BLE001 - shown by the test that joins
-            result["error"] = error
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    return thread, result
-
-
-def finished(thread: threading.Thread, result: dict):
-    thread.join(60)
-    assert not thread.is_alive()
-    assert "error" not in result, result.get("error")
-    return result["stack"]
-
-
 def capability(url: str) -> tuple[str, str]:
     """(credential id, secret) of a stoker capability URL."""
     parts = urlsplit(url)
@@ -130,7 +101,7 @@ class Agent:
                 return False  # not created yet, or no polling URL yet
             return len(found) >= count and (action is None or all(inputs(d)["deploy_action"] == action for d in found))
 
-        wait_for(ready)
+        wait_until(ready, f"{count} deployment(s) of the server", interval_s=0.05)
         return self.deployments()
 
     def signal(self, deployment: dict, details: dict) -> dict:

@@ -5,7 +5,6 @@ delete, and the refusals (unserved transports, wrong or revoked credentials)."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 import pytest
@@ -15,6 +14,7 @@ from stoker.engine.clock import FakeClock
 from stoker.engine.signals import SignalCredentialError
 from stoker.resources.heat.wait_condition_handle import SignalRejectedError
 from tests.support.stacks import template
+from tests.support.waiting import finished, in_background, wait_until
 
 HANDLE = """
 heat_template_version: 2021-04-16
@@ -80,27 +80,6 @@ def resource(service, stack: str, name: str):
     return next(r for r in service.list_resources(stack) if r.name == name)
 
 
-def wait_for(predicate, deadline_s: float = 30) -> None:
-    """Until ``predicate`` holds; a resource not stored yet (``resource`` finds none: the
-    stack's row is written before its resources' rows) is not there yet, not an error."""
-    deadline = time.monotonic() + deadline_s
-    while True:
-        try:
-            if predicate():
-                return
-        except StopIteration:
-            pass
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
-def in_background(run) -> tuple[threading.Thread, dict]:
-    result: dict = {}
-    thread = threading.Thread(target=lambda: result.setdefault("stack", run()))
-    thread.start()
-    return thread, result
-
-
 def test_wait_condition_handle_token_attributes_and_credential(service):
     stack = service.create_stack("h", template(HANDLE))
     assert stack.state == "CREATE_COMPLETE", stack.status_reason
@@ -130,15 +109,14 @@ def test_wait_condition_handle_zaqar_signal_without_a_cloud_fails_naming_it(serv
 
 def test_wait_condition_completes_at_count_success_signals(service):
     thread, result = in_background(lambda: service.create_stack("w", template(WAITING)))
-    wait_for(lambda: service.store.find_stack("w") and resource(service, "w", "wait").state == "CREATE_IN_PROGRESS")
+    wait_until(lambda: service.store.find_stack("w") and resource(service, "w", "wait").state == "CREATE_IN_PROGRESS", "the wait to begin", interval_s=0.05, ignoring=(StopIteration,))
     service.signal_resource("w", "handle", {"status": "SUCCESS", "data": "one"})
     # a repeat of signal 1 (same id) is not a second signal
     service.signal_resource("w", "handle", {"status": "SUCCESS", "data": "one", "id": "1"})
     time.sleep(0.3)
     assert resource(service, "w", "wait").state == "CREATE_IN_PROGRESS"
     service.signal_resource("w", "handle", {"status": "SUCCESS", "data": "two", "id": "second", "reason": "done"})
-    thread.join(timeout=30)
-    assert result["stack"].state == "CREATE_COMPLETE", result["stack"].status_reason
+    assert finished(thread, result).state == "CREATE_COMPLETE", result["stack"].status_reason
     assert json.loads(outputs(service, "w")["data"]) == {"1": "one", "second": "two"}
     reasons = [e.resource_status_reason for e in service.list_events("w", "handle") if e.resource_action == "SIGNAL"]
     assert reasons == ["Signal: status:SUCCESS reason:Signal 1 received"] * 2 + ["Signal: status:SUCCESS reason:done"]
@@ -235,7 +213,7 @@ def test_wrong_token_is_refused_and_delete_revokes_the_credential(service):
 
 def test_cfn_handle_url_signals_its_wait_condition(service):
     thread, result = in_background(lambda: service.create_stack("cfn", template(CFN), parameters={"Count": 2}))
-    wait_for(lambda: service.store.find_stack("cfn") and resource(service, "cfn", "Wait").state == "CREATE_IN_PROGRESS")
+    wait_until(lambda: service.store.find_stack("cfn") and resource(service, "cfn", "Wait").state == "CREATE_IN_PROGRESS", "the wait to begin", interval_s=0.05, ignoring=(StopIteration,))
     url = service.resource_attributes(service.get_stack("cfn"), "Handle")  # no attributes: the reference is the URL
     assert url == {}
     handle = resource(service, "cfn", "Handle")
@@ -252,8 +230,7 @@ def test_cfn_handle_url_signals_its_wait_condition(service):
     with pytest.raises(SignalRejectedError):
         service.signal_by_capability(credential_id, secret, {"Status": "SUCCESS"})
     service.signal_by_capability(credential_id, secret, {**body, "UniqueId": "i-2", "Data": "second"})
-    thread.join(timeout=30)
-    assert result["stack"].state == "CREATE_COMPLETE", result["stack"].status_reason
+    assert finished(thread, result).state == "CREATE_COMPLETE", result["stack"].status_reason
     assert json.loads(outputs(service, "cfn")["Data"]) == {"i-1": "first", "i-2": "second"}
     assert secret not in json.dumps(handle.data)
     assert service.delete_stack("cfn").state == "DELETE_COMPLETE"
@@ -267,10 +244,9 @@ def test_wait_condition_update_of_count_waits_again(service):
     assert service.update_stack("u", template(WAITING), parameters={"count": 1}).state == "UPDATE_COMPLETE"
     wait = resource(service, "u", "wait")
     thread, result = in_background(lambda: service.update_stack("u", template(WAITING), parameters={"count": 2}))
-    wait_for(lambda: resource(service, "u", "wait").state == "UPDATE_IN_PROGRESS")
+    wait_until(lambda: resource(service, "u", "wait").state == "UPDATE_IN_PROGRESS", "the update's wait to begin", interval_s=0.05, ignoring=(StopIteration,))
     service.signal_resource("u", "handle", {"id": "b"})
-    thread.join(timeout=30)
-    assert result["stack"].state == "UPDATE_COMPLETE", result["stack"].status_reason
+    assert finished(thread, result).state == "UPDATE_COMPLETE", result["stack"].status_reason
     assert resource(service, "u", "wait").uuid == wait.uuid  # in place
 
 
@@ -291,22 +267,20 @@ resources:
 
 def test_update_wait_condition_handle_is_replaced_at_every_update(service):
     thread, result = in_background(lambda: service.create_stack("uw", template(UPDATE_HANDLE)))
-    wait_for(lambda: service.store.find_stack("uw") and resource(service, "uw", "wait").state == "CREATE_IN_PROGRESS")
+    wait_until(lambda: service.store.find_stack("uw") and resource(service, "uw", "wait").state == "CREATE_IN_PROGRESS", "the wait to begin", interval_s=0.05, ignoring=(StopIteration,))
     first = resource(service, "uw", "handle")
     url = service.engine.load_runtime(service.get_stack("uw")).resource_reference("handle")
     credential_id, secret = url.split("/waitcondition/")[1].split("?secret=")
     service.signal_by_capability(credential_id, secret, {"Status": "SUCCESS", "Reason": "r", "UniqueId": "1", "Data": "d"})
-    thread.join(timeout=30)
-    assert result["stack"].state == "CREATE_COMPLETE", result["stack"].status_reason
+    assert finished(thread, result).state == "CREATE_COMPLETE", result["stack"].status_reason
     # An update with nothing changed still makes a new handle, and the wait waits again.
     thread, result = in_background(lambda: service.update_stack("uw", template(UPDATE_HANDLE)))
-    wait_for(lambda: resource(service, "uw", "handle").uuid != first.uuid and resource(service, "uw", "wait").state.endswith("IN_PROGRESS"))
+    wait_until(lambda: resource(service, "uw", "handle").uuid != first.uuid and resource(service, "uw", "wait").state.endswith("IN_PROGRESS"), "a new handle and the wait again", interval_s=0.05, ignoring=(StopIteration,))
     url2 = service.engine.load_runtime(service.get_stack("uw")).resource_reference("handle")
     assert url2 != url
     credential_id2, secret2 = url2.split("/waitcondition/")[1].split("?secret=")
     service.signal_by_capability(credential_id2, secret2, {"Status": "SUCCESS", "Reason": "r", "UniqueId": "1", "Data": "d2"})
-    thread.join(timeout=30)
-    assert result["stack"].state == "UPDATE_COMPLETE", result["stack"].status_reason
+    assert finished(thread, result).state == "UPDATE_COMPLETE", result["stack"].status_reason
     # the old handle's credential went with it
     with pytest.raises(SignalCredentialError):
         service.signal_by_capability(credential_id, secret, {"Status": "SUCCESS", "Reason": "r", "UniqueId": "2", "Data": "d"})

@@ -16,6 +16,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from tests.support.waiting import HANG_GUARD_S, settled, wait_until
+
 STOKER = str(Path(sys.executable).with_name("stoker"))
 TENANT = "demo"
 
@@ -91,14 +93,14 @@ class Server:
             except ValueError:
                 return error.code, text.decode(errors="replace")
 
-    def wait_for(self, stack: str, done=lambda status: not status.endswith("IN_PROGRESS"), timeout: float = 60) -> dict:
+    def wait_for(self, stack: str, done=settled, timeout: float = HANG_GUARD_S) -> dict:
         """Poll a stack (deleted ones too) until ``done(stack_status)``; returns it."""
-        deadline = time.monotonic() + timeout
-        while True:
+        seen: list[dict | None] = [None]
+
+        def check() -> dict | None:
             status, body = self.request("GET", f"/stacks?id={stack}&show_deleted=true")
             assert status == 200, body
-            found = body["stacks"][0] if body["stacks"] else None
-            if found is not None and done(found["stack_status"]):
-                return found
-            assert time.monotonic() < deadline, f"{stack}: {found and found['stack_status']}"
-            time.sleep(0.1)
+            seen[0] = found = body["stacks"][0] if body["stacks"] else None
+            return found if found is not None and done(found["stack_status"]) else None
+
+        return wait_until(check, lambda: f"{stack}: {seen[0] and seen[0]['stack_status']}", timeout, interval_s=0.1)

@@ -7,16 +7,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import sqlalchemy as sa
 from cryptography.fernet import Fernet
 
 from tests.support.server import STOKER, Server
+from tests.support.waiting import settled, wait_until
 
 
 class Cluster:
@@ -51,17 +49,16 @@ class Cluster:
         return process
 
     def wait(self, name: str, timeout: float = 240) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
+        """The stack ``name`` once its action ended (deleted: gone by name)."""
+
+        def ended() -> dict | None:
             status, body = self.server.request("GET", f"/stacks/{name}")
             if status == 404:
                 return {"stack_status": "DELETE_COMPLETE"}
             assert status == 200, body
-            stack = body["stack"]
-            if not stack["stack_status"].endswith("IN_PROGRESS"):
-                return stack
-            assert time.monotonic() < deadline, stack
-            time.sleep(0.5)
+            return body["stack"] if settled(body["stack"]["stack_status"]) else None
+
+        return wait_until(ended, f"stack {name}", timeout, interval_s=0.5)
 
     def stop(self) -> None:
         for process, _ in self.workers:
@@ -106,10 +103,7 @@ def started_actions(cluster: Cluster, name: str) -> Counter:
 
 def wait_until_held_by(cluster: Cluster, worker: subprocess.Popen) -> None:
     """Until ``worker`` holds the (one) stack's lock: it runs the action."""
-    deadline = time.monotonic() + 60
-    while cluster.scalar("SELECT pid FROM stack_locks") != worker.pid:
-        assert time.monotonic() < deadline, "the worker never took the stack"
-        time.sleep(0.2)
+    wait_until(lambda: cluster.scalar("SELECT pid FROM stack_locks") == worker.pid, "the worker to take the stack")
 
 
 def stack_tree(cluster: Cluster, stack_id: str) -> list[str]:
@@ -124,17 +118,6 @@ def stack_tree(cluster: Cluster, stack_id: str) -> list[str]:
             return found
     finally:
         engine.dispose()
-
-
-def wait_for(condition: Callable[[], Any], what: str, timeout: float = 90) -> Any:
-    """Until ``condition()`` is true (returned), for at most ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = condition()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.2)
 
 
 def process_stopped(process: subprocess.Popen) -> bool:
