@@ -30,7 +30,6 @@ from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import event_feed, locks, tables
 from stoker.store.connection_loss import reads
-from stoker.store.stale import StaleRead
 from stoker.store.events import EventRepository
 from stoker.store.locks import Fence, LockHolder
 from stoker.store.records import (
@@ -45,6 +44,7 @@ from stoker.store.sealing import Sealer, attach
 from stoker.store.serving import ServingRepository
 from stoker.store.signals import SignalRepository
 from stoker.store.software_configs import SoftwareConfigRepository
+from stoker.store.stale import StaleRead
 from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
 HEAD_REVISION = "0014_embedded_project"
