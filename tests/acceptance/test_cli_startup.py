@@ -1,8 +1,9 @@
 """What an embedded ``stoker`` read loads before it answers: never the API server
 (starlette, uvicorn, stoker.api's app and routes, oslo.policy, keystonemiddleware), the
-cloud SDK (openstacksdk, keystoneauth1) or the job queue, which no read uses; and a read
-answered from the store alone (stack list, event list) no resource plugin either, since
-the service builds its registry and engine on first use (service.py).
+cloud SDK (openstacksdk, keystoneauth1) or the job queue, which no read uses, nor yaql
+for a template without a yaql function; and a read answered from the store alone (stack
+list, event list) no resource plugin either, since the service builds its registry and
+engine on first use (service.py).
 
 Each read runs as a real command in a fresh Python process, on a real SQLite store that
 holds a stack made by ``stoker stack create``; the process prints the modules it ended
@@ -38,7 +39,8 @@ outputs:
 """
 
 # Top-level packages no read uses: the API server, the policy engine, Keystone's
-# middleware, the cloud SDK and its auth library, the job queue.
+# middleware, the cloud SDK and its auth library, the job queue; and yaql, which only a
+# template with a yaql function needs (this stack's has none).
 NOT_FOR_READS = (
     "starlette",
     "uvicorn",
@@ -47,6 +49,7 @@ NOT_FOR_READS = (
     "openstack",
     "keystoneauth1",
     "procrastinate",
+    "yaql",
 )
 # Of stoker's own API package a read takes only the views it shares with the server
 # (the bodies it prints); the app, routes, auth and policy are the server's.
