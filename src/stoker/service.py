@@ -30,7 +30,8 @@ from stoker.identifiers import new_id
 from stoker.masking import HiddenValues
 from stoker.reads import StackReads
 from stoker.resource_actions import ResourceActions
-from stoker.resources import builtin_client_mapping, builtin_constraint_mapping, builtin_mapping
+from stoker.resources import builtin_client_mapping, builtin_constraint_mapping
+from stoker.resources.index import BUILTIN_TYPES
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
 from stoker.serving import Serving
 from stoker.settings import DEFAULT_PUBLIC_URL, Settings
@@ -54,7 +55,9 @@ from stoker.template.hot import Template
 
 def build_registry(settings: Settings) -> ResourceRegistry:
     registry = ResourceRegistry()
-    registry.register_mapping(builtin_mapping(), "stoker.resources", builtin=True)
+    # The built-in types by name; each module is imported when a stack first uses one
+    # of its types (resources/index.py).
+    registry.register_index(BUILTIN_TYPES)
     registry.clients.register_mapping(builtin_client_mapping(), "stoker.resources")
     registry.constraints.update(builtin_constraint_mapping())
     load_plugin_dirs(registry, settings.plugin_dirs)
