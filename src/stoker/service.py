@@ -6,7 +6,6 @@ jobs; jobs run in the engine. Read operations go to the store.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -86,22 +85,11 @@ class Service(ResourceActions, Serving, StackReads):
         evaluation_limits.configure(self.settings)
         self.store = Store(self.settings.database_url, Sealer.for_database(self.settings.database_url, self.settings.encryption_keys, self.settings.encrypt_parameters_and_properties))
         self.store.migrate()
-        self._clock = clock
-        # Where jobs run and whom they act for (serving.py): here, with the settings' cloud.
-        self._init_serving()
-
-    # The registry and the engine are built on first use: importing every resource
-    # plugin and reading the global environment is most of a command's start, and a
-    # read answered from the store alone (stack list, resource list, event list) needs
-    # neither. A command that acts, or evaluates a stored template, builds them as before.
-
-    @functools.cached_property
-    def registry(self) -> ResourceRegistry:
-        return build_registry(self.settings)
-
-    @functools.cached_property
-    def engine(self) -> Engine:
-        return Engine(
+        # The built-in types' modules are imported when a stack first uses one of their
+        # types (resources/index.py): building the registry and the engine costs a read
+        # about 10 ms; plugin directories are loaded here, their problems reported at once.
+        self.registry = build_registry(self.settings)
+        self.engine = Engine(
             self.store,
             self.registry,
             EngineSettings(
@@ -114,12 +102,13 @@ class Service(ResourceActions, Serving, StackReads):
                 public_url=self.settings.public_url or DEFAULT_PUBLIC_URL,
                 lock_lease_s=self.settings.lock_lease_s,
             ),
-            self._clock,
+            clock,
         )
+        # Where jobs run and whom they act for (serving.py): here, with the settings' cloud.
+        self._init_serving()
 
     def close(self) -> None:
-        if "engine" in self.__dict__:  # built (cached_property keeps it there)
-            self.engine.close()
+        self.engine.close()
         self.store.close()
         self._release_cloud_source()
 

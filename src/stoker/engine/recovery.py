@@ -33,9 +33,9 @@ from stoker.store.repository import utcnow
 
 
 def abandoned_with_holders(store: Store) -> list[tuple[StackRecord, LockHolder | None]]:
-    """The abandoned stacks, each with its lock's dead holder (None: no lock row). Read
-    from the store alone, so a command that only reads can say which stacks wait for
-    recovery without building an engine."""
+    """The abandoned stacks, each with its lock's dead holder (None: no lock row), read
+    from the store alone: what a command that only reads needs to say which stacks wait
+    for recovery."""
     now = utcnow()
     found = []
     for stack in store.stacks_unfinished():
