@@ -19,11 +19,11 @@ Every process compiles its modules once into a private bytecode cache
 files: with PYTHONDONTWRITEBYTECODE set, an editable install would otherwise compile
 all of stoker on every run while the floor's libraries load their cached bytecode.
 
-Last measured (2026-11-28, two shared cores, minimum of 9 runs): floor 0.16 s; stack
-list 0.32 s, show 0.35 s, output show 0.33 s, resource list 0.34 s, event list 0.32 s
-(1.9-2.1x the floor; with one core kept busy, minimum of 5: 2.1-2.2x). Before the
-registry and engine were built on first use, the plugin modules imported from an index
-and yaql on first use: 0.39-0.42 s (2.3-2.4x) by this same measure.
+Last measured (2026-11-28, two cores shared with other work, minimum of 9 runs, three
+runs): floor 0.16-0.20 s; stack list 0.32-0.41 s, show 0.35-0.38 s, output show
+0.33-0.40 s, resource list 0.34-0.36 s, event list 0.32 s: 1.6-2.1x the floor of the
+same run. Before the plugin modules were imported from an index and yaql on first use
+(main at c6ff6fd, same measure, same hour): 0.38-0.42 s, 2.3-2.6x.
 
     .venv/bin/python bench/cli_startup.py          # R = 5
     .venv/bin/python bench/cli_startup.py --runs 9
