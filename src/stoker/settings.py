@@ -21,6 +21,21 @@ def default_database_url() -> str:
     return f"sqlite:///{base / 'stoker' / 'stoker.sqlite'}"
 
 
+def store_directory(database_url: str) -> Path:
+    """Where the files that belong with a store live (its encryption key, the embedded
+    engine's log): beside an SQLite database file; otherwise stoker's data directory."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        url = make_url(database_url)
+    except Exception:  # noqa: BLE001 - an odd URL is the store's error to report
+        url = None
+    if url is not None and url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        return Path(url.database).expanduser().resolve().parent
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "stoker"
+
+
 @dataclass
 class Settings:
     database_url: str = field(default_factory=default_database_url)

@@ -56,10 +56,15 @@ class Command:
         )  # fmt: skip
 
     def run(self, *command: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run(
+        result = subprocess.run(
             [STOKER, *self.arguments, *command],
             env=self.environment, capture_output=True, text=True, timeout=WAIT_S, check=False, cwd=cwd,
         )  # fmt: skip
+        log = Path(self.url.removeprefix("sqlite:///")).with_name("stoker.log")
+        if result.returncode != 0 and log.exists():
+            # A plugin's unexpected error: its traceback is in the engine's log (engine_log.py).
+            result.stderr += f"\n--- {log} ---\n{log.read_text()}"
+        return result
 
     def row(self, stack: str, resource: str):
         service = Service(Settings(database_url=self.url))

@@ -109,6 +109,64 @@ def test_event_hub_ends_a_reader_at_its_stack_deleted(store: Store) -> None:
     asyncio.run(scenario())
 
 
+def test_event_hub_a_stream_joining_a_watch_ends_on_its_own_action_not_a_page_from_before(store: Store) -> None:
+    """A dashboard's stream keeps the stack's watch open; a stream opened right after a
+    suspend was accepted (the stack already SUSPEND_IN_PROGRESS) joins that watch, whose
+    latest page was read before the suspend: it must not end on that page's
+    CREATE_COMPLETE (the CLI printed SUSPEND_IN_PROGRESS and returned), only on a page
+    read after it came, once the suspend is COMPLETE."""
+    stack = make_stack(store)
+    store.update_stack(stack.id, make_event(stack.id, stack.name, action="CREATE", status="COMPLETE"), action="CREATE", status="COMPLETE")
+
+    def terminal(root) -> bool:
+        return root.status != "IN_PROGRESS"
+
+    async def scenario() -> None:
+        # Pages two seconds apart: the suspend is recorded and the CLI's stream joins
+        # between two of them.
+        streams = EventStreams(-1, poll_interval_s=2.0)
+        dashboard = join(streams, store, stack.id, anyio.Event())
+        dashboard_polls = dashboard.polls()
+        with anyio.fail_after(60):
+            while dashboard.watch.latest is None:
+                await asyncio.sleep(0.01)
+        assert dashboard.watch.latest.page.root.status == "COMPLETE"
+        await asyncio.to_thread(
+            store.update_stack, stack.id, make_event(stack.id, stack.name, action="SUSPEND"), action="SUSPEND", status="IN_PROGRESS"
+        )
+        head = store.event_feed_head(stack.id, DEPTH)[0]
+
+        def read_page(cursor):
+            return store.event_page(stack.id, cursor, DEPTH)
+
+        cli = streams.join(
+            (stack.id, DEPTH),
+            lambda: head,
+            read_page,
+            lambda cursor, upto: store.event_page(stack.id, cursor, DEPTH, upto=upto),
+            Feed(read_page, head, terminal),
+            anyio.Event(),
+        )
+        assert cli.watch is dashboard.watch
+        polls = cli.polls()
+        with anyio.fail_after(60):
+            first = await polls.__anext__()
+        assert not first.ended, f"ended on a page read before it joined: {first.final}"
+        await asyncio.to_thread(
+            store.update_stack, stack.id, make_event(stack.id, stack.name, action="SUSPEND", status="COMPLETE"), action="SUSPEND", status="COMPLETE"
+        )
+        with anyio.fail_after(60):
+            async for polled in polls:
+                if polled.ended:
+                    assert (polled.final.action, polled.final.status) == ("SUSPEND", "COMPLETE")
+                    break
+        for reader, reader_polls in ((cli, polls), (dashboard, dashboard_polls)):
+            await reader_polls.aclose()
+            streams.leave(reader)
+
+    asyncio.run(scenario())
+
+
 def drop_the_events_table(store: Store) -> None:
     """PostgreSQL may pick the DROP as a deadlock's victim while the streams' poller
     reads the table: the drop is repeated until it is done."""

@@ -108,6 +108,10 @@ class Watch:
         self.failed = False
         self.closed = False
         self.task: asyncio.Task[None] | None = None
+        # The number of the latest page whose read has started (on the loop, before the
+        # read): a reader that joins now may take the end of its stream only from a later
+        # page, read after the action it watches was recorded (Reader.joined).
+        self.started = 0
 
     async def run(self, forget: Callable[[Watch], None]) -> None:
         try:
@@ -115,8 +119,9 @@ class Watch:
             self.base = cursor
             number, last_state = 0, None
             while self.readers:
-                page = await anyio.to_thread.run_sync(self._read_page, cursor)
                 number += 1
+                self.started = number
+                page = await anyio.to_thread.run_sync(self._read_page, cursor)
                 if page.events:
                     cursor = page.events[-1][0]
                 delivery = Delivery(number, page, cursor)
@@ -159,7 +164,13 @@ class Reader:
         self.wake = asyncio.Event()
         # The number of the last page of the watch taken.
         self.seen = 0
-        # Woken by every poll: until it has taken one, and while its end is coming.
+        # Pages up to this one were read (or began to be) before this reader joined: their
+        # events count, but not their stack's state, which may be from before the action
+        # this stream was opened for (a stream opened right after a suspend was accepted
+        # would end at once on a page that still showed the last action's COMPLETE).
+        self.joined = watch.started
+        # Woken by every poll: until it has taken one read since it joined, and while its
+        # end is coming.
         self.eager = True
 
     def _behind(self) -> bool:
@@ -197,13 +208,13 @@ class Reader:
             if pending:
                 events = []
                 for delivery in pending:
-                    polled = self.feed.take(delivery.page)
+                    polled = self.feed.take(delivery.page, may_end=delivery.number > self.joined)
                     self.seen = delivery.number
                     events.extend(polled.events)
                     if polled.ended:
                         yield FeedPoll(events, more=False, ended=True, final=polled.final)
                         return
-                self.eager = self.feed.ending
+                self.eager = self.feed.ending or self.seen <= self.joined
                 yield FeedPoll(events, more=False)
                 continue
             if watch.closed:

@@ -86,6 +86,9 @@ class EmbeddedBackend(Backend):
         which stacks wait for that."""
         import os
 
+        from stoker.cli import engine_log
+
+        engine_log.send_to_file(settings.database_url)
         service = Service(settings)
         abandoned = service.abandoned_stacks()
         recovered: list[StackRecord] = []

@@ -50,6 +50,12 @@ class ActionContext:
 
 LOG = logging.getLogger(__name__)
 
+# Exceptions a handler raises only by a mistake of its own or of a library it calls (a
+# plugin refuses a value with ValueError or a StokerError, the cloud with the SDK's errors):
+# their tracebacks go to the engine's log.
+PLUGIN_BUGS = (AttributeError, LookupError, NameError, TypeError, AssertionError, RuntimeError)
+
+
 def failure_reason(name: str, error: BaseException) -> str:
     """Heat's form: ``ValueError: resources.<name>: <message>``."""
     if isinstance(error, ResourceFailure):
@@ -59,6 +65,10 @@ def failure_reason(name: str, error: BaseException) -> str:
         if not error.path:
             text = f"resources.{name}: {text}"
         return f"{type(error).__name__}: {text}"
+    if isinstance(error, PLUGIN_BUGS) and not type(error).__module__.startswith("stoker."):
+        # Not a refusal of the cloud or of the template: a bug in the plugin or in a library
+        # it calls. The reason says what; the engine's log keeps where (the traceback).
+        LOG.error("resource %s failed by an unexpected %s", name, type(error).__name__, exc_info=error)
     # A database error without its SQL and parameters (they may quote a hidden value).
     return f"{type(error).__name__}: resources.{name}: {database_text(error) or error}"
 

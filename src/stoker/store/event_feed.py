@@ -256,11 +256,14 @@ class Feed:
             self.after = upto
         return [FeedEvent(cursor, event, paths.get(event.stack_id, ())) for cursor, event in fresh if cursor.id not in self.skip]
 
-    def take(self, page: EventPage) -> FeedPoll:
+    def take(self, page: EventPage, may_end: bool = True) -> FeedPoll:
         """One poll's page: read after this reader's position (``read_page``'s), or
         after an earlier one by a reader sharing its pages, whose events this reader
-        has up to where the page starts."""
+        has up to where the page starts. ``may_end``: False for a shared page read
+        before this reader came, whose root state may predate what the reader waits for."""
         found = self.take_events(page)
+        if not may_end and self._ending is None:
+            return FeedPoll(found, more=page.full)
         if self._ending is None and (
             page.root is None or page.root.deleted_at is not None or (not page.busy and self.stop_when(page.root))
         ):

@@ -39,10 +39,10 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.engine import make_url
 from sqlalchemy.types import TypeDecorator
 
 from stoker.sdk.exceptions import StokerError
+from stoker.settings import store_directory
 
 SEALED = "$sealed"
 KEY_VARIABLE = "STOKER_ENCRYPTION_KEY"
@@ -58,14 +58,7 @@ def is_sealed(value: Any) -> bool:
 
 def default_key_file(database_url: str) -> Path:
     """``encryption.key`` beside an SQLite database file; otherwise in stoker's data directory."""
-    try:
-        url = make_url(database_url)
-    except Exception:  # noqa: BLE001 - an odd URL is the store's error to report
-        url = None
-    if url is not None and url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-        return Path(url.database).expanduser().resolve().parent / "encryption.key"
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "stoker" / "encryption.key"
+    return store_directory(database_url) / "encryption.key"
 
 
 class Sealer:
