@@ -115,7 +115,7 @@ class Serving:
         """Stacks left IN_PROGRESS by an engine that stopped (see engine/recovery)."""
         from stoker.engine.recovery import abandoned
 
-        return abandoned(self.engine)
+        return abandoned(self.store)
 
     def recover(self, listeners: Sequence[Listener] = ()) -> list[StackRecord]:
         """Finish the actions an engine restart interrupted."""

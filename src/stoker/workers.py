@@ -424,7 +424,7 @@ class StackWorker:
         # First the stalled jobs: a stack whose dead worker's job is still ``doing``
         # counts as busy below, so settling it first resumes the stack in this round.
         await self._settle_stalled_jobs()
-        found = await asyncio.to_thread(abandoned_with_holders, self.engine)
+        found = await asyncio.to_thread(abandoned_with_holders, self.engine.store)
         if found:
             # A stack whose job waits in the queue (or runs) is not abandoned.
             busy = await asyncio.to_thread(pending_job_stacks, self.store, [stack.id for stack, _ in found])

@@ -27,30 +27,32 @@ from stoker.engine.engine import Engine, Job
 from stoker.engine.errors import ActionInProgressError, NothingToResumeError
 from stoker.engine.events import Recorder
 from stoker.engine.states import Action, Status
-from stoker.store import StackRecord
+from stoker.store import StackRecord, Store
 from stoker.store.locks import Fence, LockHolder, current_fence
 from stoker.store.repository import utcnow
 
 
-def abandoned_with_holders(engine: Engine) -> list[tuple[StackRecord, LockHolder | None]]:
-    """The abandoned stacks, each with its lock's dead holder (None: no lock row)."""
+def abandoned_with_holders(store: Store) -> list[tuple[StackRecord, LockHolder | None]]:
+    """The abandoned stacks, each with its lock's dead holder (None: no lock row), read
+    from the store alone: what a command that only reads needs to say which stacks wait
+    for recovery."""
     now = utcnow()
     found = []
-    for stack in engine.store.stacks_unfinished():
-        holder = engine.store.lock_holder(stack.id)
+    for stack in store.stacks_unfinished():
+        holder = store.lock_holder(stack.id)
         if holder is None or not holder.alive(now):
             found.append((stack, holder))
     return found
 
 
-def abandoned(engine: Engine) -> list[StackRecord]:
-    return [stack for stack, _ in abandoned_with_holders(engine)]
+def abandoned(store: Store) -> list[StackRecord]:
+    return [stack for stack, _ in abandoned_with_holders(store)]
 
 
 async def recover(engine: Engine, stacks: list[StackRecord] | None = None) -> list[StackRecord]:
     """Resume every abandoned stack (finish those of trees over the resource limit as
     FAILED); returns the stacks as they ended."""
-    found = abandoned(engine) if stacks is None else stacks
+    found = abandoned(engine.store) if stacks is None else stacks
     finished = await _finish_trees_over_limit(engine, found)
     done = {stack.id for stack in finished}
     # Parents first: a parent's resumed action drives its nested stacks (its resources

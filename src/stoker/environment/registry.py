@@ -5,6 +5,10 @@ environment's ``resource_registry`` (Settings.environment_dir) beneath every use
 A stack's environment overlays its own entries per stack. Registration checks each
 plugin's schemas so a broken plugin is refused with its name before any template uses it.
 
+The built-in types are registered by name from a static index (resources/index.py):
+their modules are imported, and their classes checked, when a type is first looked up
+(``PluginTypes``), so a command that never builds a resource of a type never imports it.
+
 Resolution is Heat's (``heat/engine/environment.py`` ResourceRegistry.get_resource_info):
 every entry that could apply to a type (a template-named type, the per-resource entry
 ``resources.<name>.<type>``, the exact entry, ``Prefix::*`` globs) from the user's
@@ -15,8 +19,10 @@ is skipped.
 
 from __future__ import annotations
 
+import importlib
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any
@@ -165,9 +171,74 @@ def registry_entries(registry: Mapping[str, Any], type_name: str, resource_name:
                 yield entry
 
 
+class PluginTypes(MutableMapping[str, type[Resource]]):
+    """Type names to plugin classes, where a name may be indexed (``defer``: the module
+    whose ``resource_mapping()`` registers it) before its class is loaded. A name is a key
+    from the start; looking up its class imports its module and registers every indexed
+    name that module maps (a name set or deleted since keeps what was done to it: a
+    plugin of the same name registered later wins, as it would have over a built-in).
+    Membership, iteration and deletion load nothing; ``items()`` and ``values()`` load
+    every module, as ``get`` loads the one it asks for."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, type[Resource]] = {}
+        self._deferred: dict[str, str] = {}  # type name -> module name
+        self._order: dict[str, None] = {}  # every name, in registration order
+        self._lock = threading.RLock()  # one import per module, even from handler threads
+
+    def defer(self, index: Mapping[str, str]) -> None:
+        for name, module in index.items():
+            self._loaded.pop(name, None)
+            self._deferred[name] = module
+            self._order.setdefault(name, None)
+
+    def _load(self, module_name: str) -> None:
+        with self._lock:
+            mapping = importlib.import_module(module_name).resource_mapping()
+            for name, cls in mapping.items():
+                if self._deferred.get(name) != module_name:
+                    continue
+                del self._deferred[name]
+                problems = check_plugin(name, cls)
+                if problems:
+                    LOG.warning("Skipping plugin %s: %s", module_name, "; ".join(problems))
+                    self._order.pop(name, None)
+                    continue
+                self._loaded[name] = cls
+
+    def __getitem__(self, name: str) -> type[Resource]:
+        module = self._deferred.get(name)
+        if module is not None:
+            self._load(module)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, cls: type[Resource]) -> None:
+        with self._lock:
+            self._deferred.pop(name, None)
+            self._loaded[name] = cls
+            self._order.setdefault(name, None)
+
+    def __delitem__(self, name: str) -> None:
+        with self._lock:
+            if name not in self._order:
+                raise KeyError(name)
+            self._deferred.pop(name, None)
+            self._loaded.pop(name, None)
+            del self._order[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._order
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._order))
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+
 @dataclass
 class ResourceRegistry:
-    types: dict[str, type[Resource]] = field(default_factory=dict)
+    types: PluginTypes = field(default_factory=PluginTypes)
     constraints: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     clients: ClientRegistry = field(default_factory=ClientRegistry)
@@ -205,6 +276,11 @@ class ResourceRegistry:
                 message = f"plugin {source}: {note}"
                 LOG.warning(message)
                 self.problems.append(message)
+
+    def register_index(self, index: Mapping[str, str]) -> None:
+        """Register types by name, each with the module whose ``resource_mapping()``
+        gives its class (resources/index.py), to be imported when first looked up."""
+        self.types.defer(index)
 
     def known_types(self) -> list[str]:
         return sorted(self.types)

@@ -2,56 +2,69 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from stoker.sdk.clients import ClientPlugin
 from stoker.sdk.resource import Resource
 
+# stoker.resources.heat's type modules, in the order they register (a later module's
+# entry for a type wins, as in one dict.update after another).
+_HEAT_FIRST = ("delay", "none", "random_string", "resource_chain", "resource_group", "stack", "test_resource", "value")
+_HEAT_AFTER_OPENSTACK = (
+    "software_config",
+    "structured_config",
+    "cloud_config",
+    "multi_part",
+    "software_component",
+    "software_deployment",
+    "deployed_server",
+    "autoscaling_group",
+    "scaling_policy",
+    "wait_condition_handle",
+    "wait_condition",
+    "access_policy",
+    "ha_restarter",
+    "cfn_stack",
+    "launch_configuration",
+    "instance_group",
+    "aws_autoscaling_group",
+    "aws_scaling_policy",
+)
+
+
+def builtin_type_modules() -> list[str]:
+    """Every module whose ``resource_mapping()`` registers built-in types, in
+    registration order; the OpenStack and AWS ones found by scanning their packages
+    (which imports them all: this is for ``builtin_mapping`` and the index, not for a
+    command's start)."""
+    from stoker.resources import aws, openstack
+
+    heat = "stoker.resources.heat"
+    return [
+        *(f"{heat}.{name}" for name in _HEAT_FIRST),
+        *openstack.type_modules(),
+        *(f"{heat}.{name}" for name in _HEAT_AFTER_OPENSTACK),
+        *aws.type_modules(),
+    ]
+
 
 def builtin_mapping() -> dict[str, type[Resource]]:
-    from stoker.resources import aws, openstack
-    from stoker.resources.heat import (
-        access_policy,
-        autoscaling_group,
-        aws_autoscaling_group,
-        aws_scaling_policy,
-        cfn_stack,
-        cloud_config,
-        delay,
-        deployed_server,
-        ha_restarter,
-        instance_group,
-        launch_configuration,
-        multi_part,
-        none,
-        random_string,
-        resource_chain,
-        resource_group,
-        scaling_policy,
-        software_component,
-        software_config,
-        software_deployment,
-        stack,
-        structured_config,
-        test_resource,
-        value,
-        wait_condition,
-        wait_condition_handle,
-    )
-
+    """Every built-in type and its class, every module imported."""
     mapping: dict[str, type[Resource]] = {}
-    for module in (delay, none, random_string, resource_chain, resource_group, stack, test_resource, value, openstack):
-        mapping.update(module.resource_mapping())
-    for module in (software_config, structured_config, cloud_config, multi_part, software_component, software_deployment, deployed_server):
-        mapping.update(module.resource_mapping())
-    for module in (autoscaling_group, scaling_policy):
-        mapping.update(module.resource_mapping())
-    for module in (wait_condition_handle, wait_condition):
-        mapping.update(module.resource_mapping())
-    for module in (access_policy, ha_restarter, cfn_stack, launch_configuration, instance_group, aws_autoscaling_group, aws_scaling_policy):
-        mapping.update(module.resource_mapping())
-    mapping.update(aws.resource_mapping())
+    for name in builtin_type_modules():
+        mapping.update(importlib.import_module(name).resource_mapping())
     return mapping
+
+
+def builtin_index() -> dict[str, str]:
+    """Each built-in type and the module that registers it, as ``resources/index.py``
+    holds it (``python -m stoker.resources.index`` writes it)."""
+    index: dict[str, str] = {}
+    for name in builtin_type_modules():
+        for type_name in importlib.import_module(name).resource_mapping():
+            index[type_name] = name  # the later module wins, as in builtin_mapping
+    return index
 
 
 def builtin_client_mapping() -> dict[str, type[ClientPlugin]]:

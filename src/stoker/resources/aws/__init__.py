@@ -16,7 +16,7 @@ from typing import Any
 
 from stoker.sdk.resource import Resource
 
-__all__ = ["resource_mapping"]
+__all__ = ["resource_mapping", "type_modules"]
 
 
 def _family_packages() -> list[Any]:
@@ -29,13 +29,20 @@ def _family_packages() -> list[Any]:
     ]
 
 
-def resource_mapping() -> dict[str, type[Resource]]:
-    """Every type a module of a family package registers (its ``resource_mapping()``)."""
-    mapping: dict[str, type[Resource]] = {}
+def type_modules() -> list[str]:
+    """The modules of the family packages that register types (``resource_mapping()``)."""
+    found = []
     for package in _family_packages():
         for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda found: found.name):
             module = importlib.import_module(f"{package.__name__}.{info.name}")
-            register = getattr(module, "resource_mapping", None)
-            if register is not None:
-                mapping.update(register())
+            if getattr(module, "resource_mapping", None) is not None:
+                found.append(module.__name__)
+    return found
+
+
+def resource_mapping() -> dict[str, type[Resource]]:
+    """Every type a module of a family package registers."""
+    mapping: dict[str, type[Resource]] = {}
+    for name in type_modules():
+        mapping.update(importlib.import_module(name).resource_mapping())
     return mapping

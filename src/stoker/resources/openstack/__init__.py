@@ -17,7 +17,7 @@ from typing import Any
 from stoker.sdk.clients import ClientPlugin
 from stoker.sdk.resource import Resource
 
-__all__ = ["client_mapping", "client_plugin_class", "constraint_mapping", "resource_mapping"]
+__all__ = ["client_mapping", "client_plugin_class", "constraint_mapping", "resource_mapping", "type_modules"]
 
 
 def _service_modules() -> list[Any]:
@@ -30,19 +30,26 @@ def _service_modules() -> list[Any]:
     ]
 
 
-def resource_mapping() -> dict[str, type[Resource]]:
-    """Every type a module of a service package registers (``resource_mapping()`` in
+def type_modules() -> list[str]:
+    """The modules of the service packages that register types (``resource_mapping()`` in
     ``<service>/<type>.py``), found by scanning the packages as Heat's plugin loader does:
     a new type is a new module, with no list to edit."""
-    mapping: dict[str, type[Resource]] = {}
+    found = []
     for package in _service_packages():
         for module_info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
             if module_info.name == "client_plugin":
                 continue
             module = importlib.import_module(f"{package.__name__}.{module_info.name}")
-            register = getattr(module, "resource_mapping", None)
-            if register is not None:
-                mapping.update(register())
+            if getattr(module, "resource_mapping", None) is not None:
+                found.append(module.__name__)
+    return found
+
+
+def resource_mapping() -> dict[str, type[Resource]]:
+    """Every type the service packages register."""
+    mapping: dict[str, type[Resource]] = {}
+    for name in type_modules():
+        mapping.update(importlib.import_module(name).resource_mapping())
     return mapping
 
 

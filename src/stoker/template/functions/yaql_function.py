@@ -21,9 +21,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-import yaql
-from yaql.language import exceptions as yaql_errors
-
 from stoker.sdk.properties import UNRESOLVED
 from stoker.template import budget
 from stoker.template.functions import yaql_sandbox
@@ -62,6 +59,11 @@ _lock = threading.Lock()  # guards the two caches; yaql engines themselves are s
 
 def _engine(limits: YaqlLimits) -> Any:
     key = (limits.limit_iterators, limits.memory_quota)
+    # yaql (about 20 ms to import, most of the template package's start) is loaded
+    # when a template first parses an expression, not by every command that loads the
+    # function tables: a read of a stack whose template has no yaql never needs it.
+    import yaql
+
     with _lock:
         engine = _engines.get(key)
         if engine is None:
@@ -79,6 +81,8 @@ def parse_expression(text: str, limits: YaqlLimits | None = None) -> Any:
         if parsed is not None:
             _expressions.move_to_end(key)
             return parsed
+    from yaql.language import exceptions as yaql_errors
+
     try:
         parsed = _engine(limits)(text)
     except yaql_errors.YaqlException as error:
