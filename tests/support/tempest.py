@@ -23,6 +23,10 @@ changed. The selection, written into tempest.conf (``tempest_conf``):
 - ``skip_functional_test_list``: the one Heat-only-looking test that boots a server without
   saying so (``NEEDS_OTHER_SERVICES``).
 
+A ``Selection`` can load other test packages instead (the scenario tests, on the test cloud:
+tests/cloud/test_heat_tempest_scenarios.py), with the plugin's own Keystone client and a
+tempest.conf the caller writes.
+
 A run is the file itself started with the suite's Python (``python tempest.py worker SPEC``),
 a few at once: each loads the functional tests and the gabbi tests, then claims units of work
 (a functional test; a gabbi YAML file, whose tests depend on one another in order) by creating
@@ -299,18 +303,38 @@ class SuiteRun:
         return counted
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What a run loads: test packages, whether the gabbi tests too, and whether the plugin's
+    Keystone client is replaced by ``TokenIdentity`` (a run with no Keystone) or left as it
+    is (a run on a real cloud, its tempest.conf naming a real Keystone)."""
+
+    packages: tuple[str, ...] = (FUNCTIONAL_PACKAGE,)
+    gabbi: bool = True
+    token_identity: bool = True
+
+
+HEAT_ONLY = Selection()
+
+
 def run_suite(
     environment: TempestEnvironment,
     endpoint: str,
     directory: Path,
     workers: int = 2,
     timeout_s: float = 600,
+    selection: Selection = HEAT_ONLY,
+    configuration_text: str | None = None,
 ) -> SuiteRun:
-    """Run the functional and gabbi tests against ``endpoint`` (``http://host:port/v1/<tenant>``),
-    ``workers`` at once, with tempest.conf and every file of the run under ``directory``."""
+    """Run the selected tests (by default the functional and gabbi tests, no Keystone) against
+    ``endpoint`` (``http://host:port/v1/<tenant>``), ``workers`` at once, with tempest.conf
+    (``configuration_text``, or ``tempest_conf``'s) and every file of the run under
+    ``directory``."""
     configuration = directory / "etc"
     configuration.mkdir(parents=True, exist_ok=True)
-    (configuration / "tempest.conf").write_text(tempest_conf(endpoint, directory))
+    (configuration / "tempest.conf").write_text(
+        configuration_text or tempest_conf(endpoint, directory)
+    )
     claims = directory / "claims"
     shutil.rmtree(claims, ignore_errors=True)
     claims.mkdir(parents=True)
@@ -340,6 +364,9 @@ def run_suite(
                     "token": TOKEN,
                     "claims": str(claims),
                     "results": str(results),
+                    "packages": list(selection.packages),
+                    "gabbi": selection.gabbi,
+                    "token_identity": selection.token_identity,
                 }
             )
         )
@@ -425,13 +452,15 @@ class TokenIdentity:
         )
 
 
-def _load_units(endpoint: str, token: str) -> list[tuple[str, object]]:
+def _load_units(spec: dict) -> list[tuple[str, object]]:
     """Every test of the selection as units of work, each (name, suite or test)."""
     import unittest
 
     from heat_tempest_plugin.services import clients
 
-    clients.ClientManager._get_identity_client = lambda manager: TokenIdentity(endpoint, token)
+    endpoint, token = spec["endpoint"], spec["token"]
+    if spec.get("token_identity", True):
+        clients.ClientManager._get_identity_client = lambda manager: TokenIdentity(endpoint, token)
     loader = unittest.TestLoader()
     units: list[tuple[str, object]] = []
     gabbi_units: list[tuple[str, object]] = []
@@ -448,9 +477,10 @@ def _load_units(endpoint: str, token: str) -> list[tuple[str, object]]:
             else:
                 units.append((item.id(), item))
 
-    functional = loader.discover(FUNCTIONAL_PACKAGE, pattern="test_*.py")
-    walk(functional)
-    walk(loader.loadTestsFromName(GABBI_MODULE))
+    for package in spec.get("packages", [FUNCTIONAL_PACKAGE]):
+        walk(loader.discover(package, pattern="test_*.py"))
+    if spec.get("gabbi", True):
+        walk(loader.loadTestsFromName(GABBI_MODULE))
     if loader.errors:
         raise RuntimeError("loading the tests failed:\n" + "\n".join(loader.errors))
     # The gabbi files first: each is a sequence of a dozen requests, the longest units.
@@ -500,7 +530,7 @@ def worker(spec_path: str) -> int:
             self.write(test, "failed", "unexpected success")
 
     recorder = Recorder()
-    for name, unit in _load_units(spec["endpoint"], spec["token"]):
+    for name, unit in _load_units(spec):
         claim = claims / hashlib.sha256(name.encode()).hexdigest()[:24]
         try:
             descriptor = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
