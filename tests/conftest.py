@@ -134,7 +134,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    mark_cloud_tests(items, parallel=config.getvalue("dist") == "loadgroup")
+    # On an xdist worker, whose collection order is the one the scheduler hands out,
+    # xdist sets ``dist`` to "no" and keeps ``--dist loadgroup`` as ``loadgroup``.
+    parallel = config.getvalue("dist") == "loadgroup" or bool(getattr(config.option, "loadgroup", False))
+    mark_cloud_tests(items, parallel=parallel)
     mark_slow_tests(items)  # the fast tier: -m "not slow" (tests/tiers.py)
 
 

@@ -24,7 +24,7 @@ changed. The selection, written into tempest.conf (``tempest_conf``):
   saying so (``NEEDS_OTHER_SERVICES``).
 
 A ``Selection`` can load other test packages instead (the scenario tests, on the test cloud:
-tests/cloud/test_heat_tempest_scenarios.py), with the plugin's own Keystone client and a
+tests/cloud/test_aodh_tempest_scenarios.py), with the plugin's own Keystone client and a
 tempest.conf the caller writes.
 
 A run is the file itself started with the suite's Python (``python tempest.py worker SPEC``),

@@ -50,6 +50,9 @@ if TYPE_CHECKING:
     from stoker.engine.engine import Engine
     from stoker.engine.stack import StackRuntime
 
+# The id of a child stack made only to be validated, never stored (Heat's "None").
+VALIDATING = "None"
+
 
 def depth_error(depth: int, limit: int, name: str) -> ValidationError:
     return ValidationError(
@@ -251,6 +254,10 @@ class ChildStacks:
         self, resource: Resource, child_id: str, params: Mapping[str, Any], timeout_mins: int | None
     ) -> StackRecord:
         parent = self.runtime.stack
+        # A child validated inside a child that is itself only being validated (not
+        # stored) names the nearest stored ancestor as its owner: what walks up to the
+        # root finds it (the trust a nested stack acts with: trusts.credential_of).
+        owner_id = parent.owner_id if parent.id == VALIDATING else parent.id
         return StackRecord(
             id=child_id,
             name=resource.physical_resource_name(),
@@ -263,7 +270,7 @@ class ChildStacks:
             timeout_mins=timeout_mins,
             tags=[],
             project_id=parent.project_id,
-            owner_id=parent.id,
+            owner_id=owner_id,
             owner_resource=resource.name,
             nested_depth=parent.nested_depth + 1,
         )
@@ -277,7 +284,7 @@ class ChildStacks:
     ) -> None:
         existing = self._child(resource)
         self._checked(
-            resource, template, params, self._record(resource, "None", params, None),
+            resource, template, params, self._record(resource, VALIDATING, params, None),
             replaced=existing.id if existing is not None else None, resource_count=resource_count, hand_over=False,
         )
 

@@ -91,13 +91,16 @@ def parameter_values(
     project_id: str = "",
     registry: ResourceRegistry | None = None,
     require_values: bool = True,
+    stack: Any = None,
 ) -> dict[str, Any]:
+    """The parameters' values, checked against their constraints (custom ones through
+    ``registry``; a lookup in the cloud acts for ``stack``, the stack they are for)."""
     pseudo = {
         parameters_module.STACK_NAME: stack_name,
         parameters_module.STACK_ID: stack_id,
         parameters_module.PROJECT_ID: project_id,
     }
-    context = _ConstraintLookup(registry) if registry is not None else None
+    context = _ConstraintLookup(registry, stack) if registry is not None else None
     values, errors = parameters_module.resolve_values(
         template.parameters, {**environment.parameters, **user}, environment.parameter_defaults, pseudo, context, require_values
     )
@@ -110,10 +113,13 @@ def parameter_values(
 
 
 class _ConstraintLookup:
-    """Custom constraints of parameters come from the registry (constraint_mapping())."""
+    """Custom constraints of parameters come from the registry (constraint_mapping());
+    a constraint that looks in the cloud acts for ``stack`` (a nested stack validated
+    by its parent's job, where no request's user is at hand, acts with the tree's trust)."""
 
-    def __init__(self, registry: ResourceRegistry):
+    def __init__(self, registry: ResourceRegistry, stack: Any = None):
         self.registry = registry
+        self.stack = stack
 
     def custom_constraint(self, name: str) -> Any:
         return self.registry.constraints.get(name)

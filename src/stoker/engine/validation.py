@@ -91,6 +91,9 @@ class ValidationContext:
         self.strict = strict
         # The id of the stack a create or update validates (its lookups are handed over).
         self.validates_stack: str | None = None
+        # The stack validated, whose user a lookup in the cloud acts for (a nested stack
+        # validated by its parent's job acts with the tree's trust: trusts.py).
+        self.stack: StackRecord | None = None
 
     def parameter(self, name: str) -> Any:
         if name not in self.params:
@@ -135,9 +138,12 @@ class _NestedValidation:
         max_depth: int,
         chain: tuple[str, ...],
         strict: bool = True,
+        acting_for: StackRecord | None = None,
     ):
         self.strict = strict
         self.chain = chain
+        # The stack being validated: the user a nested template's lookups act for.
+        self.acting_for = acting_for
         self.environment = environment
         self.registry = registry
         self.files = files
@@ -183,6 +189,7 @@ class _NestedValidation:
                 chain=chain,
                 strict=strict,
                 unknown=frozenset(key for key in given if key not in params),
+                acting_for=self.acting_for,
             )
         except TemplateErrors as problems:
             raise NestedStackErrors(errors_text(problems), problems.errors, path=where)
@@ -316,19 +323,23 @@ def validate(
     strict: bool = True,
     hand_over: bool = True,
     unknown: frozenset[str] = frozenset(),
+    acting_for: StackRecord | None = None,
 ) -> ValidationResult:
     """Validate a stack definition; raise TemplateErrors listing every problem
     (including those the template reader collected). Not ``strict`` (Heat's
     template-validate): see the module's docstring. ``hand_over``: the stack's action
     follows, and reads what this validation looked up (not for a preview). ``unknown``:
-    a nested stack's parameters whose values are not known yet (not strict)."""
+    a nested stack's parameters whose values are not known yet (not strict).
+    ``acting_for``: without ``stack`` (a nested template validated within its parent's
+    validation), the stack whose user lookups in the cloud act for."""
+    acting = stack if stack is not None else acting_for
     errors: list[TemplateError] = [_heat_text(error, template) for error in template.problems]
     stack_name = stack.name if stack else "stack"
     stack_id = stack.id if stack else "None"
     notes: list[TemplateError] = []
     if strict:
         try:
-            params = parameter_values(template, environment, user_params, stack_name, stack_id, getattr(stack, "project_id", ""), registry=registry)
+            params = parameter_values(template, environment, user_params, stack_name, stack_id, getattr(stack, "project_id", ""), registry=registry, stack=acting)
         except TemplateErrors as problems:
             errors.extend(problems.errors)
             params = {}
@@ -382,9 +393,10 @@ def validate(
     # The stack's first action, which follows at once, reads what this validation looked
     # up in the cloud instead of asking again (LookupCache: for a minute, in this process).
     context.validates_stack = stack.id if stack is not None and strict and hand_over else None
+    context.stack = acting
     # The template files this one is nested in (template resources), to name a loop.
     chain = chain or ((template.document.file,) if template.document.file else ())
-    nested = _NestedValidation(environment, registry, template.files, depth, max_depth, chain, strict)
+    nested = _NestedValidation(environment, registry, template.files, depth, max_depth, chain, strict, acting)
     hooks = _ValidationHooks(Clients(registry.clients, context, settings=registry.client_settings), nested)
     warnings: list[str] = []
 
