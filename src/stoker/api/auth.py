@@ -88,8 +88,10 @@ class RequestContext:
 
 class Authenticator(Protocol):
     mode: str
-    # The WWW-Authenticate header of a 401, where the mode has one (Keystone's).
-    challenge: str | None
+    # The WWW-Authenticate header of a 401, where the mode has one (Keystone's). Read-only here,
+    # so each mode may declare it narrower (None, or always a str).
+    @property
+    def challenge(self) -> str | None: ...
 
     def authenticate(self, token: str | None, path_tenant: str) -> RequestContext | None:
         """The caller's context, or None when the token does not authenticate."""

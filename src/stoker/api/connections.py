@@ -146,7 +146,7 @@ def guarded_protocol(guard: ConnectionGuard) -> type[asyncio.Protocol]:
         _timer: asyncio.TimerHandle | None = None
         _refused = False
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             if not guard.admit(self):
                 self._refused = True
                 transport.abort()

@@ -109,7 +109,7 @@ class PreviewRuntime(StackRuntime):
 def preview_update(runtime: PreviewRuntime, old_template: Template) -> list[Change]:
     runtime.pending, runtime.changing = set(), set()
     definitions = runtime.template.resources
-    context = ActionContext(runtime, None, None, None)  # type: ignore[arg-type] - plan_update reads only the runtime
+    context = ActionContext(runtime, None, None, None)  # type: ignore[arg-type]  # plan_update reads only the runtime
     changes: list[Change] = []
     for name in runtime.graph(definitions, update=True).topological_order():
         definition = definitions[name]

@@ -129,7 +129,7 @@ class _Parser:
                 f"properties_groups_schema must be a list of groups, not {type(raw).__name__}"
             )
             return []
-        parsed = []
+        parsed: list[PropertyPath | Group | ApiVersionsGroup] = []
         for index, group in enumerate(raw):
             node = self.group(group, f"properties_groups_schema[{index}]")
             if node is not None:
@@ -168,6 +168,7 @@ class _Parser:
         seen: set[tuple[str, ...]] = set()
         for index, item in enumerate(value):
             entry_where = f"{where}.{key}[{index}]"
+            node: PropertyPath | Group | ApiVersionsGroup | None
             if isinstance(item, Mapping):
                 node = self.group(item, entry_where)
             else:

@@ -90,7 +90,7 @@ def as_database_error(error: BaseException) -> DBAPIError:
     as the loss of its connection."""
     if isinstance(error, DBAPIError):
         return error
-    return OperationalError(None, None, error, connection_invalidated=True)  # type: ignore[arg-type]
+    return OperationalError(None, None, error, connection_invalidated=True)
 
 
 def driver_lost(error: BaseException | None) -> bool:

@@ -180,7 +180,7 @@ def _load(data: bytes) -> Any:
     return json.loads(data)
 
 
-class SealedJSON(TypeDecorator):
+class SealedJSON(TypeDecorator[Any]):
     """A JSON column (JSONB on PostgreSQL) whose values are sealed at rest by the store's
     sealer, found on the engine's dialect (``attach``): each Store has its own keys."""
 

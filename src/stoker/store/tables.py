@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
@@ -12,7 +14,7 @@ metadata = sa.MetaData()
 # Row identities are never reused: a write that names a row by id can never land in a
 # row made later for something else. PostgreSQL's sequences never go back; SQLite needs
 # AUTOINCREMENT for that (without it, the id of a deleted last row is handed out again).
-NEVER_REUSED = {"sqlite_autoincrement": True}
+NEVER_REUSED: dict[str, Any] = {"sqlite_autoincrement": True}
 
 JSON = sa.JSON().with_variant(JSONB(), "postgresql")
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 try:  # The C parser is many times faster; PyYAML wheels ship it.
     _BaseLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - only without libyaml
-    _BaseLoader = yaml.SafeLoader  # type: ignore[misc]
+    _BaseLoader = yaml.SafeLoader
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
@@ -37,7 +37,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
 
 
 def _construct_str(loader: yaml.SafeLoader, node: yaml.Node) -> str:
-    return loader.construct_scalar(node)  # type: ignore[arg-type]
+    return loader.construct_scalar(node)
 
 
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_str)

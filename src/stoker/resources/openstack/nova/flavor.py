@@ -160,11 +160,11 @@ class NovaFlavor(Resource):
             if changed:
                 client.create_flavor_extra_specs(self.resource_id, changed)
         if self.TENANTS in prop_diff and not self.properties[self.IS_PUBLIC]:
-            current = {access["tenant_id"] for access in client.get_flavor_access(self.resource_id)}
-            wanted = set(prop_diff[self.TENANTS] or [])
-            for tenant in sorted(current - wanted):
+            granted = {access["tenant_id"] for access in client.get_flavor_access(self.resource_id)}
+            tenants = set(prop_diff[self.TENANTS] or [])
+            for tenant in sorted(granted - tenants):
                 client.flavor_remove_tenant_access(self.resource_id, tenant)
-            for tenant in sorted(wanted - current):
+            for tenant in sorted(tenants - granted):
                 client.flavor_add_tenant_access(self.resource_id, tenant)
 
     def handle_delete(self) -> None:
