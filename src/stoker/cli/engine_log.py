@@ -6,7 +6,8 @@ problem); the engine's log lines, and the traceback of a plugin's unexpected err
 ``stoker.log`` beside the SQLite store (stoker's data directory for another store), or
 to the file ``STOKER_LOG_FILE`` names. Without this, Python's last-resort handler printed
 them, tracebacks and all, among the command's output. The file is rotated at 5 MB (two
-old files kept), so a long-lived store's log stays bounded.
+old files kept), so a long-lived store's log stays bounded. What loading the plugins and
+the global environment warns of (``stoker.environment``) is shown on stderr as well.
 
 Must not: configure logging for ``stoker serve`` or ``stoker worker``, which log to their
 own stderr as services do.
@@ -22,6 +23,8 @@ from pathlib import Path
 from stoker.settings import store_directory
 
 LOG_FILE_VARIABLE = "STOKER_LOG_FILE"
+# The logger whose warnings the command's user also sees on stderr.
+USER_LOGGER = "stoker.environment"
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 2
 _FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
@@ -52,4 +55,11 @@ def send_to_file(database_url: str) -> Path | None:
     handler.setFormatter(logging.Formatter(_FORMAT))
     handler.stoker_engine_log = True  # type: ignore[attr-defined]
     root.addHandler(handler)
+    # What loading the plugins and the global environment finds (a plugin skipped, a
+    # support status chain that skips a step) is for the user of the command: on the
+    # terminal too, as the message alone.
+    told = logging.StreamHandler()
+    told.setLevel(logging.WARNING)
+    told.setFormatter(logging.Formatter("%(message)s"))
+    logging.getLogger(USER_LOGGER).addHandler(told)
     return path
