@@ -151,6 +151,10 @@ class Settings:
     # one by one (STOKER_KEYSTONE_<OPTION>, e.g. STOKER_KEYSTONE_AUTH_URL) override it.
     keystone_config_file: str | None = None
     keystone_authtoken: dict[str, str] = field(default_factory=dict)
+    # Heat's allow_trusts_redelegation: the trusts keystone mode makes for stacks let
+    # stoker's service user delegate them on, as Aodh needs for an alarm whose action is
+    # ``trust+<url>`` (STOKER_ALLOW_TRUSTS_REDELEGATION; off by default, as in Heat).
+    allow_trusts_redelegation: bool = False
     # Where ``stoker serve`` runs stack actions (STOKER_JOB_QUEUE, ``--job-queue``):
     # ``local``, as tasks on its own event loop; or ``procrastinate``, as jobs in the
     # PostgreSQL store's procrastinate queue, run by ``stoker worker`` processes (and by
@@ -278,6 +282,7 @@ class Settings:
             ("allow_template_urls", "STOKER_ALLOW_TEMPLATE_URLS"),
             ("encrypt_parameters_and_properties", "STOKER_ENCRYPT_PARAMETERS_AND_PROPERTIES"),
             ("serve_with_worker", "STOKER_SERVE_WITH_WORKER"),
+            ("allow_trusts_redelegation", "STOKER_ALLOW_TRUSTS_REDELEGATION"),
         ):
             if env.get(variable):
                 setattr(settings, name, env[variable].lower() in ("1", "true", "yes", "on"))

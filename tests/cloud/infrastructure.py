@@ -23,6 +23,11 @@ RABBITMQ_HOST = "127.0.0.1"
 RABBITMQ_PORT = int(os.environ.get("STOKER_DEVCLOUD_RABBITMQ_PORT", "5672"))
 # Seconds a client command (a dump, a restore, a rabbitmqctl call) may take.
 CLIENT_TIMEOUT_S = 300
+# The connections MariaDB must accept at once. One cloud's services hold two dozen idle
+# (24 measured, no add-ons) and more under load and with the add-ons (each API and worker
+# process has its own pool); CI runs two session clouds while a test boots a third, and the
+# server's default of 151 refused the third's restore with "1040 - Too many connections".
+MARIADB_CONNECTIONS = 1000
 
 
 class InfrastructureError(Exception):
@@ -96,6 +101,10 @@ class MariaDB:
         return _run(command, "MariaDB")
 
     def create(self, names: list[str]) -> None:
+        # Raised, never lowered: another session may be running with the same server.
+        self.execute(
+            f"SET GLOBAL max_connections = GREATEST(@@global.max_connections, {MARIADB_CONNECTIONS})"
+        )
         self.execute(
             " ".join(
                 f"DROP DATABASE IF EXISTS `{name}`; CREATE DATABASE `{name}` CHARACTER SET utf8mb4;"

@@ -17,7 +17,9 @@ each with the cause seen in its failure.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -70,15 +72,7 @@ RUNS_HERE = {
 }
 # Test (Class.test) -> why it fails against stoker today, from the failure seen. A known
 # failure that passes fails this test: take it off the list with the fix.
-KNOWN_FAILURES = {
-    "AodhAlarmTest.test_alarm": (
-        "the alarm's action is trust+<signal_url>: Aodh creates a Keystone trust with the token "
-        "it is called with, and stoker calls Aodh with its own trust-scoped token (a stack acts "
-        "through its trust from the start, resources/openstack/trusts.py), which Keystone "
-        "refuses to create trusts with: Aodh answers 500 'not authorized (HTTP 403)'. Heat "
-        "creates the stack with the user's own token and would pass"
-    ),
-}
+KNOWN_FAILURES: dict[str, str] = {}
 SERVICE_PASSWORD = "stoker-scenario-secret"
 
 
@@ -126,13 +120,11 @@ def scenario_conf(openstack_cloud, directory: Path, network: str, subnet: str, p
     )
 
 
-@pytest.fixture
-def deployment(openstack_cloud, aodh_service, tmp_path):
-    """stoker serving in keystone mode, the catalog's orchestration service, with a demo
-    network (``heat-net-*``) and an external network (``public-*``) for the tests."""
-    suffix = secrets.token_hex(3)
-    url = openstack_cloud.keystone_url
-    admin = identity.Keystone(url)
+@contextlib.contextmanager
+def keystone_stoker(openstack_cloud, tmp_path: Path, suffix: str, **environment: str) -> Iterator[Server]:
+    """``stoker serve`` validating the test cloud's Keystone tokens, with a service user of
+    its own (deleted after); its signal URLs lead back to it."""
+    admin = identity.Keystone(openstack_cloud.keystone_url)
     service_role = admin.ensure("roles", "role", "service")["id"]
     service_project = admin.ensure("projects", "project", "service", domain_id="default")
     stoker_user = admin.call("POST", "/users", body={"user": {"name": f"stoker-sc-{suffix}", "password": SERVICE_PASSWORD, "domain_id": "default"}})["user"]  # fmt: skip
@@ -142,40 +134,55 @@ def deployment(openstack_cloud, aodh_service, tmp_path):
         tmp_path / "serve.log",
         start_timeout_s=120,
         STOKER_AUTH_MODE="keystone",
-        STOKER_KEYSTONE_AUTH_URL=url,
+        STOKER_KEYSTONE_AUTH_URL=openstack_cloud.keystone_url,
         STOKER_KEYSTONE_USERNAME=stoker_user["name"],
         STOKER_KEYSTONE_PASSWORD=SERVICE_PASSWORD,
         STOKER_KEYSTONE_PROJECT_NAME="service",
         STOKER_KEYSTONE_USER_DOMAIN_NAME="Default",
         STOKER_KEYSTONE_PROJECT_DOMAIN_NAME="Default",
         STOKER_KEYSTONE_REGION_NAME=identity.REGION,
+        **environment,
     )
     # The signal URLs Aodh's notifier POSTs must lead back to this server.
     server.environment["STOKER_PUBLIC_URL"] = server.url
-    catalog = admin.call("POST", "/services", body={"service": {"name": f"stoker-sc-{suffix}", "type": "orchestration"}})["service"]  # fmt: skip
-    admin.call("POST", "/endpoints", body={"endpoint": {"service_id": catalog["id"], "interface": "public", "region_id": identity.REGION, "url": server.url + "/v1/%(tenant_id)s"}})  # fmt: skip
-    cloud_admin = openstack_cloud.connect("admin")
-    demo = openstack_cloud.connect("demo")
-    public = cloud_admin.network.create_network(name=f"public-{suffix}", is_router_external=True)
-    cloud_admin.network.create_subnet(network_id=public.id, name=f"public-subnet-{suffix}", ip_version=4, cidr="172.24.8.0/24")  # fmt: skip
-    network = demo.network.create_network(name=f"heat-net-{suffix}")
-    subnet = demo.network.create_subnet(network_id=network.id, name=f"heat-subnet-{suffix}", ip_version=4, cidr="10.8.0.0/24")  # fmt: skip
     try:
         server.start()
-        yield (
-            server,
-            scenario_conf(
-                openstack_cloud, tmp_path / "suite", network.name, subnet.name, public.name
-            ),
-        )
+        yield server
     finally:
         if server.process is not None:
             log = server.stop()
             assert "Traceback" not in log, log
-        admin.call("DELETE", f"/services/{catalog['id']}")
         admin.call("DELETE", f"/users/{stoker_user['id']}")
-        demo.network.delete_network(network.id, ignore_missing=True)
-        cloud_admin.network.delete_network(public.id, ignore_missing=True)
+
+
+@pytest.fixture
+def deployment(openstack_cloud, aodh_service, tmp_path):
+    """stoker serving in keystone mode, the catalog's orchestration service, with a demo
+    network (``heat-net-*``) and an external network (``public-*``) for the tests. Its trusts
+    may be delegated on (STOKER_ALLOW_TRUSTS_REDELEGATION), as the alarm test's ``trust+``
+    action needs when stoker creates the alarm through the stack's trust."""
+    suffix = secrets.token_hex(3)
+    admin = identity.Keystone(openstack_cloud.keystone_url)
+    cloud_admin = openstack_cloud.connect("admin")
+    demo = openstack_cloud.connect("demo")
+    with keystone_stoker(openstack_cloud, tmp_path, suffix, STOKER_ALLOW_TRUSTS_REDELEGATION="true") as server:
+        catalog = admin.call("POST", "/services", body={"service": {"name": f"stoker-sc-{suffix}", "type": "orchestration"}})["service"]  # fmt: skip
+        admin.call("POST", "/endpoints", body={"endpoint": {"service_id": catalog["id"], "interface": "public", "region_id": identity.REGION, "url": server.url + "/v1/%(tenant_id)s"}})  # fmt: skip
+        public = cloud_admin.network.create_network(name=f"public-{suffix}", is_router_external=True)
+        cloud_admin.network.create_subnet(network_id=public.id, name=f"public-subnet-{suffix}", ip_version=4, cidr="172.24.8.0/24")  # fmt: skip
+        network = demo.network.create_network(name=f"heat-net-{suffix}")
+        subnet = demo.network.create_subnet(network_id=network.id, name=f"heat-subnet-{suffix}", ip_version=4, cidr="10.8.0.0/24")  # fmt: skip
+        try:
+            yield (
+                server,
+                scenario_conf(
+                    openstack_cloud, tmp_path / "suite", network.name, subnet.name, public.name
+                ),
+            )
+        finally:
+            admin.call("DELETE", f"/services/{catalog['id']}")
+            demo.network.delete_network(network.id, ignore_missing=True)
+            cloud_admin.network.delete_network(public.id, ignore_missing=True)
 
 
 def summary(run: SuiteRun) -> str:

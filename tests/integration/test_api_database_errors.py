@@ -22,7 +22,7 @@ pytestmark = pytest.mark.postgres
 @pytest.fixture
 def engine(postgres_url: str):
     engine = sa.create_engine(postgres_url, pool_pre_ping=True)
-    tables.metadata.create_all(engine)
+    tables.schema().create_all(engine)
     yield engine
     engine.dispose()
 

@@ -34,7 +34,7 @@ MIGRATION_ROUNDS = 5
 
 def schema_differences(connection: sa.Connection) -> list:
     context = MigrationContext.configure(connection, opts={"compare_type": True, "compare_server_default": True})
-    return compare_metadata(context, tables.metadata)
+    return compare_metadata(context, tables.schema())
 
 
 def database_revision(connection: sa.Connection) -> str | None:

@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             # the server's own cloud settings.
             from stoker.resources.openstack.trusts import Trustee, Trusts
 
-            trustee = Trustee(authenticator.conf, authenticator.GROUP, settings.region_name)
+            trustee = Trustee(authenticator.conf, authenticator.GROUP, settings.region_name, allow_redelegation=settings.allow_trusts_redelegation)
             current.act_for_users(Trusts(trustee, current.store, remote_jobs=settings.job_queue == "procrastinate"))
         current.serve_on(asyncio.get_running_loop())
         embedded_worker = None

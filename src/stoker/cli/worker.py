@@ -42,7 +42,7 @@ def worker(ctx, concurrency, shutdown_timeout):
             from stoker.resources.openstack.trusts import Trustee, Trusts
 
             keystone = KeystoneTokens(settings.keystone_config_file, settings.keystone_authtoken, Policy(settings.policy_file))
-            service.act_for_users(Trusts(Trustee(keystone.conf, keystone.GROUP, settings.region_name), service.store, remote_jobs=True))
+            service.act_for_users(Trusts(Trustee(keystone.conf, keystone.GROUP, settings.region_name, allow_redelegation=settings.allow_trusts_redelegation), service.store, remote_jobs=True))
         runner = StackWorker(
             service,
             concurrency=concurrency or settings.worker_concurrency,

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB
 
-from stoker.store.sealing import SealedJSON
+from stoker.store.sealing import JSONDocument, SealedJSON
 
 metadata = sa.MetaData()
 
@@ -16,7 +15,7 @@ metadata = sa.MetaData()
 # AUTOINCREMENT for that (without it, the id of a deleted last row is handed out again).
 NEVER_REUSED: dict[str, Any] = {"sqlite_autoincrement": True}
 
-JSON = sa.JSON().with_variant(JSONB(), "postgresql")
+JSON = JSONDocument()
 
 raw_templates = sa.Table(
     "raw_templates",
@@ -57,17 +56,8 @@ stacks = sa.Table(
     sa.Column("owner_id", sa.String(36), nullable=True, index=True),
     sa.Column("owner_resource", sa.String(255), nullable=True),
     sa.Column("nested_depth", sa.Integer, nullable=False, default=0, server_default="0"),
-    # A name belongs to one live top-level stack of a project; the database decides
-    # between two creates racing for it. (Nested stacks' names carry a random suffix.)
-    sa.Index(
-        "uq_stacks_live_name",
-        "project_id",
-        "name",
-        unique=True,
-        sqlite_where=sa.text("deleted_at IS NULL AND owner_id IS NULL"),
-        postgresql_where=sa.text("deleted_at IS NULL AND owner_id IS NULL"),
-    ),
 )
+# And the partial unique index uq_stacks_live_name, in ``schema()``.
 
 resources = sa.Table(
     "resources",
@@ -283,3 +273,26 @@ services = sa.Table(
     sa.Column("updated_at", sa.DateTime, nullable=True),
     sa.Column("deleted_at", sa.DateTime, nullable=True),
 )
+
+
+def schema() -> sa.MetaData:
+    """``metadata`` whole, as the migrations build it (for comparing or creating a schema).
+
+    It adds the partial unique index of live top-level stack names: a name belongs to one
+    live top-level stack of a project, and the database decides between two creates racing
+    for it (nested stacks' names carry a random suffix). It is declared here, on first need,
+    because its PostgreSQL form loads SQLAlchemy's PostgreSQL dialect with all its drivers
+    (~25 ms), which the embedded command's reads on SQLite do not otherwise need; the
+    schema itself is made by the migrations only.
+    """
+    if not any(index.name == "uq_stacks_live_name" for index in stacks.indexes):
+        live = sa.text("deleted_at IS NULL AND owner_id IS NULL")
+        sa.Index(
+            "uq_stacks_live_name",
+            stacks.c.project_id,
+            stacks.c.name,
+            unique=True,
+            sqlite_where=live,
+            postgresql_where=live,
+        )
+    return metadata

@@ -73,9 +73,13 @@ class Trustee:
     """stoker's service user, the trustee of the users' trusts. Its credentials are the
     ``[keystone_authtoken]`` ones it validates tokens with (api/auth.py)."""
 
-    def __init__(self, conf: Any, group: str, region_name: str):
+    def __init__(self, conf: Any, group: str, region_name: str, allow_redelegation: bool = False):
         from keystoneauth1 import loading, session
 
+        # Heat's allow_trusts_redelegation: the trusts made may be delegated on (Keystone
+        # lets a trust-scoped token create a trust only from such a trust), as Aodh does
+        # for a trust+ alarm action when stoker creates the alarm through the trust.
+        self.allow_redelegation = allow_redelegation
         options = conf[group]
         self.auth_type = options.auth_type
         names = [option.dest for option in loading.get_auth_plugin_conf_options(self.auth_type)]
@@ -120,6 +124,7 @@ class Trustee:
                 project=user.project_id,
                 role_names=list(user.roles),
                 impersonation=True,
+                allow_redelegation=self.allow_redelegation,
             )
         except ksa_exceptions.ClientException as error:
             raise DelegationError(

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
+from stoker.resources.openstack.aodh.client_plugin import AodhRequestError
 from stoker.sdk import constraints, properties, support
 from stoker.sdk.resource import Resource
 
@@ -169,6 +170,38 @@ def query_schema(
     }
 
 
+# Aodh's answer when the token it was called with may not create the trust a ``trust+``
+# action needs (Keystone's 403, which Aodh passes on inside a 500).
+TRUST_REFUSALS = ("not authorized", "HTTP 403", "Forbidden")
+
+
+def _trust_action_refusal(error: AodhRequestError, alarm: Mapping[str, Any]) -> AodhRequestError | None:
+    """Aodh's refusal of an alarm with a ``trust+`` action for want of a trust, with what to
+    do; None for any other refusal."""
+    actions = [
+        action
+        for key in (ALARM_ACTIONS, OK_ACTIONS, INSUFFICIENT_DATA_ACTIONS)
+        for action in alarm.get(key) or []
+        if str(action).startswith("trust+")
+    ]
+    if not actions or not any(text in error.answer for text in TRUST_REFUSALS):
+        return None
+    return AodhRequestError(
+        error.method,
+        error.request_path,
+        error.status_code,
+        error.answer,
+        hint=(
+            f"the alarm's action {actions[0].split('?')[0]} has Aodh create a Keystone trust with the "
+            "token stoker called it with, and Keystone refused. Through stoker serve --auth-mode "
+            "keystone, stoker calls Aodh through the stack's own trust, which Keystone lets delegate "
+            "on only if its operator sets STOKER_ALLOW_TRUSTS_REDELEGATION=true (Heat's "
+            "allow_trusts_redelegation) before the stack is created; or make the action the "
+            "scaling policy's pre-signed alarm_url, which needs no trust"
+        ),
+    )
+
+
 class BaseAlarm(Resource):
     """Base Alarm Manager."""
 
@@ -221,7 +254,11 @@ class BaseAlarm(Resource):
     # -- lifecycle ----------------------------------------------------------------------
 
     def handle_create(self) -> str:
-        alarm = self.client_plugin().create_alarm(self.create_body())
+        body = self.create_body()
+        try:
+            alarm = self.client_plugin().create_alarm(body)
+        except AodhRequestError as error:
+            raise _trust_action_refusal(error, body) or error from None
         self.resource_id_set(str(alarm["alarm_id"]))
         return str(alarm["alarm_id"])
 

@@ -25,8 +25,9 @@ READ_ONLY_FIELDS = ("timestamp", "state_timestamp", "state_reason")
 class AodhRequestError(ClientPluginError):
     """Aodh refused a request; the message carries its status and answer."""
 
-    def __init__(self, method: str, path: str, status: int, answer: str):
-        super().__init__(f"Aodh refused {method} {path}: {status} {answer}")
+    def __init__(self, method: str, path: str, status: int, answer: str, hint: str | None = None):
+        super().__init__(f"Aodh refused {method} {path}: {status} {answer}", hint=hint)
+        self.method, self.request_path, self.answer = method, path, answer
         self.status_code = status
 
 
