@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import logging
 import threading
 import time
@@ -24,6 +26,7 @@ from stoker.engine import create as create_action
 from stoker.engine import delete as delete_action
 from stoker.engine import snapshot as snapshot_action
 from stoker.engine import update as update_action
+from stoker.engine.cancels import CancelWatch
 from stoker.engine.clock import Clock
 from stoker.engine.errors import ActionInProgressError, ActionStartedError, NothingToResumeError
 from stoker.engine.events import Listener, Recorder
@@ -34,6 +37,7 @@ from stoker.engine.stack import StackRuntime, parameter_values
 from stoker.engine.states import Action, Status
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
+from stoker.masking import HiddenValues
 from stoker.store import StackRecord, Store, connection_loss
 from stoker.store.connection_loss import database_text
 from stoker.store.locks import Fence, LockLostError, current_fence
@@ -41,6 +45,9 @@ from stoker.store.records import TemplateRecord
 from stoker.template.hot import Template
 
 LOG = logging.getLogger(__name__)
+# Stacks whose hidden values an engine keeps (Engine.hidden_values_of): the owners of the
+# nested stacks it runs, a few per tree.
+HIDDEN_VALUES_KEPT = 1024
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,9 @@ class Engine(NestedJobs):
         self.engine_id = str(uuid.uuid4())
         # raw template id -> (row, parsed template); see remember_template
         self._templates: dict[int, tuple[TemplateRecord, Template]] = {}
+        # (stack id, raw template id, digest of its parameters) -> its hidden values; see
+        # hidden_values_of
+        self._hidden: dict[tuple[str, int, str], HiddenValues] = {}
         # Nested stacks' jobs run as tasks on the loop of the job that asked for them.
         # child stack id -> (owner stack id, task); ids enter ``_submitted`` (under
         # ``_submit_lock``, from handler threads) before their task exists, so a child is
@@ -127,6 +137,8 @@ class Engine(NestedJobs):
         self.child_jobs: Any = None
         # stack id -> future a parent completes to stop that stack's action
         self._stop_requests: dict[str, asyncio.Future[tuple[str, bool | None]]] = {}
+        # The cancel requests of this engine's jobs, read for all of them at once.
+        self.cancels = CancelWatch(store.cancel_requests, self.settings.cancel_poll_s)
         # Called with a top-level stack whose delete completed (its resources are gone):
         # what stoker held for it elsewhere goes too (a trust, in keystone mode).
         self.stack_deleted: list[Callable[[StackRecord], Awaitable[None]]] = []
@@ -158,6 +170,21 @@ class Engine(NestedJobs):
             cached = (stored, Template.from_data(stored.template, stored.files))
             self.remember_template(stored, cached[1])
         return cached
+
+    def hidden_values_of(self, stack: StackRecord) -> HiddenValues:
+        """``stack``'s hidden values (``StackRuntime.hidden_values``, its owners' included),
+        kept per stack, template and parameters, from which alone they follow: every nested
+        stack of a tree asks for its owners' when its action starts, and loading a group's
+        stack again for each of its 1000 members made a big tree's create quadratic."""
+        digest = hashlib.sha256(json.dumps(stack.parameters, sort_keys=True, default=str).encode()).hexdigest()
+        key = (stack.id, stack.raw_template_id, digest)
+        found = self._hidden.get(key)
+        if found is None:
+            found = self.load_runtime(stack).hidden_values()
+            self._hidden[key] = found
+            while len(self._hidden) > HIDDEN_VALUES_KEPT:
+                self._hidden.pop(next(iter(self._hidden)), None)
+        return found
 
     def load_runtime(self, stack: StackRecord, template_id: int | None = None, user_params: Mapping[str, Any] | None = None) -> StackRuntime:
         stored, template = self._template(template_id or stack.raw_template_id)
@@ -361,22 +388,14 @@ class Engine(NestedJobs):
 
     async def _watch_cancel(self, fence: Fence | None) -> tuple[str, bool | None]:
         # Polled, not pushed: the request may come from another process (stoker stack
-        # cancel, or a delete of the stack).
+        # cancel, or a delete of the stack); one read polls every job of the loop.
         assert fence is not None
-        while True:
-            await asyncio.sleep(self.settings.cancel_poll_s)
-            try:
-                mode = self.store.cancel_requested(fence)
-            except Exception as error:  # noqa: BLE001 - a lost connection: asked again at the next poll
-                if not connection_loss.lost(error):
-                    raise
-                continue  # the action goes on; the lease (renewed or lost) decides the rest
-            if mode == "delete":
-                return _DELETE_STOP_REASON, False
-            if mode == "parent":  # a parent on another worker stops (stop_children)
-                return "the parent stack's action stopped", False
-            if mode:
-                return "Cancelled by the user" + (" (rolling back)" if mode == "rollback" else ""), mode == "rollback"
+        mode = await self.cancels.requested(fence)
+        if mode == "delete":
+            return _DELETE_STOP_REASON, False
+        if mode == "parent":  # a parent on another worker stops (stop_children)
+            return "the parent stack's action stopped", False
+        return "Cancelled by the user" + (" (rolling back)" if mode == "rollback" else ""), mode == "rollback"
 
     async def _restore(self, job: Job, stack: StackRecord, stop: Stop) -> None:
         """Restore: an update to the snapshot's template and parameters (action RESTORE)."""

@@ -182,7 +182,7 @@ class ChildStacks:
         if owner is None:
             return HiddenValues()
         try:
-            return self.engine.load_runtime(owner).hidden_values()
+            return self.engine.hidden_values_of(owner)
         except Exception:  # noqa: BLE001 - an owner that no longer loads (its template pruned) stops no action of its child
             return HiddenValues()
 

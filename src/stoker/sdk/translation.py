@@ -570,18 +570,31 @@ def resource_rules(resource: Any, properties: Properties) -> list[Any]:
     ``(self, props)`` as Heat calls it, or ``(self)`` as seed 000's example writes it (its
     rules then read ``self.properties``). Every caller asks through here."""
     method = resource.translation_rules
+    function = getattr(method, "__func__", None)
+    takes = _TAKES_PROPERTIES.get(function) if function is not None else None
+    if takes is None:
+        takes = _takes_properties(method)
+        if function is not None:
+            _TAKES_PROPERTIES[function] = takes
+    return method(properties) if takes else method()
+
+
+# translation_rules function -> whether it takes the properties: read once per plugin
+# class, not for every resource made (inspect.signature was a tenth of a big tree's create).
+_TAKES_PROPERTIES: dict[Any, bool] = {}
+
+
+def _takes_properties(method: Any) -> bool:
     try:
         parameters = inspect.signature(method).parameters.values()
     except (TypeError, ValueError):  # no signature to read (a builtin): Heat's way
-        return method(properties)
+        return True
     positional = (
         inspect.Parameter.POSITIONAL_ONLY,
         inspect.Parameter.POSITIONAL_OR_KEYWORD,
         inspect.Parameter.VAR_POSITIONAL,
     )
-    if any(parameter.kind in positional for parameter in parameters):
-        return method(properties)
-    return method()
+    return any(parameter.kind in positional for parameter in parameters)
 
 
 def _names_unknown_client(rule: TranslationRule, known_clients: Collection[str] | None) -> bool:

@@ -162,11 +162,12 @@ def request_cancel(connection: Connection, stack_id: str, mode: str) -> bool:
     return holder(connection, stack_id) is not None
 
 
-def cancel_requested(connection: Connection, fence: Fence) -> str | None:
+def cancel_requests(connection: Connection) -> dict[tuple[str, str], str]:
+    """Every lock that carries a cancel request: (stack id, token) -> mode. Few rows at any
+    time, whatever the number of locks held, so one read serves all of an engine's jobs."""
     table = tables.stack_locks
-    return connection.execute(
-        sa.select(table.c.cancel).where(table.c.stack_id == fence.stack_id, table.c.token == fence.token)
-    ).scalar()
+    rows = connection.execute(sa.select(table.c.stack_id, table.c.token, table.c.cancel).where(table.c.cancel.is_not(None)))
+    return {(row.stack_id, row.token): row.cancel for row in rows}
 
 
 def release(connection: Connection, fence: Fence) -> None:

@@ -600,9 +600,10 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         return self.writes.run(lambda connection: locks.request_cancel(connection, stack_id, mode), fence=None)
 
     @reads
-    def cancel_requested(self, fence: Fence) -> str | None:
+    def cancel_requests(self) -> dict[tuple[str, str], str]:
+        """Every cancel request on a held lock: (stack id, token) -> mode (engine/cancels.py)."""
         with self._read() as connection:
-            return locks.cancel_requested(connection, fence)
+            return locks.cancel_requests(connection)
 
     @reads
     def resource_hook(self, record: ResourceRecord) -> str | None:
