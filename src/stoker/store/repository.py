@@ -360,6 +360,20 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         with self._read() as connection:
             return int(connection.execute(query).scalar_one())
 
+    @reads
+    def tree_has_failed_resource(self, stack_id: str) -> bool:
+        """Whether a current resource of a live stack or of a live nested stack under it
+        is FAILED (one marked unhealthy included), in one query that reads no property."""
+        stacks, resources = tables.stacks, tables.resources
+        tree = sa.select(stacks.c.id).where(stacks.c.id == stack_id, stacks.c.deleted_at.is_(None)).cte("tree", recursive=True)
+        child = stacks.alias("child")
+        tree = tree.union_all(sa.select(child.c.id).where(child.c.owner_id == tree.c.id, child.c.deleted_at.is_(None)))
+        query = sa.select(resources.c.id).where(
+            resources.c.stack_id.in_(sa.select(tree.c.id)), resources.c.current.is_(True), resources.c.status == "FAILED"
+        ).limit(1)
+        with self._read() as connection:
+            return connection.execute(query).first() is not None
+
     def update_stack(self, stack_id: str, event: EventRecord | None = None, **fields: Any) -> None:
         self.update_stack_nowait(stack_id, event, **fields).result()
 
