@@ -22,8 +22,10 @@ subscription's ``trust+`` subscriber are made through the stack's trust (docs/au
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ from tests.cloud import identity
 from tests.cloud.test_aodh_tempest_scenarios import keystone_stoker
 from tests.cloud.test_aodh_types import Witness
 from tests.cloud.test_zaqar_types import listing
+from tests.support.server import Server
 
 TEMPLATES = Path(__file__).with_name("heat_templates") / "hot" / "autohealing"
 # Seconds to create or delete the stack: the members' TestResource waits 60 s for Aodh's
@@ -43,13 +46,28 @@ STACK_TIMEOUT_S = 420
 HEAL_TIMEOUT_S = 600
 POLL_S = 3
 
+# Keystone 2026.2 (keystone/trust/core.py, _validate_redelegation) compares a requested
+# expiry with the redelegated trust's, and a trust without one (a stack's trust never
+# expires, as Heat's) has None there: the comparison raises, Keystone answers 400 and Zaqar
+# 503 to the MistralTrigger's subscription, whose trust+ subscriber gets a trust expiring
+# with the subscription's ttl. In keystone mode stoker makes the subscription through the
+# stack's trust (Heat with the user's own token at create), so Keystone must redelegate.
+KEYSTONE_REDELEGATION_BUG = (
+    "'<' not supported between instances of 'NoneType' and 'datetime.datetime'"
+)
+KEYSTONE_REDELEGATION_REASON = (
+    "Keystone cannot redelegate a trust without an expiry into one with an expiry "
+    "(TypeError in keystone.trust.core._validate_redelegation, answered 400): Zaqar's trust "
+    "for the MistralTrigger subscription, made through the stack's trust, is refused"
+)
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
 
 
 class Orchestration:
     """stoker's REST API with the demo user's token, as Heat's users call it."""
 
-    def __init__(self, server, token: str, project_id: str):
+    def __init__(self, server, token: str | None, project_id: str):
         self.base = f"{server.url}/v1/{project_id}"
         self.token = token
 
@@ -91,22 +109,45 @@ def physical_ids(resources: list[dict], resource_type: str) -> list[str]:
     return [r["physical_resource_id"] for r in resources if r["resource_type"] == resource_type]
 
 
-@pytest.fixture
-def deployment(openstack_cloud, aodh_service, zaqar_service, mistral_service, tmp_path):
-    """stoker in keystone mode, registered as the catalog's ``orchestration`` service (where
-    Mistral's heat actions find it), its trusts redelegatable; a demo network."""
+@contextlib.contextmanager
+def serving(mode: str, openstack_cloud, tmp_path: Path, suffix: str) -> Iterator[Server]:
+    """``stoker serve`` acting for the demo user: in keystone mode with the demo user's
+    token (its trusts redelegatable, for the ``trust+`` actions made through them), or in
+    none mode with the demo user's cloud credentials (the path's project is the demo's)."""
+    if mode == "keystone":
+        with keystone_stoker(
+            openstack_cloud, tmp_path, suffix, STOKER_ALLOW_TRUSTS_REDELEGATION="true"
+        ) as server:
+            yield server
+        return
+    server = Server(
+        f"sqlite:///{tmp_path / 'stoker.sqlite'}",
+        tmp_path / "serve.log",
+        **openstack_cloud.cloud_environ("demo"),
+    )
+    server.environment["STOKER_PUBLIC_URL"] = server.url
+    server.start()
+    try:
+        yield server
+    finally:
+        log = server.stop()
+        assert "Traceback" not in log, log
+
+
+@pytest.fixture(params=["keystone", "none"])
+def deployment(request, openstack_cloud, aodh_service, zaqar_service, mistral_service, tmp_path):
+    """stoker registered as the catalog's ``orchestration`` service (where Mistral's heat
+    actions find it), and a demo network; the auth mode is the parameter."""
     suffix = secrets.token_hex(3)
     admin = identity.Keystone(openstack_cloud.keystone_url)
     demo = openstack_cloud.connect("demo")
-    with keystone_stoker(
-        openstack_cloud, tmp_path, suffix, STOKER_ALLOW_TRUSTS_REDELEGATION="true"
-    ) as server:
+    with serving(request.param, openstack_cloud, tmp_path, suffix) as server:
         catalog = admin.call("POST", "/services", body={"service": {"name": f"stoker-heal-{suffix}", "type": "orchestration"}})["service"]  # fmt: skip
         admin.call("POST", "/endpoints", body={"endpoint": {"service_id": catalog["id"], "interface": "public", "region_id": identity.REGION, "url": server.url + "/v1/%(tenant_id)s"}})  # fmt: skip
         network = demo.network.create_network(name=f"heal-net-{suffix}")
         demo.network.create_subnet(network_id=network.id, ip_version=4, cidr="10.11.0.0/24")
         try:
-            yield server, network.name, suffix
+            yield request.param, server, network.name, suffix
         finally:
             admin.call("DELETE", f"/services/{catalog['id']}")
             demo.network.delete_network(network.id, ignore_missing=True)
@@ -143,10 +184,11 @@ def diagnosis(
 def test_autohealing_group_replaces_a_stopped_server(
     openstack_cloud, aodh_service, zaqar_service, mistral_service, deployment
 ):
-    server, network, suffix = deployment
+    mode, server, network, suffix = deployment
     demo = openstack_cloud.connect("demo")
     admin = identity.Keystone(openstack_cloud.keystone_url)
-    api = Orchestration(server, demo.auth_token, demo.current_project_id)
+    token = demo.auth_token if mode == "keystone" else None
+    api = Orchestration(server, token, demo.current_project_id)
     witness = Witness(openstack_cloud, aodh_service)
     trusts_before = set(all_trusts(admin))
     queues_before = zaqar_queues(demo)
@@ -172,6 +214,13 @@ def test_autohealing_group_replaces_a_stopped_server(
         assert answer.status == 201, answer.body
         stack_id = answer.body["stack"]["id"]
         created = api.wait(name, stack_id, settled, STACK_TIMEOUT_S, "the stack's create")
+        if mode == "keystone" and created["stack_status"] == "CREATE_FAILED":
+            zaqar_log = (zaqar_service.directory / "logs" / "zaqar-api.log").read_text()
+            if (
+                "alarm_subscription" in created["stack_status_reason"]
+                and KEYSTONE_REDELEGATION_BUG in zaqar_log
+            ):
+                pytest.xfail(KEYSTONE_REDELEGATION_REASON)
         assert created["stack_status"] == "CREATE_COMPLETE", created["stack_status_reason"]
 
         resources = api.nested_resources(name, stack_id)
@@ -182,9 +231,8 @@ def test_autohealing_group_replaces_a_stopped_server(
         for alarm_id in alarm_ids:
             alarm = witness.alarm(alarm_id)
             assert alarm is not None and alarm["type"] == "event"
-            assert all(action.startswith("trust+zaqar://") for action in alarm["alarm_actions"]), (
-                alarm
-            )
+            # Aodh shows a trust+ action without the trust it made: trust+zaqar:?queue_name=...
+            assert [a.split("?")[0] for a in alarm["alarm_actions"]] == ["trust+zaqar:"], alarm
         server_ids = api.outputs(name, stack_id)["server_ids"]
         assert len(server_ids) == 2 and {
             s.status for s in map(demo.compute.get_server, server_ids)
