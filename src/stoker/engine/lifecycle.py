@@ -373,7 +373,7 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
     child_changed = isinstance(instance, StackResource) and (
         record.status == Status.FAILED
         or instance.child_digest() != (record.data or {}).get(StackResource.DIGEST_KEY)
-        or (record.physical_resource_id is not None and tree_has_failed(runtime.store, record.physical_resource_id))
+        or (runtime.store is not None and record.physical_resource_id is not None and tree_has_failed(runtime.store, record.physical_resource_id))
     )
     if unfinished and not prop_diff and not child_changed:
         # Heat marks such a resource COMPLETE ("neither update nor replace"); here its
