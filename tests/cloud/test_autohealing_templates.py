@@ -16,8 +16,12 @@ event's traits) and ``heat.stacks_update existing=true`` (mistral-extra's action
 python-heatclient) call stoker, which replaces the marked server. Then the stack is deleted
 with every server, alarm, queue, workflow and trust it made.
 
-``STOKER_ALLOW_TRUSTS_REDELEGATION`` is on: the alarms' ``trust+`` actions and the
-subscription's ``trust+`` subscriber are made through the stack's trust (docs/auth.md).
+The test runs with stoker in both auth modes. In ``none`` mode stoker acts with the demo
+user's cloud credentials (the path's project is the demo's), and the whole chain runs. In
+keystone mode (``STOKER_ALLOW_TRUSTS_REDELEGATION`` on: the alarms' ``trust+`` actions and
+the subscription's ``trust+`` subscriber are made through the stack's trust, docs/auth.md)
+Keystone refuses Zaqar's trust for the subscription (``KEYSTONE_REDELEGATION_REASON``): the
+test is an xfail when, and only when, the create fails for that cause.
 """
 
 from __future__ import annotations
