@@ -18,6 +18,7 @@ from stoker.engine import scaling, signals
 from stoker.engine.engine import Engine
 from stoker.engine.errors import StackNotFoundError
 from stoker.engine.events import resource_event
+from stoker.engine.trees import root_of
 from stoker.reads import Project
 from stoker.sdk.exceptions import ValidationError
 from stoker.store import ResourceRecord, StackRecord, Store
@@ -122,16 +123,23 @@ class ResourceActions:
         return instance
 
     def mark_unhealthy(self, name_or_id: str, resource_name: str, unhealthy: bool = True, reason: str = "") -> None:
-        """Mark a resource CHECK_FAILED (so the next update replaces it), or reset that."""
+        """Mark a resource CHECK_FAILED (so the next update replaces it), or reset that.
+        A nested stack's resource may be marked too, as in Heat (heat-templates'
+        autohealing marks a group member's server, then updates the root): under the root
+        stack's lock, which every action of the tree holds, when the root is idle."""
         stack = self.get_stack(name_or_id)
-        self._check_idle(stack)
+        root = root_of(self.store, stack)
+        self._check_idle(root)
         self._current_resource(stack, resource_name)  # a missing resource is named at once
 
         # Heat's resource_mark_unhealthy: the user's reason is kept as given, for a mark
         # and for a reset alike; a deleted resource is not marked.
         why = reason or "state changed by resource_mark_unhealthy api"
 
-        def mark(current: StackRecord) -> None:
+        def mark(current_root: StackRecord) -> None:
+            current = current_root if stack.id == root.id else self.store.get_stack(stack.id)
+            if current is None or current.deleted_at is not None:
+                raise StackNotFoundError(stack.name)
             record = self._current_resource(current, resource_name)
             if unhealthy and record.action != "DELETE":
                 event = resource_event(record, "CHECK", "FAILED", why)
@@ -140,4 +148,4 @@ class ResourceActions:
                 event = resource_event(record, "CHECK", "COMPLETE", why)
                 self.store.update_resource(record, event=event, action="CHECK", status="COMPLETE", status_reason=why)
 
-        self._holding(stack, mark)
+        self._holding(root, mark)

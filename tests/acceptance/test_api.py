@@ -240,6 +240,25 @@ def test_api_actions_snapshots_and_resources(heat):
         heat.stacks.get("acts")
 
 
+def test_api_mark_unhealthy_by_physical_id(heat):
+    """Heat's mark unhealthy finds a resource by its physical id too: an alarm's workflow
+    knows the server it watched, not the resource's name (heat-templates' autohealing)."""
+    heat.stacks.create(stack_name="healing", template=SLOW, parameters={"wait": 0})
+    assert wait_for_stack(heat, "healing").stack_status == "CREATE_COMPLETE"
+    second = heat.resources.get("healing", "second")
+    heat.resources.mark_unhealthy("healing", second.physical_resource_id, True, "by its id")
+    marked = heat.resources.get("healing", "second")
+    assert (marked.resource_status, marked.resource_status_reason) == ("CHECK_FAILED", "by its id")
+    with pytest.raises(heat_exc.HTTPNotFound):
+        heat.resources.mark_unhealthy("healing", "no-such-id", True, "")
+    heat.stacks.update("healing", existing=True)
+    healed = wait_for_stack(heat, "healing", lambda s: s.startswith("UPDATE") and not s.endswith("IN_PROGRESS"))
+    assert healed.stack_status == "UPDATE_COMPLETE"
+    replaced = heat.resources.get("healing", "second")  # a new resource, created
+    assert replaced.resource_status == "CREATE_COMPLETE"
+    assert replaced.physical_resource_id != second.physical_resource_id
+
+
 def test_api_hook_signal_and_cancel(heat):
     environment = {"resource_registry": {"resources": {"first": {"hooks": ["pre-create"]}}}}
     heat.stacks.create(stack_name="hooked", template=SLOW, environment=environment)

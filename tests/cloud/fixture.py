@@ -82,6 +82,10 @@ def mark_cloud_tests(items: list[pytest.Item], parallel: bool = False) -> None:
             items[:] = rest + cloud
 
 
+# Modules that use add-on services but are named for what they test, not for one family.
+ADDON_MODULES = frozenset({"test_autohealing_templates.py"})
+
+
 def test_group(nodeid: str) -> str:
     """The group of the test ``nodeid`` when pytest-xdist runs the suite: the tests of the
     six services (``tests/cloud/``), those of an add-on service (``tests/cloud/test_<family>
@@ -95,7 +99,7 @@ def test_group(nodeid: str) -> str:
         return path
     module = path.rsplit("/", 1)[-1]
     families = {name.removesuffix("_service") for name in addon_fixtures()}
-    if any(module.startswith(f"test_{family}") for family in families):
+    if module in ADDON_MODULES or any(module.startswith(f"test_{family}") for family in families):
         return "cloud-addons"
     return "cloud"
 

@@ -356,6 +356,32 @@ def test_nested_stacks_change_only_through_their_parent(service):
     assert service.store.get_stack(child.id).deleted_at is not None
 
 
+def test_a_nested_resource_marked_unhealthy_is_replaced_by_the_root_update(service):
+    """Heat marks a nested stack's resource unhealthy too (heat-templates' autohealing marks
+    a group member's server), under the root's lock; the root's update replaces it."""
+    body = """
+heat_template_version: 2021-04-16
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def: {type: OS::Heat::RandomString, properties: {length: 8}}
+"""
+    assert service.create_stack("healed", template(body)).state == "CREATE_COMPLETE"
+    child = child_of(service, "healed", "group")
+    before = {r.name: r.physical_resource_id for r in service.list_resources(child.id)}
+    service.mark_unhealthy(child.id, "1", unhealthy=True, reason="alarm")
+    marked = next(r for r in service.list_resources(child.id) if r.name == "1")
+    assert (marked.action, marked.status, marked.status_reason) == ("CHECK", "FAILED", "alarm")
+    with pytest.raises(ValidationError, match="act on the parent stack"):
+        service.update_stack(child.id, existing=True)
+    stack = service.update_stack("healed", existing=True)
+    assert stack.state == "UPDATE_COMPLETE", stack.status_reason
+    after = {r.name: r.physical_resource_id for r in service.list_resources(child.id)}
+    assert after["0"] == before["0"] and after["1"] != before["1"]
+
+
 def chain(depth: int) -> dict[str, str]:
     """level0.yaml uses level1.yaml ... uses level<depth>.yaml (a plain Value)."""
     files = {}

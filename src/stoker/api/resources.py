@@ -66,6 +66,24 @@ def _resource(call: Call) -> tuple[StackRecord, Any]:
     raise NotFoundError(f"The Resource ({name}) could not be found in Stack {stack.name}.")
 
 
+def _resource_by_name_or_physical_id(call: Call) -> tuple[StackRecord, Any]:
+    """Heat's ``_find_resource_in_stack``: mark unhealthy takes a resource's name or its
+    physical id, as an alarm knows only the server it watched (heat-templates'
+    autohealing workflow names the instance id from the alarm's event)."""
+    stack = projects.stack(call)
+    name = call.path("resource_name")
+    records = call.service.list_resources(stack.id)
+    for record in records:
+        if record.name == name:
+            return stack, record
+    matches = [record for record in records if record.physical_resource_id == name]
+    if len(matches) > 1:
+        raise BadRequestError(f"Multiple resources were found with the physical ID ({name}).")
+    if matches:
+        return stack, matches[0]
+    raise NotFoundError(f"The Resource ({name}) could not be found in Stack {stack.name}.")
+
+
 def resource_show(call: Call) -> dict[str, Any]:
     stack, record = _resource(call)
     nested = _nested_children(call, stack).get(record.name)
@@ -129,7 +147,7 @@ def mark_unhealthy(call: Call) -> None:
     if "mark_unhealthy" not in body:
         raise BadRequestError("Missing mandatory (mark_unhealthy) key from mark unhealthy request")
     unhealthy = parse_bool("mark_unhealthy", body["mark_unhealthy"])
-    stack, record = _resource(call)
+    stack, record = _resource_by_name_or_physical_id(call)
     call.service.mark_unhealthy(stack.id, record.name, unhealthy=unhealthy, reason=str(body.get("resource_status_reason") or ""))
     return None
 

@@ -211,3 +211,27 @@ def test_neutron_objects_read_as_neutron_fields_with_none_for_missing_ones():
     assert (shown["subnets"], shown["admin_state_up"], shown["status"]) == ([], True, "ACTIVE")
     assert shown["tenant_id"] == "p1"
     assert shown["mtu"] is None and "location" not in shown
+
+
+def test_aodh_alarm_delete_is_sent_again_when_aodh_got_no_answer_behind_it():
+    """Aodh deletes an alarm's trust in Keystone first; when Keystone dropped that request
+    Aodh answers 500 and keeps the alarm, so the (idempotent) DELETE is sent again. Other
+    500s are not retried."""
+    from stoker.resources.openstack.aodh.client_plugin import AodhClientPlugin, AodhRequestError
+
+    dropped = AodhRequestError("DELETE", "/alarms/a", 500, '{"faultstring": "Unable to establish connection to http://k/v3/OS-TRUST/trusts/t"}')
+    broken = AodhRequestError("DELETE", "/alarms/a", 500, '{"faultstring": "boom"}')
+    answers: list[BaseException | None] = [dropped, None]
+
+    class Aodh(AodhClientPlugin):
+        def request(self, method, path, json=None):
+            answer = answers.pop(0)
+            if answer is not None:
+                raise answer
+
+    Aodh().delete_alarm("a")
+    assert answers == []
+    answers[:] = [broken, None]
+    with pytest.raises(AodhRequestError, match="boom"):
+        Aodh().delete_alarm("a")
+    assert answers == [None]
