@@ -315,14 +315,6 @@ class UpdatePlan:
     new_properties: Mapping[str, Any] | None = None
 
 
-def tree_has_failed(store: Store, stack_id: str) -> bool:
-    """Whether the nested stack ``stack_id`` or one below it has a current resource whose
-    last action failed (or that was marked unhealthy)."""
-    if any(record.current and record.status == Status.FAILED for record in store.list_resources(stack_id)):
-        return True
-    return any(tree_has_failed(store, child.id) for child in store.child_stacks(stack_id))
-
-
 def plan_update(context: ActionContext, record: ResourceRecord, definition: ResourceDefinition) -> UpdatePlan:
     """Decide in place versus replacement (runs in a handler thread: it resolves values)."""
     runtime = context.runtime
@@ -373,7 +365,7 @@ def plan_update(context: ActionContext, record: ResourceRecord, definition: Reso
     child_changed = isinstance(instance, StackResource) and (
         record.status == Status.FAILED
         or instance.child_digest() != (record.data or {}).get(StackResource.DIGEST_KEY)
-        or (runtime.store is not None and record.physical_resource_id is not None and tree_has_failed(runtime.store, record.physical_resource_id))
+        or (runtime.store is not None and record.physical_resource_id is not None and runtime.store.tree_has_failed_resource(record.physical_resource_id))
     )
     if unfinished and not prop_diff and not child_changed:
         # Heat marks such a resource COMPLETE ("neither update nor replace"); here its
