@@ -186,7 +186,7 @@ def signal_outcome(
         if not isinstance(output, Mapping):
             continue
         name = output.get("name")
-        if name in details:
+        if name is not None and name in details:
             values[name] = details[name]
             if output.get("error_output", False):
                 failed = True
