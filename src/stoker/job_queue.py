@@ -77,6 +77,7 @@ def ensure_schema(store: Store) -> list[str]:
     calls it at start. Returns the migrations applied."""
     from pathlib import Path
 
+    import psycopg
     import sqlalchemy as sa
     from procrastinate.schema import SchemaManager
 
@@ -95,7 +96,9 @@ def ensure_schema(store: Store) -> list[str]:
         found = connection.execute(sa.text("SELECT to_regclass('procrastinate_jobs')")).scalar()
         mark = connection.execute(sa.text(f"SELECT migration FROM {SCHEMA_MARK_TABLE}")).scalar()
         # Run as they are: their text has '%' signs that are no placeholders.
-        with connection.connection.dbapi_connection.cursor() as cursor:
+        raw = connection.connection.dbapi_connection
+        assert isinstance(raw, psycopg.Connection)  # the store's PostgreSQL driver
+        with raw.cursor() as cursor:
             if found is None:
                 cursor.execute(SchemaManager.get_schema())
             elif mark is not None:

@@ -75,8 +75,9 @@ class BackgroundJobs:
                 waiting.remove(entry)
             if not waiting:
                 self._starting.pop(job.stack_id, None)
-        if future.done() and not future.cancelled() and future.exception() is not None:
-            raise future.exception()  # e.g. ActionInProgressError: another engine holds it
+        failure = future.exception() if future.done() and not future.cancelled() else None
+        if failure is not None:
+            raise failure  # e.g. ActionInProgressError: another engine holds it
         stack = self.store.get_stack(job.stack_id)
         assert stack is not None
         return stack

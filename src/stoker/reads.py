@@ -237,7 +237,8 @@ class StackReads:
             return dict((record.definition or {}).get("metadata") or {})
         cached = record.id in runtime.instances
         try:
-            return runtime.instance(record).live_metadata()
+            instance: Any = runtime.instance(record)  # live_metadata is its class's own, as just read
+            return instance.live_metadata()
         finally:
             if not cached:
                 runtime.release(record)

@@ -74,13 +74,13 @@ class ResourceActions:
         try:
             stack = self.identified_stack(name, stack_id, project)
         except StackNotFoundError:
-            stack = self.store.get_stack(stack_id)
+            found = self.store.get_stack(stack_id)
             record = None
-            if credential and stack is not None and stack.deleted_at is None and stack.name == name:
-                record = next((r for r in self.store.list_resources(stack.id) if r.current and r.name == resource_name), None)
-            if record is None or not signals.credential_valid(self.store, record.uuid, credential or ""):
+            if credential and found is not None and found.deleted_at is None and found.name == name:
+                record = next((r for r in self.store.list_resources(found.id) if r.current and r.name == resource_name), None)
+            if found is None or record is None or not signals.credential_valid(self.store, record.uuid, credential or ""):
                 raise
-            return stack, record
+            return found, record
         return stack, self._current_resource(stack, resource_name)
 
     def check_signal_credential(self, record: ResourceRecord, credential: str) -> None:

@@ -126,7 +126,8 @@ class Service(ResourceActions, Serving, StackReads):
                 # The limits of text hold for parsed data too: nesting counted as the
                 # loader counts it (the top mapping is level 1), by a walk that cannot
                 # recurse, before json.dumps would; size measured as Heat does (its JSON text).
-                max_depth, pending = self.limits().max_depth, [(source.text, 1, source.name)]
+                max_depth = self.limits().max_depth
+                pending: list[tuple[Mapping[str, Any] | list[Any], int, str | None]] = [(source.text, 1, source.name)]
                 while pending:
                     value, depth, place = pending.pop()
                     if depth > max_depth:
@@ -159,6 +160,7 @@ class Service(ResourceActions, Serving, StackReads):
             raise TemplateErrors([error])
 
     def _parse_environment(self, source: Source) -> Environment:
+        assert not isinstance(source.text, loader.Document)  # only a template comes parsed (Source)
         if not isinstance(source.text, Mapping):
             return environment_module.parse(source.text, source.name)
         try:
@@ -443,9 +445,9 @@ class Service(ResourceActions, Serving, StackReads):
             # Plain, as Heat exports them: the data is for adopting the stack elsewhere.
             entry["resource_data"] = self.store.sealer.open(entry["resource_data"])[0]
         for child in self.store.child_stacks(stack_id):
-            entry = resources.get(child.owner_resource or "")
-            if entry is not None and entry["resource_id"] == child.id:
-                entry["resources"] = self._exported_resources(child.id)
+            owned = resources.get(child.owner_resource or "")
+            if owned is not None and owned["resource_id"] == child.id:
+                owned["resources"] = self._exported_resources(child.id)
         return resources
 
     def abandon_stack(self, name_or_id: str) -> dict[str, Any]:
@@ -481,7 +483,7 @@ class Service(ResourceActions, Serving, StackReads):
         for child in self.store.child_stacks(stack.id):
             self._forget(child)
         event = stack_event(stack, "DELETE", "COMPLETE", "Stack abandoned: its resources were left in place")
-        self.store.delete_resources(stack.id, (r.id for r in self.store.list_resources(stack.id)))
+        self.store.delete_resources(stack.id, (r.stored_id for r in self.store.list_resources(stack.id)))
         self.store.update_stack(stack.id, event=event, action="DELETE", status="COMPLETE", status_reason=event.resource_status_reason, deleted_at=utcnow())
 
     def adopt_stack(

@@ -62,7 +62,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        current = app.state.service = service or await run_in_threadpool(Service, settings)
+        current = service if service is not None else await run_in_threadpool(Service, settings)
+        app.state.service = current
         authenticator = app.state.authenticator
         if isinstance(authenticator, KeystoneTokens) and current.delegation is None:
             # Stacks act in the cloud for the users who make them (trusts), never with

@@ -414,7 +414,7 @@ def empty(status: int, description: str) -> dict[str, Schema]:
 
 LOCATION = {"Location": {"description": "the URL", "schema": STRING}}
 REDIRECT = ok(obj({"location": STRING}), "Found: the stack's canonical URL (any method: the client repeats it there)", 302, LOCATION)
-TOKEN = [{"token": []}]
+TOKEN: list[dict[str, list[str]]] = [{"token": []}]  # a security requirement: scheme -> scopes
 NO_TOKEN: list[Schema] = []
 
 

@@ -81,12 +81,13 @@ def index(call: Call) -> dict[str, Any]:
         all_projects=every_project,
     )
     stacks = [stack for stack in stacks if _matches(stack, call)]
-    keys = [_SORT_KEYS.get(key) for key in call.params.getlist("sort_keys")] or ["created_at"]
-    if None in keys:
+    named = [_SORT_KEYS.get(key) for key in call.params.getlist("sort_keys")] or ["created_at"]
+    if None in named:
         raise BadRequestError(f"Invalid sort key in {call.params.getlist('sort_keys')}", hint="use one of stack_name, stack_status, creation_time, updated_time")
     direction = call.params.get("sort_dir", "desc")
     if direction not in ("asc", "desc"):
         raise BadRequestError(f"Unknown sort direction {direction}, must be 'desc' or 'asc'")
+    keys = [key for key in named if key is not None]
     lowest = datetime.min.replace(tzinfo=None)
     stacks.sort(key=lambda s: tuple(getattr(s, k) or (lowest if k.endswith("_at") else "") for k in keys), reverse=direction == "desc")
     marker = call.params.get("marker")
@@ -177,11 +178,12 @@ def lookup(call: Call, subpath: str | None = None) -> Reply:
     except StackNotFoundError:
         # Heat's identify_stack: an id finds a deleted stack too (show_deleted), so a
         # client waiting by id for DELETE_COMPLETE sees it.
-        stack = call.service.store.get_stack(name_or_id)
+        found = call.service.store.get_stack(name_or_id)
         # DELETE_COMPLETE is recorded a moment before deleted_at: deleted either way.
-        gone = stack is not None and (stack.deleted_at is not None or stack.state == "DELETE_COMPLETE")
-        if not gone or subpath or not caller.reaches(stack):
+        gone = found is not None and (found.deleted_at is not None or found.state == "DELETE_COMPLETE")
+        if found is None or not gone or subpath or not caller.reaches(found):
             raise
+        stack = found
     location = call.stack_url(stack, *(subpath.split("/") if subpath else []))
     if call.request.url.query:
         location += "?" + call.request.url.query

@@ -11,14 +11,26 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from stoker.engine import implementations
 from stoker.masking import HiddenValues
 from stoker.store import EventRecord, ResourceRecord, SnapshotRecord, StackRecord
 
-if TYPE_CHECKING:  # the views take any call with these methods (the CLI's too)
-    from stoker.api.call import Call
+if TYPE_CHECKING:
+    from stoker.service import Service
+
+
+class Links(Protocol):
+    """What the views take of a call: the API's ``Call``, the embedded CLI's links too."""
+
+    service: Service
+
+    def url(self, *parts: str) -> str: ...
+
+    def stack_url(self, stack: StackRecord, *parts: str) -> str: ...
+
+    def link(self, href: str, rel: str = "self") -> dict[str, str]: ...
 
 
 def isotime(value: datetime | None) -> str | None:
@@ -40,7 +52,7 @@ def parameter_text(value: Any) -> str:
 
 # The keys of a stack in a list (Heat's stacks_view.basic_keys); ``with_project``: its
 # project too (Heat's include_project, in an admin's list of every project's stacks).
-def stack_summary(call: Call, stack: StackRecord, with_project: bool = False) -> dict[str, Any]:
+def stack_summary(call: Links, stack: StackRecord, with_project: bool = False) -> dict[str, Any]:
     summary = {
         "id": stack.id,
         "links": [call.link(call.stack_url(stack))],
@@ -61,7 +73,7 @@ def stack_summary(call: Call, stack: StackRecord, with_project: bool = False) ->
     return summary
 
 
-def stack_detail(call: Call, stack: StackRecord, resolve_outputs: bool = True) -> dict[str, Any]:
+def stack_detail(call: Links, stack: StackRecord, resolve_outputs: bool = True) -> dict[str, Any]:
     """``GET /stacks/{name}/{id}``: the summary plus parameters, outputs and settings."""
     service = call.service
     body = stack_summary(call, stack)
@@ -89,7 +101,7 @@ def stack_detail(call: Call, stack: StackRecord, resolve_outputs: bool = True) -
     return body
 
 
-def stack_preview(call: Call, stack: dict[str, Any]) -> dict[str, Any]:
+def stack_preview(call: Links, stack: dict[str, Any]) -> dict[str, Any]:
     """A previewed stack (service.preview_stack) through Heat's stacks view: its
     ``stack_identity`` becomes ``id`` (``"None"``) and a self link; parameters are
     strings; resources are as the engine formats them."""
@@ -106,7 +118,7 @@ def stack_preview(call: Call, stack: dict[str, Any]) -> dict[str, Any]:
 
 
 def resource_body(
-    call: Call,
+    call: Links,
     stack: StackRecord,
     record: ResourceRecord,
     required_by: list[str],
@@ -138,7 +150,7 @@ def resource_body(
     return body
 
 
-def event_body(call: Call, stack: StackRecord, event: EventRecord, detail: bool = False, root: StackRecord | None = None) -> dict[str, Any]:
+def event_body(call: Links, stack: StackRecord, event: EventRecord, detail: bool = False, root: StackRecord | None = None) -> dict[str, Any]:
     """One event; the summary keys of a list unless ``detail`` (Heat's events.summary_keys)."""
     resource_url = call.stack_url(stack, "resources", event.resource_name)
     links = [

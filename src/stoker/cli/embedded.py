@@ -131,10 +131,10 @@ class EmbeddedBackend(Backend):
         return listen
 
     def _detail(self, stack: StackRecord) -> dict[str, Any]:
-        return views.stack_detail(self.links, stack)  # type: ignore[arg-type]
+        return views.stack_detail(self.links, stack)
 
     def _summary(self, stack: StackRecord, with_project: bool = False) -> dict[str, Any]:
-        return views.stack_summary(self.links, stack, with_project)  # type: ignore[arg-type]
+        return views.stack_summary(self.links, stack, with_project)
 
     def _stack(self, name: str) -> StackRecord:
         """The live stack ``name`` (a name or an id) names in this engine's project."""
@@ -296,7 +296,7 @@ class EmbeddedBackend(Backend):
                 children[owner.id] = {child.owner_resource or "": child for child in self.service.store.child_stacks(owner.id)}
             nested = children[owner.id].get(record.name)
             nested = nested if nested is not None and nested.id == record.physical_resource_id else None
-            bodies.append(views.resource_body(self.links, owner, record, required[owner.id].get(record.name, []), nested, detail))  # type: ignore[arg-type]
+            bodies.append(views.resource_body(self.links, owner, record, required[owner.id].get(record.name, []), nested, detail))
         return bodies
 
     def list_resources(self, name: str, nested_depth: int = 0, filters: Mapping[str, Sequence[str]] | None = None) -> list[dict[str, Any]]:

@@ -40,17 +40,18 @@ def send_to_file(database_url: str) -> Path | None:
     """Send the engine's WARNING and worse to its log file (once per process); the path,
     or None when the file cannot be opened (then the lines are dropped, not printed)."""
     root = logging.getLogger()
-    for handler in root.handlers:
-        if getattr(handler, "stoker_engine_log", False):
-            return Path(handler.baseFilename) if isinstance(handler, logging.FileHandler) else None
+    for existing in root.handlers:
+        if getattr(existing, "stoker_engine_log", False):
+            return Path(existing.baseFilename) if isinstance(existing, logging.FileHandler) else None
     path = log_file(database_url)
+    written: Path | None = path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.handlers.RotatingFileHandler(
             path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True
         )
     except OSError:
-        handler, path = logging.NullHandler(), None
+        handler, written = logging.NullHandler(), None
     handler.setLevel(logging.WARNING)
     handler.setFormatter(logging.Formatter(_FORMAT))
     handler.stoker_engine_log = True  # type: ignore[attr-defined]
@@ -62,4 +63,4 @@ def send_to_file(database_url: str) -> Path | None:
     told.setLevel(logging.WARNING)
     told.setFormatter(logging.Formatter("%(message)s"))
     logging.getLogger(USER_LOGGER).addHandler(told)
-    return path
+    return written

@@ -256,7 +256,10 @@ def _sorted_page(items: list[dict], sort: str | None, keys: dict[str, str], limi
         key, _, direction = item.partition(":")
         if key not in keys or direction not in ("", "asc", "desc"):
             raise click.UsageError(f"--sort expects KEY[:asc|desc] with KEY one of {', '.join(keys)}, got {item!r}")
-        items = sorted(items, key=lambda r, field=keys[key]: (r.get(field) is None, r.get(field) or ""), reverse=direction == "desc")
+        def order(r: dict, field: str = keys[key]) -> tuple[bool, Any]:
+            return (r.get(field) is None, r.get(field) or "")
+
+        items = sorted(items, key=order, reverse=direction == "desc")
     if marker is not None:
         ids = [r[ident] for r in items]
         if marker not in ids:

@@ -71,9 +71,9 @@ def error_of(status: int, body: Any, fallback: str) -> RemoteError:
         return RemoteError(text, status)
     details = error.get("details")
     if isinstance(details, list) and details:
-        problems = [str(item) for item in details]
-        text = problems[0] if len(problems) == 1 else f"{len(problems)} problems:\n" + "\n".join(f"  - {p}" for p in problems)
-        return RemoteError(text, status, problems if len(problems) > 1 else None, str(error.get("type") or ""))
+        listed = [str(item) for item in details]
+        text = listed[0] if len(listed) == 1 else f"{len(listed)} problems:\n" + "\n".join(f"  - {p}" for p in listed)
+        return RemoteError(text, status, listed if len(listed) > 1 else None, str(error.get("type") or ""))
     text = str(details if isinstance(details, str) and details else error.get("message") or body.get("title") or f"HTTP {status}")
     problems = None
     if _PROBLEMS.match(text):
@@ -178,6 +178,7 @@ class KeystoneTransport:
 def server_sent(lines: Iterator[str]) -> Iterator[tuple[str, str | None, str]]:
     """(event type, id, data) of each message of a text/event-stream (comments, the
     server's pings, skipped)."""
+    data: list[str]
     kind, ident, data = "message", None, []
     for line in lines:
         if not line:

@@ -4,12 +4,15 @@ turning a walk's outcome into the stack's final state and reason."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, TypeVar
 
 from stoker.engine import implementations
 from stoker.engine.lifecycle import ActionContext
 from stoker.engine.states import Action, Status
 from stoker.graph import WalkOutcome
+
+# a walk's node: a resource name for the forward actions, a stored resource id for delete
+N = TypeVar("N", bound=Hashable)
 
 
 async def stack_started(context: ActionContext, action: Action, **fields: Any) -> None:
@@ -35,7 +38,7 @@ async def announce_warnings(context: ActionContext, action: Action) -> None:
         await context.recorder.stack_event(action, Status.IN_PROGRESS, f"Warning: {warning}")
 
 
-def outcome_reason(action: Action, outcome: WalkOutcome[Hashable]) -> str:
+def outcome_reason(action: Action, outcome: WalkOutcome[N]) -> str:
     """Heat's stack reason: ``Resource CREATE failed: <first failure>``."""
     if outcome.failed:
         error = next(iter(outcome.failed.values()))
@@ -46,7 +49,7 @@ def outcome_reason(action: Action, outcome: WalkOutcome[Hashable]) -> str:
     return f"Stack {action} completed successfully"
 
 
-async def stack_finished(context: ActionContext, action: Action, outcome: WalkOutcome[Hashable]) -> bool:
+async def stack_finished(context: ActionContext, action: Action, outcome: WalkOutcome[N]) -> bool:
     status = Status.COMPLETE if outcome.ok else Status.FAILED
     await context.recorder.stack_state(action, status, outcome_reason(action, outcome))
     return outcome.ok

@@ -76,7 +76,7 @@ async def rollback_create(context: ActionContext, limit: int, resume: bool = Fal
     outcome = await delete_all(context, limit)
     ok = await actions.stack_finished(context, Action.ROLLBACK, outcome)
     if ok:
-        context.store.delete_resources(context.runtime.id, (record.id for record in context.runtime.records))
+        context.store.delete_resources(context.runtime.id, (record.stored_id for record in context.runtime.records))
         context.runtime.records.clear()
         context.runtime.current.clear()
     return ok

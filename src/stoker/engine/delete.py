@@ -22,19 +22,19 @@ def teardown_graph(records: list[ResourceRecord], requirements: Graph[str]) -> G
         by_name.setdefault(record.name, []).append(record)
     graph: Graph[int] = Graph()
     for record in records:
-        graph.add_node(record.id)
+        graph.add_node(record.stored_id)
     for record in records:
         if record.name not in requirements:
             continue
         for need in requirements.requires(record.name):
             for needed in by_name.get(need, []):
                 # ``needed`` may only go once ``record`` is gone.
-                graph.add_edge(needed.id, record.id)
+                graph.add_edge(needed.stored_id, record.stored_id)
     # An old (replaced) record goes before the current one's requirements, as above; and
     # a replacement's predecessor goes before the replacement itself.
     for record in records:
         if record.replaces is not None and record.replaces in graph:
-            graph.add_edge(record.id, record.replaces)
+            graph.add_edge(record.stored_id, record.replaces)
     return graph
 
 
@@ -48,7 +48,7 @@ async def delete_all(
     names comes from ``requirements`` (default: the stack's current template)."""
     runtime = context.runtime
     records = list(runtime.records if records is None else records)
-    by_id = {record.id: record for record in records}
+    by_id = {record.stored_id: record for record in records}
     if requirements is None:
         requirements = runtime.graph()
     graph = teardown_graph(records, requirements)
@@ -82,5 +82,5 @@ async def finish(context: ActionContext) -> None:
     stack whose delete's process died after DELETE_COMPLETE: admission.half_deleted)."""
     store = context.store
     stack_id = context.runtime.id
-    store.delete_resources(stack_id, (record.id for record in store.list_resources(stack_id)))
+    store.delete_resources(stack_id, (record.stored_id for record in store.list_resources(stack_id)))
     store.update_stack(stack_id, deleted_at=utcnow())

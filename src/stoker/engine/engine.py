@@ -341,7 +341,8 @@ class Engine(NestedJobs):
         if stack.timeout_mins and action in (Action.CREATE, Action.UPDATE):
             guards.append(asyncio.create_task(self._watch_timeout(stack.timeout_mins)))
         try:
-            done, _ = await asyncio.wait({task, lost, *guards}, return_when=asyncio.FIRST_COMPLETED)
+            waiting: set[asyncio.Future[Any]] = {task, lost, *guards}
+            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for guard in guards:
                 guard.cancel()

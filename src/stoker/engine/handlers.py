@@ -142,7 +142,7 @@ class _Threads:
         with self._lock:
             finished = self._finished.get(loop)
             wake = finished is None
-            if wake:
+            if finished is None:
                 finished = self._finished[loop] = []
             finished.append((future, *outcome))
         if wake:

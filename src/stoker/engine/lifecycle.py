@@ -87,7 +87,7 @@ def _stored_definition(record: ResourceRecord) -> ResourceDefinition:
     return ResourceDefinition(name=record.name, resource_type=record.type, properties_data=record.properties or {})
 
 
-async def aborted(context: ActionContext, record: ResourceRecord, action: str, **fields: Any) -> None:
+async def aborted(context: ActionContext, record: ResourceRecord, action: Action, **fields: Any) -> None:
     """The stack action was cancelled (timeout, cancel) while this resource was in
     progress: leave no IN_PROGRESS behind (with ``fields``: what else to record)."""
     await context.recorder.resource_state(record, action, Status.FAILED, f"{action} aborted: {context.stop.reason or 'the stack action was cancelled'}", **fields)
@@ -116,7 +116,7 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
     instance = runtime.instance(record, definition if definition is not None else _stored_definition(record), fresh=True)
     instance.action, instance.status = action, Status.IN_PROGRESS
 
-    def finish() -> tuple[dict[str, Any], dict[str, Any]]:
+    def finish() -> tuple[Mapping[str, Any], Mapping[str, Any]]:
         return budget.stored_values(record.name, instance.properties.resolved(), runtime.attributes_to_store(record) if action != Action.DELETE else {})
 
     try:
@@ -129,7 +129,7 @@ async def resume_resource(context: ActionContext, record: ResourceRecord, defini
         reason = failure_reason(record.name, error)
         await recorder.resource_state(record, action, Status.FAILED, reason, handler_token=None)
         raise ResourceFailure(reason, cause=error)
-    fields: dict[str, Any] = {"handler_token": None}
+    fields = {"handler_token": None}
     if action != Action.DELETE:
         fields.update(properties=jsonable(properties), attributes=jsonable(attributes), data=stored_data(runtime.store, instance))
     await recorder.resource_state(record, action, Status.COMPLETE, "state changed (resumed after an engine restart)", **fields)
@@ -173,7 +173,7 @@ async def create_resource(context: ActionContext, record: ResourceRecord, defini
         instance = runtime.instance(record, definition, fresh=True)
         instance.action, instance.status = Action.CREATE, Status.IN_PROGRESS
 
-        def finish() -> tuple[dict[str, Any], dict[str, Any]]:
+        def finish() -> tuple[Mapping[str, Any], Mapping[str, Any]]:
             return budget.stored_values(record.name, instance.properties.resolved(), runtime.attributes_to_store(record))
 
         properties, attributes = await context.runner.run(
@@ -530,7 +530,7 @@ async def _update_in_place(context: ActionContext, record: ResourceRecord, defin
         instance.action, instance.status = Action.UPDATE, Status.IN_PROGRESS
         new_definition = definition.bind(runtime.resolve)
 
-        def finish() -> dict[str, Any]:
+        def finish() -> Mapping[str, Any]:
             # Attributes come from the new values (the plugin saw the old ones as
             # self.properties during handle_update).
             runtime.instance(record, definition, fresh=True)

@@ -201,7 +201,7 @@ class ChildStacks:
     def _checked(
         self,
         resource: Resource,
-        template: Mapping[str, Any] | str,
+        template: Mapping[str, Any],
         params: Mapping[str, Any],
         stack: StackRecord,
         replaced: str | None = None,

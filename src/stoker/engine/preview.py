@@ -126,7 +126,8 @@ def preview_update(runtime: PreviewRuntime, old_template: Template) -> list[Chan
         waiting_on = sorted(dep for dep in definition.required_resource_names() if dep in runtime.pending or dep in runtime.changing)
         # When every changed value is one only the update will know, the change may not
         # happen at all (the new value can equal the old): say so.
-        uncertain = bool(plan.prop_diff) and all(contains_unresolved(v) for v in plan.prop_diff.values())
+        prop_diff = plan.prop_diff or {}
+        uncertain = bool(prop_diff) and all(contains_unresolved(v) for v in prop_diff.values())
         if waiting_on and uncertain:
             because = f" (may change: values from {', '.join(waiting_on)} are known only during the update)"
         elif waiting_on:
@@ -227,7 +228,7 @@ def _preview_properties(definition: ResourceDefinition, cls: type[Resource]) -> 
     its default; None where it cannot be read. No custom constraint is checked (no
     validation context): these values were validated already, as far as they are known."""
     properties = definition.properties(cls.properties_schema, None, accept_any=cls.accepts_any_property)
-    values = {}
+    values: dict[str, Any] = {}
     for key in properties:
         schema = cls.properties_schema.get(key)
         if definition.properties_data.get(key) is None and schema is not None and schema.default is None:

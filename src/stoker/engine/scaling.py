@@ -84,7 +84,8 @@ async def _signal_held(engine: Engine, stack: StackRecord, resource_name: str, d
     # makes the same choice).
     if engine._loop is None or engine._loop.is_closed() or not engine._children:
         engine._loop = asyncio.get_running_loop()
-    plugin = runtime.instance(record)
+    # handle_signal and check_signal_complete are the signalled plugin's, not every Resource's
+    plugin: Any = runtime.instance(record)
     try:
         token = await engine.runner.call(plugin.handle_signal, dict(details))
     except Exception as error:

@@ -219,7 +219,9 @@ class ResourceSignals:
     def source(self, name: str) -> SignalSource | None:
         """The resource of this stack named ``name``, if it receives signals."""
         runtime = self.runtime
-        record = runtime.current.get(name) if runtime is not None else None
+        if runtime is None:
+            return None
+        record = runtime.current.get(name)
         if record is None or record.action in ("INIT", "DELETE"):
             return None
         cls = runtime.plugin_class(record.type, record.name)
@@ -228,6 +230,7 @@ class ResourceSignals:
     def _source(self, record: Any, cls: type) -> SignalSource:
         signals = ResourceSignals(self.store, record.stack_id, record.uuid, self.runtime, self.read_only)
         runtime = self.runtime
+        assert runtime is not None  # find and source have read the record from it
 
         def instance() -> Any:
             # As find's: an object built only for this look is not kept in the runtime.

@@ -29,6 +29,7 @@ server's agent (its metadata URL) get the values themselves.
 
 from __future__ import annotations
 
+import builtins
 from datetime import datetime
 from typing import Any
 
@@ -223,7 +224,7 @@ class StoredSoftwareDeployments:
             return None
         return outcome.event_reason
 
-    def metadata(self, server_id: str) -> list[dict[str, Any]]:
+    def metadata(self, server_id: str) -> builtins.list[dict[str, Any]]:  # ``list`` here is the method above
         if not server_id:
             raise ValidationError("server_id must be specified")
         self._check_server(server_id)

@@ -275,10 +275,11 @@ class StackRuntime:
         self.records: list[ResourceRecord] = list(records)
         # name -> the record that currently stands for that name
         self.current: dict[str, ResourceRecord] = {r.name: r for r in self.records if r.current}
-        # record id -> its plugin object, while the record's action runs (see release)
-        self.instances: dict[int, Resource] = {}
+        # record id -> its plugin object, while the record's action runs (see release); a
+        # preview's record not stored yet (nested_preview) is kept under None
+        self.instances: dict[int | None, Resource] = {}
         # record id -> attributes computed by the plugin (stored ones are read from the record)
-        self.attribute_cache: dict[int, dict[str, Any]] = {}
+        self.attribute_cache: dict[int | None, dict[str, Any]] = {}
         self.referenced = referenced_attributes(template)
         # The engine's side of nested stacks (engine.nested.ChildStacks), set by the engine.
         self.nested: Any = None
@@ -511,7 +512,9 @@ class StackRuntime:
         if path and issubclass(self.plugin_class(record.type, record.name), StackResource):
             # A nested stack's path may name members' attributes (ResourceGroup's
             # ``attributes``, ``resource.<n>``): the plugin applies it, not select_path.
-            return self.instance(record).attribute_with_path(attribute, tuple(path))
+            instance = self.instance(record)
+            assert isinstance(instance, StackResource)  # its class is, as just checked
+            return instance.attribute_with_path(attribute, tuple(path))
         if path and overrides_fn_get_att(self.plugin_class(record.type, record.name)):
             # A plugin's own FnGetAtt resolves the path too (seed 001), as Heat asks it.
             try:

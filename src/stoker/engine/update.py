@@ -60,7 +60,7 @@ async def update(context: ActionContext, old_template: Template, limit: int, act
         requirements: Graph[str] = runtime.graph(old_template.resources)
         cleanup = await delete_all(context, limit, leftovers, requirements)
         deleted = [r for r in leftovers if r.action == Action.DELETE and r.status == Status.COMPLETE or r.action == "INIT"]
-        context.store.delete_resources(context.runtime.id, (r.id for r in deleted))
+        context.store.delete_resources(context.runtime.id, (r.stored_id for r in deleted))
         gone = {r.id for r in deleted}
         runtime.records = [r for r in runtime.records if r.id not in gone]
         for name in [n for n, r in runtime.current.items() if r.id in gone]:

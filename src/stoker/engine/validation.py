@@ -340,8 +340,8 @@ def validate(
     if strict:
         try:
             params = parameter_values(template, environment, user_params, stack_name, stack_id, getattr(stack, "project_id", ""), registry=registry, stack=acting)
-        except TemplateErrors as problems:
-            errors.extend(problems.errors)
+        except TemplateErrors as refused:
+            errors.extend(refused.errors)
             params = {}
     else:
         params = _lenient_parameter_values(template, environment, user_params, stack_name, stack_id, errors, notes, unknown)
@@ -363,8 +363,8 @@ def validate(
             )
         else:
             template = template.with_conditions(params)
-    except TemplateErrors as problems:
-        errors.extend(problems.errors)
+    except TemplateErrors as refused:
+        errors.extend(refused.errors)
     aliases = environment.type_aliases()
     classes: dict[str, type[Resource]] = {}
     check_type = type_check.get()
@@ -483,10 +483,10 @@ def validate(
     # A property error (or note) quotes the value it refuses, which may be a hidden parameter's.
     hidden = HiddenValues.of(template.parameters, user_params, params, environment.parameters, environment.parameter_defaults)
     if errors:
-        for error in errors:
-            template.place(error)  # position, and the path as the template spells it
-            error.message = hidden.text(error.message)
-            error.args = (error.message,)
+        for found_error in errors:
+            template.place(found_error)  # position, and the path as the template spells it
+            found_error.message = hidden.text(found_error.message)
+            found_error.args = (found_error.message,)
         raise TemplateErrors(errors)
     # What Heat accepts silently that an author may not mean (the reader's warnings).
     warnings.extend(hidden.text(str(warning)) for warning in template.warnings)

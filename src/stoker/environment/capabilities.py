@@ -238,9 +238,9 @@ def resolve(
     result says which matched; ``choose`` raises unless exactly one did."""
     requirements = dict(requirements or {})
     read = [(str(name), declared(text_of(str(name)), str(name))) for name in candidates]
-    keys = {key for _, found in read if found.capabilities is not None for key in found.capabilities.values}
-    bearing = {key: value for key, value in requirements.items() if str(key) in keys}
-    ignored = tuple(str(key) for key in requirements if str(key) not in keys)
+    offered = {key for _, found in read if found.capabilities is not None for key in found.capabilities.values}
+    bearing = {key: value for key, value in requirements.items() if str(key) in offered}
+    ignored = tuple(str(key) for key in requirements if str(key) not in offered)
     verdicts = []
     for name, found in read:
         if found.capabilities is None:
@@ -323,7 +323,7 @@ def resolutions(
     return found
 
 
-def registry_resolutions(registry: Mapping[str, Any], requires: Mapping[str, Any] | None, files: Mapping[str, str]) -> list[Resolution]:
+def registry_resolutions(registry: Mapping[str, Any], requires: Mapping[str, Any] | None, files: Mapping[str, str | bytes]) -> list[Resolution]:
     """How every list entry of a registry resolves by ``requires`` (the per-resource
     blocks' with their resource name); for introspection, never raises."""
     found = []
@@ -413,8 +413,8 @@ def summary(
     names = dict.fromkeys(templates)  # ordered, and a membership test in O(1)
     listed: list[tuple[str, str]] = []  # (type, candidate) from the registries
     for registry in registries:
-        for type_name, value in _list_entries(registry):
-            listed.extend((type_name, str(candidate)) for candidate in value)
+        for type_name, entries in _list_entries(registry):
+            listed.extend((type_name, str(candidate)) for candidate in entries)
         # Every template the registry names counts, a single mapping's too.
         names.update((name, None) for name in registry_templates(registry) if is_template_name(name))
     for name in names:

@@ -184,6 +184,7 @@ def merge_parameters(
         if strategy == OVERWRITE:
             old[key] = value
             continue
+        assert types is not None  # without them every strategy is overwrite
         try:
             _combine(old, key, value, types[key], deep_merge=strategy == DEEP_MERGE)
         except ValueError as error:

@@ -93,8 +93,8 @@ def lifecycle_notes(type_name: str, cls: type[Resource]) -> list[str]:
         notes.append(f"{owner}: {note}")
     for name, schema in cls.properties_schema.items():
         notes.extend(schema.lifecycle_notes(owner, name))
-    for name, schema in cls.attributes_schema.items():
-        note = schema.support_status.lifecycle_note()
+    for name, attribute in cls.attributes_schema.items():
+        note = attribute.support_status.lifecycle_note()
         if note:
             notes.append(f"{owner}: attribute {name}: {note}")
     return notes

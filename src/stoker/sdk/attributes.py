@@ -69,10 +69,13 @@ def select_path(value: Any, path: tuple[Any, ...], where: str = "") -> Any:
     anything else gives None.
     """
     for step in path:
-        if not isinstance(value, (Mapping, Sequence)) or not isinstance(step, (str, int)):
-            return None
         try:
-            value = value[step]
+            if isinstance(value, Mapping) and isinstance(step, (str, int)):  # noqa: SIM114 - apart, each branch narrows both types
+                value = value[step]
+            elif isinstance(value, Sequence) and isinstance(step, int):
+                value = value[step]
+            else:
+                return None  # a string index into a sequence among them
         except (KeyError, IndexError, TypeError):
             return None
     return value

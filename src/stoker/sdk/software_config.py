@@ -27,6 +27,7 @@ What it must not do: touch the store (the engine's ``engine.software_configs`` a
 
 from __future__ import annotations
 
+import builtins
 import json
 import math
 import threading
@@ -469,7 +470,7 @@ class MemorySoftwareDeployments:
             current.update(changes)
         return outcome.event_reason
 
-    def metadata(self, server_id: str) -> list[dict[str, Any]]:
+    def metadata(self, server_id: str) -> builtins.list[dict[str, Any]]:  # ``list`` here is the method above
         if not server_id:
             raise ValidationError("server_id must be specified")
         return deployment_metadata([self._config(deployment["config_id"]) for deployment in self.list(server_id)])

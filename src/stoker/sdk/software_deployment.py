@@ -14,6 +14,7 @@ in-memory stores of both for plugin tests).
 
 from __future__ import annotations
 
+import builtins
 import json
 import uuid
 from collections.abc import Mapping, Sequence
@@ -185,7 +186,7 @@ def signal_outcome(
         if not isinstance(output, Mapping):
             continue
         name = output.get("name")
-        if name in details:
+        if name is not None and name in details:
             values[name] = details[name]
             if output.get("error_output", False):
                 failed = True
@@ -304,7 +305,7 @@ class SoftwareDeployments(Protocol):
         of the event to record, or None when the deployment is not IN_PROGRESS."""
         ...
 
-    def metadata(self, server_id: str) -> list[dict[str, Any]]:
+    def metadata(self, server_id: str) -> builtins.list[dict[str, Any]]:  # ``list`` here is the method above
         """The detailed configs (``format_config``) of the server's deployments, by
         config name; configs that no longer exist are left out."""
         ...

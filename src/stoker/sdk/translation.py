@@ -549,6 +549,7 @@ class Translation:
                 if error.path is None:
                     error.path = self._where(where)
                 raise
+        assert rule.finder is not None  # a RESOLVE rule has one (its constructor checks)
         finder = getattr(plugin, rule.finder)
         try:
             return finder(rule.entity, value) if rule.entity else finder(value)

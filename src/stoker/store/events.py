@@ -43,7 +43,7 @@ class EventRepository:
 
     def _insert_event(self, connection: Connection, event: EventRecord) -> None:
         result = connection.execute(self._insert_event_statement, self._event_values(event))
-        event.id = int(result.inserted_primary_key[0])
+        event.id = tables.inserted_id(result)
 
     def add_event(self, event: EventRecord) -> None:
         self.writes.run(lambda connection: self._insert_event(connection, event))

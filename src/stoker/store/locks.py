@@ -20,11 +20,15 @@ import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from stoker.store import tables
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql, sqlite
 
 HOST = socket.gethostname()
 
@@ -61,12 +65,14 @@ def _process_exists(pid: int) -> bool:
         return True
 
 
-def _insert_for(connection: Connection):
+def _insert_for(connection: Connection) -> Callable[[sa.Table], postgresql.Insert | sqlite.Insert]:
     if connection.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,13 @@ class ResourceRecord:
     def state(self) -> str:
         return f"{self.action}_{self.status}"
 
+    @property
+    def stored_id(self) -> int:
+        """``id`` of a record the store has inserted: only a new record (``new_record``)
+        before its insert has none."""
+        assert self.id is not None, f"resource {self.name} has not been stored"
+        return self.id
+
 
 @dataclass(slots=True)
 class EventRecord:

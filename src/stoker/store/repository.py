@@ -201,7 +201,9 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
                 # Rebuilding a table others refer to (SQLite's only way to change it)
                 # drops it first: foreign keys are checked once, before the commit,
                 # instead. The pragma works only outside a transaction.
-                connection.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")
+                raw = connection.connection.dbapi_connection
+                assert raw is not None  # checked out just now: not invalidated
+                raw.execute("PRAGMA foreign_keys=OFF")
             try:
                 with connection.begin():
                     if not self.is_sqlite:
@@ -215,7 +217,9 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
                         raise RuntimeError("the migration would break foreign keys; nothing was changed")
             finally:
                 if self.is_sqlite:
-                    connection.connection.dbapi_connection.execute("PRAGMA foreign_keys=ON")
+                    raw = connection.connection.dbapi_connection
+                    assert raw is not None  # None only once invalidated (the database lost): fails either way
+                    raw.execute("PRAGMA foreign_keys=ON")
 
     # -- templates ----------------------------------------------------------------
 
@@ -223,7 +227,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         values = {"template": dict(template), "files": dict(files), "environment": dict(environment), "created_at": utcnow()}
 
         def write(connection: Connection) -> int:
-            return int(connection.execute(tables.raw_templates.insert(), values).inserted_primary_key[0])
+            return tables.inserted_id(connection.execute(tables.raw_templates.insert(), values))
 
         return self.writes.run(write)
 
@@ -304,7 +308,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         """A live (not deleted) stack by id or name; ``project_id``: only that
         project's (None: any project's)."""
         table = tables.stacks
-        live = [table.c.deleted_at.is_(None)]
+        live: list[sa.ColumnElement[bool]] = [table.c.deleted_at.is_(None)]
         if project_id is not None:
             live.append(table.c.project_id == project_id)
         with self._read() as connection:

@@ -54,7 +54,7 @@ class SignalRepository:
             if existing is None:
                 now = utcnow()
                 values = {"stack_id": stack_id, "resource_uuid": resource_uuid, "signal_id": key, "details": details, "created_at": now}
-                row_id = int(connection.execute(table.insert(), values).inserted_primary_key[0])
+                row_id = tables.inserted_id(connection.execute(table.insert(), values))
                 return SignalRecord(row_id, stack_id, resource_uuid, key, details, now, None, count + 1), True
             connection.execute(table.update().where(table.c.id == existing.id).values(details=details))
             ordinal = connection.execute(sa.select(sa.func.count()).select_from(table).where(of_resource, table.c.id <= existing.id)).scalar()

@@ -296,3 +296,10 @@ def schema() -> sa.MetaData:
             postgresql_where=live,
         )
     return metadata
+
+
+def inserted_id(result: sa.CursorResult[Any]) -> int:
+    """The id of the row a single-row INSERT into one of these tables made."""
+    key = result.inserted_primary_key
+    assert key is not None  # SQLAlchemy reports it for a single-row INSERT
+    return int(key[0])

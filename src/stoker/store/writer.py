@@ -231,7 +231,7 @@ def _cursor(connection: Connection, sql: str, rows: list[Any]) -> Iterator[Any]:
 
 def _run(connection: Connection, writes: list[Any], direct: dict[int, Any]) -> list[Any]:
     grouped = _Grouped(direct)
-    results = []
+    results: list[Any] = []
     for write in writes:
         if isinstance(write, Statements):
             grouped.add(connection, write)
@@ -399,13 +399,13 @@ class WriteQueue:
         self.batches += 1
         _maybe_crash(self.batches)
         by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, BaseException | None]]] = {}
-        outcomes = [(future, result, None) for (_, future, _), result in zip(admitted, results, strict=True)]
+        outcomes: list[tuple[Any, Any, BaseException | None]] = [(future, result, None) for (_, future, _), result in zip(admitted, results, strict=True)]
         outcomes += [(future, None, _lost(fence)) for _, future, fence in refused]
-        for future, result, error in outcomes:
+        for future, result, failure in outcomes:
             if isinstance(future, _LoopFuture):
-                by_loop.setdefault(future.loop, []).append((future.future, result, error))
-            elif error is not None:
-                future.set_exception(error)
+                by_loop.setdefault(future.loop, []).append((future.future, result, failure))
+            elif failure is not None:
+                future.set_exception(failure)
             else:
                 future.set_result(result)
         _resolve_on_loops(by_loop)
@@ -537,7 +537,8 @@ def _fenced(connection: Connection, batch: list[tuple[Write, Any, Fence | None]]
     if not stack_ids:
         return batch, []
     held = locks.held_tokens(connection, stack_ids)
-    admitted, refused = [], []
+    admitted: list[tuple[Write, Any, Fence | None]] = []
+    refused: list[tuple[Write, Any, Fence | None]] = []
     for item in batch:
         fence = item[2]
         (refused if fence is not None and held.get(fence.stack_id) != fence.token else admitted).append(item)

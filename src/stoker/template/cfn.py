@@ -131,14 +131,14 @@ def _constraints(
             found.append(
                 (first if first in body else second, build(bounds[0], bounds[1], description))
             )
-    for key, build in (
+    for key, make in (
         ("AllowedValues", constr.AllowedValues),
         ("AllowedPattern", constr.AllowedPattern),
     ):
         if key not in body:
             continue
         try:
-            found.append((key, build(body[key], description)))
+            found.append((key, make(body[key], description)))
         except (ValueError, TypeError) as error:
             problems.add(f"Invalid {key} for parameter {where[-1]}: {error}", where + (key,))
     result = []

@@ -107,7 +107,8 @@ class Template:
         errors: list[TemplateError] = []
         warnings: list[TemplateWarning] = []
         template = _Reader(document, errors, warnings).read(files or {})
-        for problem in [*errors, *warnings]:
+        placed: list[TemplateError | TemplateWarning] = [*errors, *warnings]
+        for problem in placed:
             if problem.location is None:
                 problem.location = document.locate(problem.path)
         if errors and (template is None or not collect):

@@ -143,7 +143,7 @@ def _collector_paused() -> Iterator[None]:
 def _load(text: str | bytes, file: str | None, limits: Limits, json_fallback: bool, json_first: bool = False) -> Document:
     with _collector_paused():
         document = _read(text, file, limits, json_fallback, json_first)
-    if (_NUL_ESCAPE if isinstance(text, str) else _NUL_ESCAPE_BYTES).search(text):
+    if _NUL_ESCAPE.search(text) if isinstance(text, str) else _NUL_ESCAPE_BYTES.search(text):
         _refuse_nul(document)
     return document
 
@@ -189,9 +189,10 @@ def _refuse_nul(document: Document, text: str | None = None) -> None:
     if path is None:
         return
     location = document.locate(format_path(path))
-    escape = _NUL_ESCAPE.search(text) if location is None and text is not None else None
-    if escape is not None:
-        location = _located(text, escape.start(), document.file)
+    if location is None and text is not None:
+        escape = _NUL_ESCAPE.search(text)
+        if escape is not None:
+            location = _located(text, escape.start(), document.file)
     raise TemplateSyntaxError("A NUL character (\\0) is not allowed in a template or environment", path=shown_path(path) or None, location=location, hint=NUL_HINT)
 
 

@@ -247,7 +247,7 @@ def parse_schema(name: str, body: Any, path: tuple, errors: list[TemplateError],
 
 
 def _constraint_keys(kind: str) -> list[str]:
-    by_key = {
+    by_key: dict[str, type[constr.Constraint]] = {
         "range": constr.Range,
         "length": constr.Length,
         "allowed_values": constr.AllowedValues,
@@ -262,6 +262,7 @@ def _check_bounds(constraint: constr.Constraint) -> None:
     """Bounds of the kind Heat's constraint schemas require (a range's numbers, a
     length's and a modulo's integers): any other value would be compared with the
     parameter's value later, and fail there with no place to name."""
+    kind: type | tuple[type, ...]
     if isinstance(constraint, constr.Range):
         bounds, kind, message = (constraint.min, constraint.max), (int, float), "range min/max must be numeric"
     elif isinstance(constraint, constr.Length):

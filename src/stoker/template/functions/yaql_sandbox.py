@@ -320,13 +320,17 @@ def _linear_regex_context(yaql: Any) -> Any:
     the functions keep yaql's names, signatures and documentation.
     """
     import builtins
+    import importlib.abc
     import importlib.util
 
     from stoker.sdk import patterns
 
     context = yaql.create_context(regex=False)
     spec = importlib.util.find_spec("yaql.standard_library.regex")
+    # yaql is installed (the caller has it), and its modules are source files
+    assert spec is not None and spec.origin is not None and isinstance(spec.loader, importlib.abc.InspectLoader)
     source = spec.loader.get_source(spec.name)
+    assert source is not None
 
     def importer(name: str, *args: Any, **kwargs: Any) -> Any:
         return patterns if name == "re" else builtins.__import__(name, *args, **kwargs)
