@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import datetime
 import logging
 import threading
 import time
@@ -47,12 +46,6 @@ from stoker.sdk.exceptions import StokerError
 LOG = logging.getLogger(__name__)
 
 KIND = "trust"
-# The expiry of a trust that may be delegated on, in effect none (Heat's trusts have
-# none). Keystone (2026.2, keystone.trust.core._validate_redelegation) compares the
-# expiry a service asks for when it redelegates (Zaqar's trust for a trust+ subscriber
-# expires with the subscription) with the parent's, and fails with a TypeError (a 400)
-# when the parent has none; a redelegated trust that asks for none inherits this one.
-REDELEGATABLE_EXPIRY = datetime.datetime(2999, 12, 31, tzinfo=datetime.UTC)
 # The auth options that scope a token to something; a trust-scoped token has none.
 SCOPE_OPTIONS = frozenset({"system_scope", "domain_id", "domain_name", "project_id", "project_name", "project_domain_id", "project_domain_name"})
 
@@ -132,7 +125,6 @@ class Trustee:
                 role_names=list(user.roles),
                 impersonation=True,
                 allow_redelegation=self.allow_redelegation,
-                expires_at=REDELEGATABLE_EXPIRY if self.allow_redelegation else None,
             )
         except ksa_exceptions.ClientException as error:
             raise DelegationError(
