@@ -148,7 +148,6 @@ class Engine(NestedJobs):
         if self._runner is None:
             s = self.settings
             self._runner = HandlerRunner(self.clock, s.handler_threads, s.poll_initial_s, s.poll_max_s, s.max_tree_handler_calls)
-            self._runner.running_here = lambda stack_id: stack_id in self._children
         return self._runner
 
     def close(self) -> None:
