@@ -160,3 +160,32 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
             return test_group(nodeid)
 
     return SuiteGroups(config, log)
+
+
+# Seconds of test time per scheduling group (``test_group``), summed on the process that
+# prints the summary (xdist's controller gets every worker's reports): what the CI's
+# wall time is made of, printed last so that a CI log's tail shows it.
+_GROUP_SECONDS: dict[str, float] = {}
+_FILE_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    group = test_group(report.nodeid)
+    _GROUP_SECONDS[group] = _GROUP_SECONDS.get(group, 0.0) + report.duration
+    path = report.nodeid.split("::", 1)[0]
+    _FILE_SECONDS[path] = _FILE_SECONDS.get(path, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or not _GROUP_SECONDS:
+        return
+    clouds = {name: seconds for name, seconds in _GROUP_SECONDS.items() if name.startswith("cloud")}
+    rest = sum(_GROUP_SECONDS.values()) - sum(clouds.values())
+    shown = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in sorted(clouds.items()))
+    terminalreporter.write_line(f"test time by group: {shown}{', ' if shown else ''}the other groups {rest:.0f} s")
+    slowest = sorted(_FILE_SECONDS.items(), key=lambda item: -item[1])[:12]
+    terminalreporter.write_line("slowest files: " + ", ".join(f"{path.removeprefix('tests/')} {seconds:.0f} s" for path, seconds in slowest))
+    # Each cloud group runs on one worker from the start: its files, to balance them.
+    for name in sorted(clouds):
+        files = sorted(((path, seconds) for path, seconds in _FILE_SECONDS.items() if test_group(path) == name), key=lambda item: -item[1])
+        terminalreporter.write_line(f"{name} files: " + ", ".join(f"{path.removeprefix('tests/cloud/')} {seconds:.0f} s" for path, seconds in files))

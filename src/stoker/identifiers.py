@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
+import string
 import uuid
 
 _random = random.Random(os.urandom(32))
@@ -18,6 +20,19 @@ _random = random.Random(os.urandom(32))
 def new_id() -> str:
     """A random UUID (version 4) as text."""
     return str(uuid.UUID(int=_random.getrandbits(128), version=4))
+
+
+_SECRET_ALPHABET = string.ascii_letters + string.digits
+
+
+def new_secret(length: int = 43) -> str:
+    """A secret of letters and digits from the OS's entropy source (43 characters: 256 bits).
+
+    No ``-`` or ``_`` as ``secrets.token_urlsafe`` gives: an agent's command line takes it as
+    ``--secret-key VALUE``, and a value beginning with ``-`` reads as an option there
+    (heat-cfntools' cfn-get-metadata refused one).
+    """
+    return "".join(secrets.choice(_SECRET_ALPHABET) for _ in range(length))
 
 
 def reseed_after_fork() -> None:

@@ -140,6 +140,10 @@ class StackReads:
 
     def stack_parameters(self, stack: StackRecord) -> dict[str, Any]:
         """Every parameter's value as ``stack show`` gives it: hidden ones as '******'."""
+        template, _, params = self.engine.conditioned_template(stack)
+        if template.version.kind != "cfn":
+            # Only a CFN stack's pseudo parameters need a runtime (with the resources).
+            return shown_parameters(template, params, None)
         runtime = self.engine.load_runtime(stack)
         return shown_parameters(runtime.template, runtime.params, runtime)
 
@@ -156,9 +160,11 @@ class StackReads:
             return []  # nobody's project (see Project.reaches)
         return self.store.list_stacks(include_deleted=deleted, include_nested=nested, hidden_tags=hidden_tags, project_id=project_id)
 
-    def list_resources(self, name_or_id: str) -> list[ResourceRecord]:
+    def list_resources(self, name_or_id: str, sealed: bool = True) -> list[ResourceRecord]:
+        """A stack's current resources; without ``sealed``, their sealed columns are None
+        (``Store.list_resources``)."""
         stack = self.get_stack(name_or_id)
-        return [r for r in self.store.list_resources(stack.id) if r.current]
+        return [r for r in self.store.list_resources(stack.id, sealed=sealed) if r.current]
 
     def list_resources_nested(self, name_or_id: str, depth: int) -> list[tuple[StackRecord, ResourceRecord]]:
         """A stack's resources and, ``depth`` levels down, its nested stacks' (each with
@@ -169,7 +175,7 @@ class StackReads:
     def required_by(self, stack: StackRecord) -> dict[str, list[str]]:
         """Per resource of the stack's template, the resources that need it (Heat's
         ``required_by``)."""
-        resources = self.engine.load_runtime(stack).template.resources
+        resources = self.engine.conditioned_template(stack)[0].resources
         needed: dict[str, list[str]] = {name: [] for name in resources}
         for name, definition in resources.items():
             for required in sorted(definition.required_resource_names()):
@@ -250,6 +256,30 @@ class StackReads:
 
         credential = signals.credential_by_url(self.store, credential_id, secret, purposes=(signals.METADATA,))
         stack, record = signals.credential_resource(self.store, credential, "The URL is not valid: its server is gone")
+        return self._metadata(stack, record)
+
+    def keypair_holder(self, access: str) -> tuple[StackRecord, ResourceRecord, str] | None:
+        """The live stack and server whose CFN keypair has the access key ``access``,
+        with the keypair's secret (which signatures are computed with), or None."""
+        from stoker.engine import signals
+        from stoker.resources.openstack.keystone.stack_user import SECRET_KEY
+
+        credential = signals.keypair_credential(self.store, access)
+        if credential is None:
+            return None
+        try:
+            stack, record = signals.credential_resource(self.store, credential, "")
+        except signals.SignalCredentialError:
+            return None
+        data, _redacted = self.store.sealer.open(record.data)
+        secret = data.get(SECRET_KEY)
+        if not isinstance(secret, str) or not signals.credential_matches(credential, secret):
+            return None
+        return stack, record, secret
+
+    def agent_metadata(self, stack: StackRecord, record: ResourceRecord) -> dict[str, Any]:
+        """A resource's metadata as its agent reads it (values of hidden parameters in
+        clear, as ``metadata_by_capability``)."""
         return self._metadata(stack, record)
 
     def list_events(self, name_or_id: str, resource_name: str | None = None, nested_depth: int = 0) -> list[EventRecord]:

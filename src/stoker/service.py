@@ -10,12 +10,12 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from stoker.engine import admission, implementations
+from stoker.engine import admission, drift, implementations
+from stoker.engine import imports as imports_check
 from stoker.engine.clock import Clock
 from stoker.engine.engine import Engine, EngineSettings, Job
 from stoker.engine.errors import ActionInProgressError, StackExistsError
-from stoker.engine.events import Listener, stack_event
-from stoker.engine.snapshot import exported_resources
+from stoker.engine.events import Listener
 from stoker.engine.states import Action, Status
 from stoker.engine.trees import check_tree
 from stoker.engine.validation import ValidationResult, check_resource_limit, validate
@@ -25,15 +25,16 @@ from stoker.environment.directory import load_default_environment, load_environm
 from stoker.environment.environment import Environment
 from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
-from stoker.identifiers import new_id
 from stoker.masking import HiddenValues
+from stoker.plan_actions import CheckedImport, PlanActions
 from stoker.reads import StackReads
 from stoker.resource_actions import ResourceActions
 from stoker.resources import builtin_client_mapping, builtin_constraint_mapping
 from stoker.resources.index import BUILTIN_TYPES
-from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
+from stoker.sdk.exceptions import ResourceNotFoundError, StokerError, ValidationError
 from stoker.serving import Serving
 from stoker.settings import DEFAULT_PUBLIC_URL, Settings
+from stoker.stack_copies import StackCopies
 from stoker.stack_requests import (
     Source,
     check_stack_name,
@@ -43,7 +44,7 @@ from stoker.stack_requests import (
     validate_environment,
     validate_parameters,
 )
-from stoker.store import SnapshotRecord, StackRecord, Store
+from stoker.store import StackRecord, Store
 from stoker.store.records import TemplateRecord
 from stoker.store.repository import utcnow
 from stoker.store.sealing import Sealer
@@ -76,7 +77,15 @@ def build_registry(settings: Settings) -> ResourceRegistry:
     return registry
 
 
-class Service(ResourceActions, Serving, StackReads):
+
+class _ListingContext:
+    """What a constraint's listing acts in: no stack, the caller's cloud (the request's
+    user in Keystone mode, the configured cloud otherwise)."""
+
+    stack = None
+
+
+class Service(PlanActions, ResourceActions, StackCopies, Serving, StackReads):
     """Requests from the CLI and the API: checked here, run as jobs in the engine.
     What only reads (stacks, resources, events, outputs, resource types) is ``StackReads``."""
 
@@ -253,17 +262,23 @@ class Service(ResourceActions, Serving, StackReads):
         disable_rollback: bool | None = None,
         timeout_mins: int | None = None,
         tags: Sequence[str] | None = None,
+        converge: bool = False,
     ) -> StackRecord:
         """Update a stack; ``disable_rollback``, ``timeout_mins`` and ``tags``, when
         given, replace the stack's own (the job reads them from the stack row). As in
         Heat, an update that is not ``existing`` (PUT) without tags leaves the stack
-        without tags; an ``existing`` one (PATCH) keeps them unless given (``[]`` clears)."""
+        without tags; an ``existing`` one (PATCH) keeps them unless given (``[]`` clears).
+        ``converge`` (Heat's): the update starts from the live objects, not from what the
+        stack recorded, so what drifted is changed back (``engine/drift.absorb``)."""
         if tags is None and not existing:
             tags = ()
         stack = self.get_stack(name_or_id)
         self._check_idle(stack)
         parsed, environment, user, kept_files = self._update_request(stack, template, environments, parameters, files, existing, clear_parameters)
         template_id = self._store_template(parsed, kept_files, environment)
+        if converge:
+            # After the request is checked (a bad template absorbs nothing), before the job.
+            drift.absorb(self.engine, self.store, stack)
         given = {"disable_rollback": disable_rollback, "timeout_mins": timeout_mins, "tags": list(tags) if tags is not None else None}
         changed = {key: value for key, value in given.items() if value is not None}
         # The settings change with the update itself, once its job holds the lock.
@@ -359,114 +374,46 @@ class Service(ResourceActions, Serving, StackReads):
         files: Mapping[str, str] | None = None,
         existing: bool = False,
         show_nested: bool = False,
+        converge: bool = False,
     ) -> dict[str, Any]:
         """What an update would do to each resource, decided as the update decides; with
-        ``show_nested``, to the resources of its nested stacks too (engine.nested_preview)."""
+        ``show_nested``, to the resources of its nested stacks too (engine.nested_preview);
+        with ``converge``, from the live objects (a drift detection runs first)."""
         from stoker.engine import preview
-        from stoker.engine.stack import parameter_values
 
         stack = self.get_stack(name_or_id)
         parsed, environment, user, _ = self._update_request(stack, template, environments, parameters, files, existing)
-        current = self.engine.load_runtime(stack)
-        params = parameter_values(parsed, environment, user, stack.name, stack.id, stack.project_id)
-        runtime = preview.preview_runtime(current, parsed.with_conditions(params), params)
-        runtime.environment = environment
-        runtime.aliases = environment.type_aliases()
-        hidden = HiddenValues.of(parsed.parameters, user, params, environment.parameters, environment.parameter_defaults)
-        # where the registry lists candidates: which resources change implementation (seed 003)
-        # Old values too: a plan shows each changed property's old value, which may be
-        # the stack's hidden parameter's as it was.
+        current, runtime, hidden = self._update_preview_runtime(stack, parsed, environment, user, converge)
         planned = preview.preview_update(runtime, current.template)
         if show_nested:
             from stoker.engine.nested_preview import with_nested
 
             planned = with_nested(self.engine, runtime, planned)
+        # Old values too: a change's old value may be the stack's hidden parameter's as it was.
         changes = self.hidden_values(stack).data(hidden.data(preview.as_result(planned)))
+        # where the registry lists candidates: which resources change implementation
         return implementations.with_update_preview(changes, current.template, current.environment, parsed, environment)
 
-    # -- snapshots ------------------------------------------------------------------
+    def _update_preview_runtime(
+        self, stack: StackRecord, parsed: Template, environment: Environment, user: Mapping[str, Any], converge: bool = False
+    ) -> tuple[Any, Any, HiddenValues]:
+        """What an update's preview decides on: the stack's runtime now, the runtime of the
+        update (``engine.preview.preview_runtime``: what it would make has no values yet),
+        and the request's hidden values. ``converge``: the stack's resources as a drift
+        detection finds them now (what ``update_stack`` stores first), nested ones too."""
+        from stoker.engine import preview
+        from stoker.engine.stack import parameter_values
 
-    def create_snapshot(self, name_or_id: str, name: str | None = None, listeners: Sequence[Listener] = ()) -> SnapshotRecord:
-        stack = self.get_stack(name_or_id)
-        self._check_idle(stack)
-        if stack.status != Status.COMPLETE or stack.action in (Action.DELETE, Action.INIT):
-            raise ValidationError(f"Stack {stack.name} is {stack.state}: only a stack in a COMPLETE state can be snapshotted")
-        record = SnapshotRecord(id=new_id(), stack_id=stack.id, name=name, status="IN_PROGRESS", status_reason="")
-        self.store.save_snapshot(record)
-        self._run(Job(stack.id, Action.SNAPSHOT, snapshot_id=record.id), listeners)
-        return self.get_snapshot(stack.id, record.id)
-
-    def list_snapshots(self, name_or_id: str) -> list[SnapshotRecord]:
-        return self.store.list_snapshots(self.get_stack(name_or_id).id)
-
-    def get_snapshot(self, name_or_id: str, snapshot_id: str) -> SnapshotRecord:
-        for record in self.list_snapshots(name_or_id):
-            if record.id == snapshot_id or record.name == snapshot_id:
-                return record
-        raise ResourceNotFoundError(f"The Snapshot ({snapshot_id}) could not be found.", hint=f"see 'stoker stack snapshot list {name_or_id}'")
-
-    def delete_snapshot(self, name_or_id: str, snapshot_id: str) -> None:
-        stack = self.get_stack(name_or_id)
-        record = self.get_snapshot(stack.id, snapshot_id)
-        self._call(self.engine.delete_snapshot(stack, record.id))
-
-    def restore_snapshot(self, name_or_id: str, snapshot_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
-        stack = self.get_stack(name_or_id)
-        self._check_idle(stack)
-        record = self.get_snapshot(stack.id, snapshot_id)
-        if record.status != "COMPLETE":
-            raise ValidationError(f"Snapshot {snapshot_id} is {record.status}: only a complete snapshot can be restored")
-        return self._run(Job(stack.id, Action.RESTORE, snapshot_id=record.id), listeners)
-
-    def export_stack(self, name_or_id: str) -> dict[str, Any]:
-        """Everything needed to adopt the stack elsewhere (Heat's abandon/export data)."""
-        stack = self.get_stack(name_or_id)
-        stored = self.store.get_template(stack.raw_template_id)
-        resources = self._exported_resources(stack.id)
-        return {
-            "id": stack.id,
-            "name": stack.name,
-            "action": stack.action,
-            "status": stack.status,
-            "template": stored.template,
-            "files": stored.files,
-            "environment": stored.environment,
-            "parameters": stack.parameters,
-            "project_id": stack.project_id,
-            "tags": stack.tags,
-            "resources": resources,
-        }
-
-    def _exported_resources(self, stack_id: str) -> dict[str, Any]:
-        """A stack's resources for export; a nested stack's resources under its parent
-        resource's ``resources`` (as Heat's abandon data nests them)."""
-        resources = exported_resources(self.store.list_resources(stack_id))
-        for entry in resources.values():
-            # Plain, as Heat exports them: the data is for adopting the stack elsewhere.
-            entry["resource_data"] = self.store.sealer.open(entry["resource_data"])[0]
-        for child in self.store.child_stacks(stack_id):
-            owned = resources.get(child.owner_resource or "")
-            if owned is not None and owned["resource_id"] == child.id:
-                owned["resources"] = self._exported_resources(child.id)
-        return resources
-
-    def abandon_stack(self, name_or_id: str) -> dict[str, Any]:
-        """Forget a stack, leaving its physical resources in place; returns the adopt data."""
-        if not self.settings.enable_stack_abandon:
-            raise ValidationError("Stack abandon is disabled", hint="set STOKER_ENABLE_STACK_ABANDON=true to allow it")
-        stack = self.get_stack(name_or_id)
-        self._check_idle(stack)
-
-        def abandon(current: StackRecord) -> dict[str, Any]:
-            data = self.export_stack(current.id)
-            self._forget(current)
-            if self.delegation is not None:
-                from stoker.resources.openstack.trusts import acting_user
-
-                self.delegation.forget(current, acting_user.get())
-            return data
-
-        return self._holding(stack, abandon)
+        current = self.engine.load_runtime(stack)
+        found = drift.found(self.engine, self.store, stack) if converge else {}
+        drift.as_found(current, found)
+        params = parameter_values(parsed, environment, user, stack.name, stack.id, stack.project_id)
+        runtime = preview.preview_runtime(current, parsed.with_conditions(params), params)
+        runtime.found = found
+        runtime.environment = environment
+        runtime.aliases = environment.type_aliases()
+        hidden = HiddenValues.of(parsed.parameters, user, params, environment.parameters, environment.parameter_defaults)
+        return current, runtime, hidden
 
     def _holding(self, stack: StackRecord, change: Callable[[StackRecord], Any]) -> Any:
         """Make a short change to an idle stack under its lock (decided and fenced as a
@@ -477,14 +424,6 @@ class Service(ResourceActions, Serving, StackReads):
                 return change(current)
 
         return self._call(held())
-
-    def _forget(self, stack: StackRecord) -> None:
-        """Drop a stack and its nested stacks from the store, leaving resources in place."""
-        for child in self.store.child_stacks(stack.id):
-            self._forget(child)
-        event = stack_event(stack, "DELETE", "COMPLETE", "Stack abandoned: its resources were left in place")
-        self.store.delete_resources(stack.id, (r.stored_id for r in self.store.list_resources(stack.id)))
-        self.store.update_stack(stack.id, event=event, action="DELETE", status="COMPLETE", status_reason=event.resource_status_reason, deleted_at=utcnow())
 
     def adopt_stack(
         self,
@@ -516,6 +455,121 @@ class Service(ResourceActions, Serving, StackReads):
         stack.raw_template_id = self.store.store_template(parsed.data, files, environment.to_dict())
         job = Job(stack.id, Action.ADOPT, adopt_data=dict(adopt_data))
         return self._run(job, listeners, self._insert_stack(stack, delegated=True, job=job))
+
+    def import_stack(
+        self,
+        name: str,
+        template: Source,
+        imports: Mapping[str, str],
+        environments: Sequence[Source] = (),
+        parameters: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        accept_differences: bool = False,
+        listeners: Sequence[Listener] = (),
+        project_id: str = "",
+    ) -> StackRecord:
+        """Make a stack whose resources named in ``imports`` (resource name -> physical
+        id) take over objects that exist already, the rest created (engine/imports.py,
+        docs/import.md). The objects' live properties are checked against the template
+        first; differences refuse the import unless ``accept_differences``."""
+        checked = self._import_request(name, template, imports, environments, parameters, files, project_id)
+        # Refused before any stack is made: a refusal leaves nothing to delete.
+        refused = imports_check.refusal(checked.problems, checked.found, bool(accept_differences))
+        if refused is not None:
+            raise ValidationError(refused)
+        stack, parsed, environment = checked.stack, checked.parsed, checked.environment
+        stack.raw_template_id = self._store_template(parsed, dict(files or {}), environment)
+        request = {"resources": checked.imports, "accept_differences": bool(accept_differences)}
+        job = Job(stack.id, Action.ADOPT, adopt_data={"import": request})
+        return self._run(job, listeners, self._insert_stack(stack, delegated=True, job=job))
+
+    def _import_request(
+        self,
+        name: str,
+        template: Source,
+        imports: Mapping[str, str],
+        environments: Sequence[Source],
+        parameters: Mapping[str, Any] | None,
+        files: Mapping[str, str] | None,
+        project_id: str,
+    ) -> CheckedImport:
+        """An import's request checked (the name, each resource named and its type, the
+        template), and its objects read and compared with the template: what an import
+        and its plan both start from. Nothing is stored."""
+        check_stack_name(name)
+        if self.store.find_stack(name, project_id) is not None:  # names are unique per project
+            raise StackExistsError(name)
+        if not isinstance(imports, Mapping) or not imports:
+            raise ValidationError("Nothing to import", hint="name at least one resource and its id: --resource NAME=ID")
+        parsed = self.parse_template(template, files)
+        environment = self.parse_environments(environments, parsed, files)
+        for resource_name, physical_id in imports.items():
+            where = f"resources.{resource_name}"
+            definition = parsed.resources.get(resource_name)
+            if definition is None:
+                known = ", ".join(sorted(parsed.resources)) or "none"
+                raise ValidationError(f"The template has no resource {resource_name} to import into (its resources: {known})", path=where)
+            if not isinstance(physical_id, str) or not physical_id.strip():
+                raise ValidationError(f"The id to import as {resource_name} must be a non-empty string", path=where)
+            try:
+                plugin_class = self.registry.get_class(definition.resource_type, environment.type_aliases(), parsed.files, resource_name)
+            except Exception:  # noqa: BLE001 - an unknown type: _validate below names it
+                continue
+            if definition.external_id is not None:
+                raise ValidationError(f"Resource {resource_name} has external_id already: import it or name it there, not both", path=where)
+            if not plugin_class.reads_live_state():
+                raise ValidationError(
+                    f"Resource {resource_name}: {definition.resource_type} cannot be imported, it has no live object to read and check",
+                    path=where,
+                    hint="let the stack create it, or import only resources whose type reads its live object (docs/import.md)",
+                )
+        user = dict(parameters or {})
+        stack = new_stack(name, user, True, None, [])
+        stack.project_id = project_id
+        self._check_limits(parsed)
+        result = self._validate(parsed, environment, user, stack)
+        taken = {key: value.strip() for key, value in imports.items()}
+        problems, found = self._checked_imports(stack, result, environment, taken)
+        return CheckedImport(stack, parsed, environment, result, taken, problems, found)
+
+    def constraint_values(self, name: str) -> dict[str, Any]:
+        """The values the custom constraint ``name`` accepts in the caller's cloud (a
+        launch form's list, docs/api.md): ``{"constraint", "values": [{value, id,
+        label}], "truncated"}``. Refused for a constraint not registered, or one that
+        does not list (a constraint lists when it has ``values(context, limit)``)."""
+        found = self.registry.constraints.get(name)
+        if found is None:
+            known = ", ".join(sorted(self.registry.constraints))
+            raise ResourceNotFoundError(f"No custom constraint named {name}", hint=f"one of: {known}")
+        constraint = found() if isinstance(found, type) else found
+        if getattr(constraint, "values", None) is None or getattr(constraint, "listing", "") is None:
+            raise ValidationError(f"The custom constraint {name} does not list its values", hint="type the value")
+        try:
+            values, truncated = constraint.values(_ListingContext())
+        except StokerError:
+            raise
+        except Exception as error:  # noqa: BLE001 - the cloud's own failure, said in words
+            raise StokerError(
+                f"Listing the values of {name} in the cloud failed: {type(error).__name__}: {error}",
+                hint="type the value, or try again once the cloud answers",
+            ) from None
+        return {"constraint": name, "values": values, "truncated": truncated}
+
+    def _checked_imports(
+        self, stack: StackRecord, result: ValidationResult, environment: Environment, imports: Mapping[str, str]
+    ) -> tuple[list[str], dict[str, Any]]:
+        """The import's check (engine.imports.check_imports) on a stack not made yet:
+        its resources as the template gives them, none recorded."""
+        from stoker.engine.stack import StackRuntime
+
+        runtime = StackRuntime(stack, result.template, environment, result.params, self.registry, None, self.engine.clock)
+        runtime.records = [runtime.new_record(definition) for definition in result.template.resources.values()]
+        for number, record in enumerate(runtime.records, 1):
+            record.id = -number  # not stored: ids of their own, as the runtime keys its plugins by id
+        runtime.current = {record.name: record for record in runtime.records}
+        runtime.public_url = self.engine.settings.public_url
+        runtime.read_store = self.store  # an imported deployment or config is read there
+        return imports_check.check_imports(runtime, imports)
 
     def delete_stack(self, name_or_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
         stack = self.get_stack(name_or_id)

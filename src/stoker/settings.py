@@ -143,6 +143,11 @@ class Settings:
     # ``none`` (no authentication, loopback only), ``token`` (static tokens from
     # auth_tokens_file) or ``keystone`` (tokens validated by keystonemiddleware).
     auth_mode: str = "none"
+    # Origins other than the server's own whose web pages may call the API from a browser
+    # (CORS, as Heat's [cors] allowed_origin through oslo.middleware): exact origins
+    # such as ``https://ops.example.com`` (STOKER_CORS_ALLOWED_ORIGINS, comma-separated).
+    # None by default: the dashboard, served from the same origin, needs none.
+    cors_allowed_origins: list[str] = field(default_factory=list)
     # The static tokens of ``token`` mode: YAML, token -> {project_id, user_id, roles}
     # (STOKER_AUTH_TOKENS_FILE).
     auth_tokens_file: str | None = None
@@ -212,6 +217,8 @@ class Settings:
             settings.job_queue = env["STOKER_JOB_QUEUE"]
         if env.get("STOKER_AUTH_MODE"):
             settings.auth_mode = env["STOKER_AUTH_MODE"]
+        if env.get("STOKER_CORS_ALLOWED_ORIGINS"):
+            settings.cors_allowed_origins = [origin.strip() for origin in env["STOKER_CORS_ALLOWED_ORIGINS"].split(",") if origin.strip()]
         if env.get("STOKER_AUTH_TOKENS_FILE"):
             settings.auth_tokens_file = env["STOKER_AUTH_TOKENS_FILE"]
         if env.get("STOKER_POLICY_FILE"):

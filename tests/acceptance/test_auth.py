@@ -150,6 +150,7 @@ def test_auth_token_mode_reader_reads_member_writes(server):
         ("POST", "/snapshots", {"name": "s"}, "stacks:snapshot"),
         ("PATCH", "/resources/value", {"mark_unhealthy": True}, "resource:mark_unhealthy"),
         ("GET", "/export", None, "stacks:export"),
+        ("POST", "/drift", None, "stacks:drift"),
     ):
         status, answer, _ = call(server, method, f"/stacks/by-member/{stack_id}{path}", READER, body)
         assert (status, answer["error"]["message"]) == (403, f"You are not authorized to complete {rule} action."), (method, path, answer)

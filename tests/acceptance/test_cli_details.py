@@ -269,8 +269,9 @@ def test_cli_reads_do_not_finish_an_interrupted_action(stoker, tmp_path):
                 # Its handler's token recorded too: the kill must not land between the
                 # IN_PROGRESS and the token (a create whose progress is unknown fails,
                 # which is crash safety's subject, not this test's).
-                query = "SELECT action, status FROM resources WHERE handler_token IS NOT NULL"
-                return ("CREATE", "IN_PROGRESS") in connection.execute(query).fetchall()
+                # The column holds JSON: no token yet is the text "null", not SQL's NULL.
+                rows = connection.execute("SELECT action, status, handler_token FROM resources").fetchall()
+                return any((action, status) == ("CREATE", "IN_PROGRESS") and json.loads(token or "null") is not None for action, status, token in rows)
             except sqlite3.OperationalError:  # the tables are not made yet
                 return False
 
@@ -286,7 +287,8 @@ def test_cli_reads_do_not_finish_an_interrupted_action(stoker, tmp_path):
     # A command that changes stacks finishes the interrupted create first.
     checked = stoker("stack", "check", "w", check=False)
     assert "Resuming actions interrupted by an engine restart: w (CREATE_IN_PROGRESS)" in checked.stderr
-    assert stoker("stack", "show", "w", "-f", "value", "-c", "stack_status").stdout.strip() in ("CHECK_COMPLETE", "CREATE_COMPLETE")
+    shown = stoker("stack", "show", "w", "-f", "json").stdout
+    assert json.loads(shown)["stack_status"] in ("CHECK_COMPLETE", "CREATE_COMPLETE"), (shown, checked.stdout, checked.stderr)
 
 
 PLAN_BEFORE = """\
@@ -319,8 +321,8 @@ def test_cli_update_dry_run_reads_like_a_plan(stoker, tmp_path):
     assert [c["resource_name"] for c in changes["deleted"]] == ["gone"]
 
     table = stoker("stack", "update", "p", "-t", "after.yaml", "--parameter", "secret=New-Secret-2", "--dry-run").stdout
-    assert "length: 8 -> 12" in table and "value: ****** -> ******" in table and "(known after the update)" in table
-    assert table.rstrip().splitlines()[-1] == "Plan: 1 to create, 2 to update in place, 1 to replace, 1 to delete"
+    assert "properties.length: 8 -> 12" in table and "properties.value: ****** -> ******" in table and "(known after apply)" in table
+    assert table.rstrip().splitlines()[-1] == "Plan: 1 to add, 2 to change, 1 to replace, 1 to delete"
     assert "Secret" not in table
 
 

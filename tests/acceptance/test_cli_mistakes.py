@@ -354,3 +354,16 @@ def test_cli_mistakes_a_nested_template_is_read_for_typos_and_duplicates_too(run
         duplicate, typo = sorted(found, key=lambda line: "get_parm" in line)
         assert "inner.yaml:9:3: resources.db: Duplicate key 'db'" in duplicate, duplicate
         assert "inner.yaml:6:" in typo and typo.endswith("(did you mean get_param?)"), typo
+
+
+def test_api_validate_warns_of_typos_in_the_templates_of_its_files_too(cli_server):
+    # What a client that sends the files itself (heatclient, a dashboard) is told: the
+    # nested template's misspelt function, placed in its own file.
+    import httpx
+
+    body = {"template": PARENT, "files": {"inner.yaml": INNER}}
+    answer = httpx.post(f"{cli_server.url}/v1/typos/validate", json=body, timeout=60)
+    assert answer.status_code == 200, answer.text
+    typos = [line for line in answer.json().get("Warnings", []) if "get_parm" in line]
+    assert len(typos) == 1 and "inner.yaml:6:" in typos[0], answer.json()
+    assert typos[0].endswith("(did you mean get_param?)"), typos

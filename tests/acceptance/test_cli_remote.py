@@ -19,8 +19,8 @@ from tests.support.server import Server, free_port
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
 ROOT = Path(__file__).resolve().parents[2]
-WEB_TOKEN = secrets.token_urlsafe(24)
-OPS_TOKEN = secrets.token_urlsafe(24)
+WEB_TOKEN = secrets.token_hex(24)  # hex: a token beginning with "-" reads as an option
+OPS_TOKEN = secrets.token_hex(24)
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from tests.support import agents, tempest, venv_cache
+from tests.support import agents, horizon, tempest, venv_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;#]+)\s*$")
@@ -84,7 +84,7 @@ def test_the_build_backend_is_pinned():
 
 @pytest.mark.parametrize(
     ("environment", "named"),
-    [("tempest", tempest.TEMPEST_REQUIREMENTS), ("agents", agents.AGENT_REQUIREMENTS)],
+    [("tempest", tempest.TEMPEST_REQUIREMENTS), ("agents", agents.AGENT_REQUIREMENTS), ("horizon", horizon.HORIZON_REQUIREMENTS)],
 )
 def test_side_environments_pin_what_they_name(environment, named):
     pinned = pins(venv_cache.constraints_file(environment))

@@ -20,6 +20,7 @@ import httpx
 import pytest
 import yaml
 
+from stoker.api import event_hub
 from stoker.api.app import create_app
 from stoker.settings import Settings
 from tests.acceptance.conftest import client_environment
@@ -261,6 +262,32 @@ def test_event_stream_from_now_skips_what_was_recorded_before(server):
         assert status == 200, body
         messages = stream.until(lambda m: m.data["resource_name"] == "checked" and m.data["resource_status"] == "CHECK_COMPLETE")
     assert {m.data["resource_status"].split("_")[0] for m in messages} == {"CHECK"}
+
+
+def test_event_stream_until_next_action_waits_for_the_action_started_after_it_opened(server):
+    stack_id = server.create("nextact")
+    server.wait_for(stack_id)
+    path = f"/stacks/nextact/{stack_id}/events/stream"
+    # until=terminal on a stack at rest ends at once, with the state it was already in.
+    with server.stream(path, **{"from": "now", "until": "terminal"}) as stream:
+        ended = stream.rest()
+    assert [m.event for m in ended] == ["stack"] and ended[0].data["stack"]["stack_status"] == "CREATE_COMPLETE"
+    # until=next_action stays open at rest (several of the hub's polls go by), then
+    # carries the action started after it opened, nested stacks deleted on the way included.
+    with server.stream(path, **{"from": "now", "until": "next_action"}) as stream:
+        pings, deadline = 0, time.monotonic() + 60
+        for line in stream.lines:
+            assert line == "" or line.startswith(":"), f"a stream at rest sent {line!r}"
+            pings += line.startswith(":")
+            if pings * 0.2 > 3 * event_hub.POLL_INTERVAL_S:
+                break
+            assert time.monotonic() < deadline
+        status, body = server.request("DELETE", f"/stacks/nextact/{stack_id}")
+        assert status == 204, body
+        rest = stream.rest()
+    assert rest[-1].event == "stack" and rest[-1].data["stack"]["stack_status"] == "DELETE_COMPLETE"
+    seen = {(m.data["stack_path"], m.data["resource_name"], m.data["resource_status"]) for m in events_of(rest)}
+    assert {("", "nextact", "DELETE_IN_PROGRESS"), ("outer.inner", "leaf", "DELETE_COMPLETE"), ("", "nextact", "DELETE_COMPLETE")} <= seen
 
 
 def test_event_stream_sends_heartbeats_while_idle(server):

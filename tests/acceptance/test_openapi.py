@@ -21,10 +21,12 @@ Bounded for CI: a few examples per operation (``EXAMPLES``), no shrinking, and
 from __future__ import annotations
 
 import json
+import os
 import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import hypothesis
@@ -32,6 +34,7 @@ import hypothesis.errors
 import pytest
 import schemathesis
 from hypothesis import strategies as st
+from keystoneclient.contrib.ec2.utils import Ec2Signer
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import FailureGroup
 from schemathesis.specs.openapi.checks import (
@@ -71,6 +74,9 @@ resources:
   server:
     type: OS::Heat::DeployedServer
     properties: {software_config_transport: POLL_TEMP_URL}
+  cfn_server:
+    type: OS::Heat::DeployedServer
+    properties: {software_config_transport: POLL_SERVER_CFN}
   config:
     type: OS::Heat::SoftwareConfig
     properties: {group: script, config: "#!/bin/sh", inputs: [{name: foo}], outputs: [{name: result}]}
@@ -85,6 +91,7 @@ outputs:
   said: {description: What first holds., value: {get_attr: [first, output]}}
   url: {value: {get_resource: handle}}
   collect: {value: {get_attr: [server, os_collect_config]}}
+  cfn: {value: {get_attr: [cfn_server, os_collect_config]}}
 """
 
 # A stack a create in the run makes: one resource, quick.
@@ -130,7 +137,11 @@ class Known:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[Server]:
     directory = tmp_path_factory.mktemp("openapi")
-    running = Server(f"sqlite:///{directory / 'stoker.sqlite'}", directory / "server.log", STOKER_AUTH_MODE="none", STOKER_ENABLE_STACK_ABANDON="true")
+    running = Server(
+        f"sqlite:///{directory / 'stoker.sqlite'}", directory / "server.log", STOKER_AUTH_MODE="none", STOKER_ENABLE_STACK_ABANDON="true",
+        # Test::LiveFile: a type whose live object (a local file) an import can take over.
+        STOKER_PLUGIN_DIRS=str(Path(__file__).resolve().parents[1] / "support" / "plugins"),
+    )
     running.environment["STOKER_PUBLIC_URL"] = running.url
     running.start()
     yield running
@@ -160,8 +171,21 @@ def _snapshot(server: Server, stack: str) -> str:
     return snapshot["id"]
 
 
+def _importable(tmp_path_factory) -> dict[str, Any]:
+    """An import's body: a stack of one Test::LiveFile, taking over a file made here."""
+    existing = tmp_path_factory.mktemp("importable") / "notes.txt"
+    existing.write_text("hello")
+    os.chmod(existing, 0o644)
+    existing.with_name("notes.txt.labels").write_text("")
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {"notes": {"type": "Test::LiveFile", "properties": {"path": str(existing), "content": "hello"}}},
+    }
+    return {"stack_name": "imported", "template": template, "resources": {"notes": str(existing)}}
+
+
 @pytest.fixture(scope="module")
-def known(server: Server) -> Known:
+def known(server: Server, tmp_path_factory) -> Known:
     name, stack_id = _create(server, "kept")
     found = Known(stack=(name, stack_id))
     stack = f"/stacks/{name}/{stack_id}"
@@ -183,6 +207,8 @@ def known(server: Server) -> Known:
         "config_id": [config["id"]],
         "deployment_id": [deployment["id"]],
         "server_id": ["server-1", deployment["server_id"]],
+        # A custom constraint that lists its values without a cloud (tests/support/plugins).
+        "constraint_name": ["test.colour", "nova.flavor"],
     }
 
     def on(stack: tuple[str, str], **path: str) -> Parameters:
@@ -194,6 +220,17 @@ def known(server: Server) -> Known:
         signal = {"body": CFN_SIGNAL} if key == "waitcondition" else {}
         for method in ("PUT", "POST") if key == "waitcondition" else ("GET",):
             found.sets[(method, f"/v1/{key}/{{credential_id}}")] = [{"path": {"credential_id": credential}, "query": {"secret": secret}, **signal}, {"path": {"credential_id": credential}}]
+    # The CFN API: requests signed with the CFN server's keypair (each for its method and path).
+    keypair = outputs["cfn"]["cfn"]
+    for path in ("/cfn/v1/", "/v1/"):
+        for method in ("GET", "POST"):
+            signed = {
+                "Action": "DescribeStackResource", "StackName": name, "LogicalResourceId": "cfn_server", "ContentType": "JSON",
+                "AWSAccessKeyId": keypair["access_key_id"], "SignatureVersion": "2", "SignatureMethod": "HmacSHA256",
+            }
+            host = server.url.split("://", 1)[1]
+            signed["Signature"] = Ec2Signer(keypair["secret_access_key"]).generate({"params": dict(signed), "verb": method, "host": host, "path": path})
+            found.sets[(method, path)] = [{"query": signed}, {"query": {**signed, "Signature": "forged"}}]
     found.sets.update({
         # The routes that end a stack or a snapshot get their own, so that the others keep theirs.
         ("DELETE", STACK): [on(_create(server, "doomed-delete"))],
@@ -210,6 +247,14 @@ def known(server: Server) -> Known:
         ("POST", RESOURCE + "/signal"): [{**on(found.stack, resource_name="handle"), "body": CFN_SIGNAL}],
         ("POST", TENANT_PATH + "/capabilities/find"): [{"path": {"tenant_id": TENANT}, "body": CAPABILITIES_FIND}],
         ("POST", TENANT_PATH + "/template_capabilities"): [{"path": {"tenant_id": TENANT}, "body": TEMPLATE_CAPABILITIES}],
+        # A file that exists, taken over by an import (201), then its name is taken (409).
+        ("POST", TENANT_PATH + "/imports"): [{"path": {"tenant_id": TENANT}, "body": _importable(tmp_path_factory)}],
+        # The plan of the same kind of import: the file is read, nothing is made (200).
+        ("POST", TENANT_PATH + "/imports/preview"): [{"path": {"tenant_id": TENANT}, "body": {**_importable(tmp_path_factory), "stack_name": "planned-import"}}],
+        # A create's plan, saved from a preview: applied once (201), then its name is taken (409).
+        ("POST", TENANT_PATH + "/plans/apply"): [
+            {"path": {"tenant_id": TENANT}, "body": _ok(server, "POST", "/stacks/preview?plan=true", {"stack_name": "planned", "template": SMALL})["plan"]}
+        ],
     })
     return found
 

@@ -116,6 +116,8 @@ def stack_routes(snapshot_id: str, event_id: str) -> list[tuple[str, str, object
         ("GET", f"/resources/first/events/{event_id}", None),
         ("GET", "/snapshots", None),
         ("GET", f"/snapshots/{snapshot_id}", None),
+        ("GET", "/drift", None),
+        ("POST", "/drift", None),
         ("PUT", "/preview", update),
         ("PATCH", "/preview", {"parameters": {"word": "changed"}}),
         ("PUT", "", update),
@@ -143,6 +145,7 @@ def test_projects_another_projects_stack_is_not_found_by_any_route(server):
     nested = [s for s in heat_a.stacks.list(show_nested=True) if s.id != stack_id]
     assert [s.parent for s in nested] == [stack_id]
     nested_path = f"/stacks/{nested[0].stack_name}/{nested[0].id}"
+    assert call(server, "proj-a", "POST", f"/stacks/alpha/{stack_id}/drift")[0] == 200  # so that GET .../drift has one
 
     # Project A reaches every read route (so B's 404s below are not broken routes).
     for method, path, _ in stack_routes(snapshot_id, event_id):

@@ -75,7 +75,7 @@ def test_readme_tour_runs_in_order_on_a_fresh_store(tmp_path):
     assert (home / ".local" / "share" / "stoker" / "stoker.sqlite").is_file()
     out, progress = result.stdout, result.stderr
     # The update --dry-run's plan, with its reason.
-    assert "Plan: 0 to create, 2 to update in place, 1 to replace, 0 to delete" in out
+    assert "Plan: 0 to add, 2 to change, 1 to replace, 0 to delete" in out
     assert "property salt changed and cannot be updated in place" in out
     # The output follows app_name, changed by the update that kept the template.
     assert "books-" in out

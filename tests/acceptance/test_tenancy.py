@@ -294,7 +294,7 @@ def owned_values(alpha: Project, path: str) -> dict[str, tuple[str, str | None]]
 
 
 # Path parameters that name no project's object: the same for every caller.
-SHARED_VALUES = {"type_name": "OS::Heat::None", "template_version": "heat_template_version.2016-10-14"}
+SHARED_VALUES = {"type_name": "OS::Heat::None", "template_version": "heat_template_version.2016-10-14", "constraint_name": "nova.flavor"}
 
 
 def the_path(template: str, values: dict[str, str]) -> str:
@@ -328,6 +328,14 @@ class Attempt:
 
 def update_body() -> dict:
     return {"template": TEMPLATE, "files": {"inner.yaml": INNER}, "parameters": {"script": "echo changed-by-b"}}
+
+
+def plan_naming(server: Server, beta: Project, alpha: Project) -> dict:
+    """A saved plan B made of an update of its own stack, edited to name A's stack."""
+    path = f"/v1/{beta.tenant}/stacks/{beta.stack_name}/{beta.stack_id}/preview"
+    plan = ok(send(server, "PUT", path, beta.token, update_body(), {"plan": "true"}))["plan"]
+    plan["stack"] = {**plan["stack"], "name": alpha.stack_name, "id": alpha.stack_id}
+    return plan
 
 
 def attempts(server: Server, alpha: Project, beta: Project) -> dict[tuple[str, str], list[Attempt]]:
@@ -388,6 +396,16 @@ resources:
         # A preview, a validation and capabilities read the template; nothing is made.
         ("POST", stacks + "/preview"): [Attempt({"stack_name": "b-preview", **template_naming_a}, None)],
         ("POST", "/v1/{tenant_id}/validate"): [Attempt(template_naming_a, None)],
+        # B's own plan of its own stack, made to name A's stack instead: A's stack is not
+        # B's to update, whatever the document says.
+        ("POST", "/v1/{tenant_id}/plans/apply"): [Attempt(plan_naming(server, beta, alpha), None)],
+        # B's import of A's server: nothing of A's is taken over.
+        ("POST", "/v1/{tenant_id}/imports"): [
+            Attempt({"stack_name": "b-imports-a", "template": {"heat_template_version": "2016-10-14", "resources": {"box": {"type": "OS::Heat::DeployedServer"}}}, "resources": {"box": alpha.server_id}}, None)
+        ],
+        ("POST", "/v1/{tenant_id}/imports/preview"): [
+            Attempt({"stack_name": "b-imports-a", "template": {"heat_template_version": "2016-10-14", "resources": {"box": {"type": "OS::Heat::DeployedServer"}}}, "resources": {"box": alpha.server_id}}, None)
+        ],
         ("POST", "/v1/{tenant_id}/capabilities/find"): [Attempt({"templates": {"t.yaml": deploying_to(alpha.server_id)}, "capabilities": {}}, None)],
         ("POST", "/v1/{tenant_id}/template_capabilities"): [Attempt({"templates": {"t.yaml": deploying_to(alpha.server_id)}}, None)],
         ("PUT", stack): [Attempt(update_body(), 404)],
@@ -396,6 +414,8 @@ resources:
         ("PATCH", stack + "/preview"): [Attempt({"parameters": {"script": "echo changed-by-b"}}, 404)],
         ("POST", stack + "/snapshots"): [Attempt({"name": "theirs"}, 404)],
         ("POST", stack + "/actions"): [Attempt({action: None}, 404) for action in ("suspend", "resume", "check", "cancel_update", "cancel_without_rollback")],
+        ("POST", stack + "/actions/preview"): [Attempt({action: None}, 404) for action in ("suspend", "resume", "check", "delete", "snapshot")]
+        + [Attempt({"restore": alpha.snapshot_id}, 404)],
         ("PATCH", resource): [Attempt({"mark_unhealthy": True, "resource_status_reason": "pwned-by-b"}, 404)],
         ("POST", resource + "/signal"): [Attempt({"status": "SUCCESS", "data": "pwned-by-b"}, 404)],
         ("PUT", "/v1/waitcondition/{credential_id}"): [Attempt(cfn_signal, 403)],
@@ -525,6 +545,13 @@ def test_tenancy_another_projects_objects_are_absent_at_every_route(server, proj
         absent = send(server, method, the_path(template, {**own, **twin}), beta.token)
         replacements = {owned[name][0]: twin[name] for name in foreign}
         assert theirs.status_code == 404 and comparable(theirs, replacements) == comparable(absent, {}), (method, template, theirs.text)
+
+    # B's own stack, the plan of a restore to A's snapshot: as one to no snapshot.
+    stack_path = f"/v1/{beta.tenant}/stacks/{beta.stack_name}/{beta.stack_id}/actions/preview"
+    theirs = send(server, "POST", stack_path, beta.token, {"restore": alpha.snapshot_id})
+    absent_id = str(uuid.uuid4())
+    absent = send(server, "POST", stack_path, beta.token, {"restore": absent_id})
+    assert theirs.status_code == 404 and comparable(theirs, {alpha.snapshot_id: absent_id}) == comparable(absent, {}), theirs.text
 
     # B's lists, with A's ids as filters and markers, show nothing of A's.
     root = f"/v1/{beta.tenant}"

@@ -173,8 +173,14 @@ def test_nested_stacks_spread_over_workers_that_each_run_one_job(cluster):
     assert stack["stack_status"] == "CREATE_COMPLETE", stack["stack_status_reason"]
     tree = stack_tree(cluster, stack_id)
     assert len(tree) == 6  # the stack, the group's, four members'
-    # Which worker's procrastinate ran a job of which stack.
-    ran_by = {stack: {index for index, (_, log) in enumerate(cluster.workers) if f"stack_id='{stack}') ended with status: Success" in log.read_text()} for stack in tree}
+    # Which worker's procrastinate ran a job of which stack. A job's stack is complete
+    # before the job function returns and procrastinate logs its end: wait for the lines.
+    def ran_by_worker() -> dict:
+        return {stack: {index for index, (_, log) in enumerate(cluster.workers) if f"stack_id='{stack}') ended with status: Success" in log.read_text()} for stack in tree}
+
+    deadline = time.monotonic() + 30
+    while not all((ran_by := ran_by_worker()).values()) and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert all(len(workers) == 1 for workers in ran_by.values()), ran_by  # each stack's job ran once, on one worker
     assert len(set().union(*ran_by.values())) == 3, ran_by  # and every worker ran some of the tree
     # Each stack of the tree was created once: no resume, no second run.

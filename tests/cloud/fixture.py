@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 from tests.cloud.addons import fixtures as addon_fixtures
 from tests.cloud.cloud import CloudError, DevCloud
 from tests.cloud.infrastructure import missing_prerequisites
@@ -56,6 +57,29 @@ def openstack_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClo
         cloud.stop()
 
 
+@pytest.fixture
+def admin_cloud(openstack_cloud: DevCloud) -> Iterator[DevCloud]:
+    """The cloud, as admin, for the plugins of a Service made in the test (an embedded
+    engine's cloud source); unset afterwards."""
+    set_cloud_source(EnvironmentCloudSource(openstack_cloud.cloud_environ("admin")))
+    yield openstack_cloud
+    set_cloud_source(None)
+
+
+@pytest.fixture(name="service")
+def deleting_service(make_service: Any) -> Iterator[Any]:
+    """A Service whose stacks are deleted after the test (best effort: the test's own
+    failure is what matters), so their cloud objects do not outlive it. A module
+    imports it to have its ``service`` fixture be this one."""
+    made = make_service()
+    yield made
+    for stack in made.list_stacks():
+        try:
+            made.delete_stack(stack.name)
+        except Exception:  # noqa: BLE001, S110 - best effort
+            pass
+
+
 def mark_cloud_tests(items: list[pytest.Item], parallel: bool = False) -> None:
     """Give every test that uses the cloud the ``cloud`` marker and room for the cloud's
     start, and run them last: the cloud (12 processes, ~2 GB) is up only from the first
@@ -83,7 +107,7 @@ def mark_cloud_tests(items: list[pytest.Item], parallel: bool = False) -> None:
 
 
 # Modules that use add-on services but are named for what they test, not for one family.
-ADDON_MODULES = frozenset({"test_autohealing_templates.py"})
+ADDON_MODULES = frozenset({"test_autohealing_templates.py", "test_import_round_trip_addons.py"})
 
 
 def test_group(nodeid: str) -> str:

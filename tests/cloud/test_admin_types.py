@@ -170,6 +170,11 @@ def test_nova_quota_sets_limits_newer_microversions_removed_then_reverts(
     current = _nova_quota(connection, project.id)
     assert (current["cores"], current["key_pairs"], current["floating_ips"]) == (7, 4, 3)
     assert service.stack_action(stack_name, "CHECK").state == "CHECK_COMPLETE"
+    # Drift reads the project's quota set: in sync, then a limit changed by hand.
+    assert {r["path"]: r["status"] for r in service.detect_drift(stack_name).resources} == {"quota": "IN_SYNC"}
+    connection.compute.put(f"/os-quota-sets/{project.id}", json={"quota_set": {"cores": 9}}).raise_for_status()
+    drifted = service.detect_drift(stack_name).resources[0]
+    assert (drifted["status"], drifted["properties"]) == ("MODIFIED", [{"name": "cores", "expected": 7, "actual": 9}]), drifted
 
     stack = service.update_stack(stack_name, from_data(quota(cores=-1, key_pairs=4, ram=2048)))
 
@@ -230,6 +235,11 @@ def test_cinder_quota_sets_limits_refuses_one_below_usage_then_reverts(
         assert stack.state == "CREATE_COMPLETE", stack.status_reason
         current = connection.block_storage.get_quota_set(project.id)
         assert (current.volumes, current.gigabytes, current.snapshots) == (5, 20, -1)
+        assert {r["path"]: r["status"] for r in service.detect_drift(stack_name).resources} == {"quota": "IN_SYNC"}
+        connection.block_storage.update_quota_set(project.id, gigabytes=30)
+        drifted = service.detect_drift(stack_name).resources[0]
+        assert (drifted["status"], drifted["properties"]) == ("MODIFIED", [{"name": "gigabytes", "expected": 20, "actual": 30}]), drifted
+        connection.block_storage.update_quota_set(project.id, gigabytes=20)
 
         # One volume is in use: a limit of none is refused with Heat's words, nothing changed.
         stack = service.update_stack(

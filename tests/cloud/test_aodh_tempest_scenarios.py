@@ -6,9 +6,10 @@ for the alarm test, Gnocchi and Aodh (the ``aodh_service`` add-on, whose evaluat
 notifier fire the alarm). The plugin's own Keystone client is used unchanged
 (``tests/support/tempest.py``'s ``Selection(token_identity=False)``).
 
-Which scenario tests can run here is decided by what their guests must do: the test cloud's
-Nova runs the fake virt driver, so a server goes ACTIVE but never boots an operating system,
-runs no user data, answers no ping and no SSH. A test that needs that is listed in
+Which scenario tests can run here is decided by what their guests must do: the six services'
+Nova runs the fake virt driver, so a server goes ACTIVE but never boots an operating system;
+the guests' host (``addons/guests.py``) boots real guests, which run their user data but have
+no network yet, so none signals stoker, answers ping or SSH. A test that needs that is listed in
 ``CANNOT_RUN_HERE`` with its obstacle (tempest's ``skip_scenario_test_list``, so the plugin
 skips it); the README's table (tests/cloud/README.md, "heat-tempest-plugin's scenario tests")
 says the same. Every other scenario test must pass, except those in ``KNOWN_FAILURES``,
@@ -42,26 +43,28 @@ SCENARIO_TESTS = 10
 # Class (or Class.test) -> why it cannot run on this cloud: what its guest must do.
 CANNOT_RUN_HERE = {
     "CfnInitIntegrationTest": (
-        "its server must boot an image with heat-cfntools, run cfn-init and cfn-signal to a "
-        "WaitCondition, answer ping on its floating IP and SSH as ec2-user: the fake virt "
-        "driver boots no guest"
+        "its server must run cfn-init and cfn-signal to a WaitCondition, answer ping on its "
+        "floating IP and SSH as ec2-user: the guests' host (addons/guests.py) boots such an "
+        "image, but its guests have no network yet"
     ),
     "ServerSignalIntegrationTest": (
         "its server's user data (cloud-init) must signal a WaitCondition, and the test pings the "
-        "floating IP: no guest boots"
+        "floating IP: guests boot (addons/guests.py) with no network yet"
     ),
     "SoftwareConfigIntegrationTest": (
         "its servers must run os-collect-config and the config hooks, which signal the "
-        "deployments: no guest boots"
+        "deployments over the network: guests boot (addons/guests.py) with no network yet"
     ),
     "VolumeBackupRestoreIntegrationTest": (
         "its server's user data must mount the volume, write a file and signal a "
-        "WaitCondition with the data read back after a restore: no guest boots"
+        "WaitCondition with the data read back after a restore: guests boot "
+        "(addons/guests.py) with no network yet"
     ),
     "LoadBalancerTest": (
         "each pool member's server runs a netcat web server from user data and signals a "
-        "WaitCondition before its PoolMember is made: no guest boots (Octavia itself runs "
-        "here with the no-op amphora driver, see test_octavia_*.py)"
+        "WaitCondition before its PoolMember is made, and the test reaches them through the "
+        "load balancer: guests have no network yet, and Octavia runs here with the no-op "
+        "amphora driver, which forwards no traffic (see test_octavia_*.py)"
     ),
 }
 # The tests that run: every scenario test less the classes above.

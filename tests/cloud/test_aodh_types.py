@@ -6,9 +6,10 @@ deprecated threshold alarm refused by Aodh with its message, and a create killed
 each store commit leaving no alarm behind. Aodh's API read with the demo user's token is
 the witness.
 
-Not tested against a real service: OS::Aodh::LBMemberHealthAlarm (the loadbalancer member
-health evaluator needs Octavia beside Aodh: validation only, tests/unit) and
-OS::Aodh::PrometheusAlarm's evaluation (no Prometheus here; Aodh stores the alarm).
+Not tested here: the evaluation of OS::Aodh::LBMemberHealthAlarm (the loadbalancer member
+health evaluator; the alarm itself is made on a real Octavia pool, abandoned and imported
+in test_import_round_trip_addons.py) and of OS::Aodh::PrometheusAlarm (no Prometheus here;
+Aodh stores the alarm, imported there too).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import pytest
 
 from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 from stoker.template.errors import TemplateErrors
+from tests.cloud.test_import_round_trip import round_trip
 from tests.support.stacks import from_data, states
 
 IMAGE_BYTES = secrets.token_bytes(96 * 1024)
@@ -186,6 +187,16 @@ def test_glance_web_image_import_update_replace_check_delete(admin_cloud, stacks
     deleted = service.delete_stack(stack_name)
     assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
     assert connection.image.find_image(replacement_id) is None
+
+
+def test_glance_web_image_is_imported_by_the_id_it_had(admin_cloud, make_service, monkeypatch, image_url):
+    """Made from the URL, abandoned, imported back: no second download, no drift (the
+    tags, properties and extra properties as Glance keeps them), deleted with the stack."""
+    monkeypatch.setenv("STOKER_ALLOW_IMAGE_URLS", "true")
+    service = make_service(enable_stack_abandon=True)
+    images = admin_cloud.connect("admin").image
+    suffix = secrets.token_hex(3)
+    round_trip(service, web_image_template(suffix, image_url), f"rt-web-{suffix}", lambda: {"images": len(list(images.images()))})
 
 
 def test_glance_image_copies_an_existing_image_without_urls(admin_cloud, stacks, monkeypatch):

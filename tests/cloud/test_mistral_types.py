@@ -19,6 +19,7 @@ import pytest
 from stoker.engine.states import Action
 from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 from stoker.template.errors import TemplateErrors
+from tests.cloud.test_import_round_trip import round_trip
 from tests.support.stacks import from_data, states
 from tests.support.waiting import wait_until
 
@@ -168,6 +169,18 @@ def test_mistral_workflow_create_signal_update_delete(stacks, workflows):
     assert physical_ids(service, stack_name)["hello"] == name
     live = mistral(workflows, "GET", f"/workflows/{name}")
     assert "says more" in live["definition"] and "std.noop" in live["definition"]
+
+    # Drift reads the definition: in sync, then a description and an input name changed
+    # by hand (Mistral lists the input's names only; their values are the stack's).
+    drift = {r["path"]: r for r in service.detect_drift(stack_name).resources}
+    assert drift["hello"]["status"] == "IN_SYNC", drift
+    by_hand = live["definition"].replace("says more", "changed by hand").replace("- greeting", "- greeting\n  - extra")
+    assert "- extra" in by_hand, live["definition"]
+    changed = workflows.request("/workflows", "PUT", data=by_hand, headers={"Content-Type": "text/plain"})
+    assert changed.status_code == 200, changed.text
+    drift = {r["path"]: r for r in service.detect_drift(stack_name).resources}
+    assert drift["hello"]["status"] == "MODIFIED", drift
+    assert "changed by hand" in json.dumps(drift["hello"]) and "extra" in json.dumps(drift["hello"]), drift
 
     started = [e["id"] for e in executions(service, stack_name)]
     assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
@@ -348,7 +361,8 @@ def test_mistral_external_resource_runs_its_workflows(stacks, workflows):
     always = f"{prefix}-always"
     names.append(always)
     template = external_template(always, 3, "c", always_update=True)
-    assert service.create_stack(always, from_data(template)).state == "CREATE_COMPLETE"
+    made = service.create_stack(always, from_data(template))
+    assert made.state == "CREATE_COMPLETE", made.status_reason
     again = service.update_stack(always, from_data(template))
     assert again.state == "UPDATE_COMPLETE", again.status_reason
     [update] = executions_of(workflows, f"{always}-update")
@@ -514,6 +528,26 @@ def test_zaqar_mistral_trigger_starts_the_workflow_for_each_message(
 
     assert service.delete_stack(stack_name).state == "DELETE_COMPLETE"
     assert gone(workflows, f"/workflows/{workflow}")
+
+
+def test_external_resource_and_mistral_trigger_are_imported(make_service, workflows, zaqar_service):
+    """Made, abandoned and imported back by their ids: the import runs no workflow (the
+    external resource has no object to read: drift NOT_CHECKED), the trigger's Zaqar
+    subscription is checked; the delete runs the DELETE workflow with the imported id."""
+    service = make_service(enable_stack_abandon=True)
+    prefix = f"rt-ext-{secrets.token_hex(3)}"
+    data = external_template(prefix, 2, "a")
+    data["resources"]["trigger"] = {
+        "type": "OS::Zaqar::MistralTrigger",
+        "properties": {"queue_name": f"{prefix}-q", "workflow_id": {"get_attr": ["suspend_wf", "show", "id"]}, "input": {"size": 1, "zone": "b"}, "ttl": 3600},
+    }
+
+    round_trip(service, data, prefix, not_checked=frozenset({"thing"}))
+
+    # Once each: the create of the stack made first, the delete of the one that took over.
+    assert [json.loads(e["input"]) for e in executions_of(workflows, f"{prefix}-create")] == [{"size": 2, "zone": "a"}]
+    deleted = executions_of(workflows, f"{prefix}-delete")
+    assert [(e["state"], json.loads(e["input"])) for e in deleted] == [("SUCCESS", {"size": 2, "zone": "a"})], deleted
 
 
 def test_mistral_workflow_alarm_url_starts_an_execution(openstack_cloud, workflows, tmp_path):

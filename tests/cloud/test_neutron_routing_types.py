@@ -334,9 +334,13 @@ def test_extra_route_single_route(admin_cloud, stacks):
     ids = physical_ids(service, stack_name)
     assert ids["route"] == f"{ids['router']}:10.210.0.0/24:192.168.{third}.20"
     assert _routes(connection, ids["router"]) == [("10.210.0.0/24", f"192.168.{third}.20")]
+    statuses = {r["path"]: r["status"] for r in service.detect_drift(stack_name).resources}
+    assert statuses["route"] == "IN_SYNC", statuses
 
-    # Removed behind the stack's back: check says so; delete still completes.
+    # Removed behind the stack's back: drift and check say so; delete still completes.
     connection.network.update_router(ids["router"], routes=[])
+    statuses = {r["path"]: r["status"] for r in service.detect_drift(stack_name).resources}
+    assert statuses["route"] == "DELETED" and statuses["router"] == "IN_SYNC", statuses
     assert service.stack_action(stack_name, "CHECK").state == "CHECK_FAILED"
     service.delete_stack(stack_name)
     assert connection.network.find_router(ids["router"], ignore_missing=True) is None

@@ -229,7 +229,12 @@ def test_octavia_stack_create_update_replace_check_delete(admin_cloud, stacks):
 
     assert stack.state == "UPDATE_COMPLETE", stack.status_reason
     assert physical_ids(service, stack_name) == ids
-    lb = lbaas.get_load_balancer(ids["lb"])
+    # A child's update is complete when the child is ACTIVE; Octavia marks the load
+    # balancer ACTIVE in the next step of its flow, a moment later.
+    deadline = time.monotonic() + 60
+    while (lb := lbaas.get_load_balancer(ids["lb"])).provisioning_status.startswith("PENDING_"):
+        assert time.monotonic() < deadline, lb.provisioning_status
+        time.sleep(0.5)
     assert (lb.name, lb.description, lb.provisioning_status) == (
         f"lb-{suffix}",
         "balanced",

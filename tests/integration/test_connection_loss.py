@@ -14,6 +14,7 @@ database is shared with other tests.
 from __future__ import annotations
 
 import inspect
+import logging
 import time
 import uuid
 from collections.abc import Iterator
@@ -226,3 +227,28 @@ def test_connection_loss_longer_than_the_repeats_leaves_no_stack_in_progress(ser
     assert not unfinished, unfinished
     log = server.stop()
     assert "Traceback" not in log, log[-4000:]
+
+
+def test_connection_loss_met_by_the_pool_on_a_checkin_is_one_warning_line(postgres_url, caplog):
+    # A connection PostgreSQL ended while it was checked out goes back to the pool, which
+    # rolls it back and fails (ci: the server's log had SQLAlchemy's "Exception during
+    # reset or similar" traceback). The pool discards it, and the log has one warning line
+    # naming the loss, not a traceback.
+    store = Store(postgres_url)
+    killer = sa.create_engine(postgres_url)
+    try:
+        connection = store.engine.raw_connection()
+        connection.cursor().execute("SELECT 1")  # inside a transaction, so the checkin rolls back
+        pid = connection.dbapi_connection.info.backend_pid
+        with killer.begin() as side:
+            side.execute(sa.text("SELECT pg_terminate_backend(:pid, 10000)"), {"pid": pid})
+        with caplog.at_level(logging.WARNING):
+            connection.close()
+        pooled = [record for record in caplog.records if record.name.startswith("sqlalchemy.pool")]
+        assert [(record.levelname, record.exc_info) for record in pooled] == [("WARNING", None)], [record.getMessage() for record in pooled]
+        assert pooled[0].getMessage().startswith("database connection lost while it went back to the pool (AdminShutdown: terminating connection"), pooled[0].getMessage()
+        with store.engine.connect() as again:  # the pool hands out a live connection after it
+            assert again.execute(sa.text("SELECT 1")).scalar() == 1
+    finally:
+        store.close()
+        killer.dispose()

@@ -9,6 +9,7 @@ import pytest
 
 from stoker.engine import signals
 from stoker.engine.signals import ResourceSignals, SignalCredentialError
+from stoker.identifiers import new_secret
 from stoker.store import Store
 from tests.support.records import make_stack, new_id
 
@@ -64,6 +65,16 @@ def test_credentials_are_stored_hashed_checked_replaced_and_revoked(store: Store
     assert not signals.has_credentials(store, resource)
     with pytest.raises(SignalCredentialError):
         signals.credential_by_url(store, newer.id, newer.secret)
+
+
+def test_secrets_are_letters_and_digits_so_an_agents_command_line_takes_them() -> None:
+    # token_urlsafe's "-" first broke ``cfn-get-metadata --secret-key -x...`` (argparse takes
+    # it as an option); 2000 draws of an alphabet with "-" would begin with it ~30 times.
+    drawn = [new_secret() for _ in range(2000)]
+    assert {len(secret) for secret in drawn} == {43}
+    assert all(secret.isascii() and secret.isalnum() for secret in drawn)
+    assert len(set(drawn)) == 2000
+    assert new_secret(32).isalnum() and len(new_secret(32)) == 32
 
 
 def test_read_only_signals_refuse_writes(store: Store) -> None:

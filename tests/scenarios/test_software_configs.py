@@ -277,3 +277,17 @@ def test_software_config_properties_are_validated(service, old, new, message):
     with pytest.raises(TemplateErrors) as caught:
         service.create_stack("sc", template(CONFIGS.replace(old, new)))
     assert message in str(caught.value)
+
+
+def test_software_configs_are_imported_by_the_id_they_had(make_service):
+    """Every config type made, its stack abandoned (the configs stay), then imported into a
+    new stack by their ids: nothing made, no drift, an update touches none, the delete
+    deletes them."""
+    from tests.cloud.test_import_round_trip import round_trip
+
+    service = make_service(enable_stack_abandon=True)
+
+    def count() -> dict[str, int]:
+        return {"configs": len(service.store.list_software_configs())}
+
+    round_trip(service, yaml.safe_load(CONFIGS), "rt-configs", count)

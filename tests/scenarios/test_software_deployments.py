@@ -432,3 +432,21 @@ def test_outputs_that_echo_a_hidden_value_are_shown_masked_and_the_engine_reads_
     assert shown["input_values"]["foo"] == "******"
     attributes = service.resource_attributes(service.get_stack("h"), "deployment")
     assert attributes["deploy_stdout"] == "set ******\n"
+
+
+def test_deployed_server_config_and_deployment_are_imported_by_the_id_they_had(make_service):
+    """A deployment (NO_SIGNAL: complete once its config is in the server's metadata), its
+    config and its deployed server made, abandoned and imported back: nothing made or
+    deployed again, no drift, an update touches none, the delete deletes them."""
+    import yaml
+
+    from tests.cloud.test_import_round_trip import round_trip
+
+    service = make_service(enable_stack_abandon=True)
+
+    def count() -> dict[str, int]:
+        return {"configs": len(service.store.list_software_configs())}
+
+    data = yaml.safe_load(DEPLOYED)
+    data["parameters"]["transport"]["default"] = "NO_SIGNAL"
+    round_trip(service, data, "rt-deployed", count)

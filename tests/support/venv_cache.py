@@ -1,6 +1,7 @@
 """Virtual environments built once per pinned set and cached outside the clone, under
 ``${XDG_CACHE_HOME:-~/.cache}/stoker``: the agents' (``agents.py``), Heat's API test
-suite's (``tempest.py``) and the test cloud's services' (``tests/cloud/installation.py``).
+suite's (``tempest.py``), Horizon's (``horizon.py``) and the test cloud's services'
+(``tests/cloud/installation.py``).
 
 Owns what those three share: the cache directory, the key an environment is cached under
 (its pins and the Python version), the file lock two test runs share it by, building an

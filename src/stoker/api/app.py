@@ -27,12 +27,17 @@ from collections.abc import AsyncIterator
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.routing import Mount
 
 from stoker.api import (
     capabilities,
     catalog,
+    cfn,
+    cors,
     errors,
+    imports,
     openapi,
+    plans,
     policy,
     resources,
     software_configs,
@@ -51,6 +56,8 @@ from stoker.api.connections import (
 from stoker.api.event_hub import EventStreams
 from stoker.service import Service
 from stoker.settings import Settings
+from stoker.typedocs.routes import routes as typedocs_routes
+from stoker.web import pages as dashboard
 
 LOG = logging.getLogger(__name__)
 
@@ -72,6 +79,9 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
 
             trustee = Trustee(authenticator.conf, authenticator.GROUP, settings.region_name, allow_redelegation=settings.allow_trusts_redelegation)
             current.act_for_users(Trusts(trustee, current.store, remote_jobs=settings.job_queue == "procrastinate"))
+        # In keystone mode the CFN API (api/cfn.py) has Keystone verify EC2 signatures,
+        # asking as stoker's service user; otherwise it verifies them itself.
+        app.state.cfn_verifier = getattr(current.delegation, "trustee", None)
         current.serve_on(asyncio.get_running_loop())
         embedded_worker = None
         if settings.job_queue == "procrastinate" and settings.serve_with_worker:
@@ -91,11 +101,22 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             if owned:
                 current.close()
 
-    routes = [*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes, *capabilities.routes, *openapi.routes]
+    routes = [*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes, *capabilities.routes, *plans.routes, *imports.routes, *openapi.routes, *cfn.routes]
+    # The resource type reference (HTML, not API; not in the OpenAPI document).
+    routes += typedocs_routes(catalog.page_endpoint)
     policy.bind(routes, ACCESS_ATTRIBUTE)
-    app = Starlette(routes=routes, exception_handlers={HTTPException: errors.http_exception}, lifespan=lifespan)
+    # The web dashboard (stoker.web): pages that call the routes above with the user's
+    # token, so the same authentication and policy apply.
+    # Other origins' pages may call the API only when the operator names them (api.cors).
+    app = Starlette(
+        routes=[*routes, Mount(dashboard.PREFIX, app=dashboard.routes())],
+        exception_handlers={HTTPException: errors.http_exception},
+        lifespan=lifespan,
+        middleware=cors.middleware(settings.cors_allowed_origins),
+    )
     app.state.policy = policy.Policy(settings.policy_file)
     app.state.authenticator = authenticator_for(settings, app.state.policy)
+    app.state.cfn_verifier = None
     # Heat's max_json_body_size; a template may be up to max_template_bytes, sent as JSON
     # text inside the body, so the limit grows with it. The endpoints enforce it as they
     # read (api.call), not starlette's body limit: that one answers a Content-Length

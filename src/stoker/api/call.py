@@ -273,6 +273,9 @@ async def _context(request: Request, rule: str | None) -> RequestContext:
     state = request.app.state
     authenticator: Authenticator = getattr(state, "authenticator", _NO_AUTHENTICATION)
     token = request.headers.get("x-auth-token")
+    # A route without a project in its path (the dashboard's pages) is the caller's own
+    # project's: the token's (in none mode, nobody's).
+    tenant_in_path = "tenant_id" in request.path_params
     path_tenant = request.path_params.get("tenant_id", "")
     if rule is None:
         return RequestContext(tenant_id="", token=token, auth_mode=authenticator.mode, authenticated=False)
@@ -287,7 +290,7 @@ async def _context(request: Request, rule: str | None) -> RequestContext:
             # this caller reaches no project (tenant "" is nobody's).
             return RequestContext(tenant_id="", token=token, auth_mode=authenticator.mode, authenticated=False)
         raise UnauthorizedError("The request you have made requires authentication.")
-    if context.tenant_id != path_tenant and not context.is_admin:
+    if tenant_in_path and context.tenant_id != path_tenant and not context.is_admin:
         raise policy.ForbiddenError(f"The path's project {escaped(path_tenant)[:64]} is not the project of the token")
     return context
 

@@ -6,16 +6,18 @@ Bodies follow ``heat/api/openstack/v1/stacks.py``, ``build_info.py`` and ``servi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from starlette.responses import JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
 import stoker
 from stoker.api import schemas
 from stoker.api.call import Call, endpoint
-from stoker.api.errors import BadRequestError, NotFoundError
+from stoker.api.errors import BadRequestError, NotFoundError, error_response
+from stoker.api.policy import ForbiddenError
 from stoker.sdk import patterns
 from stoker.sdk.exceptions import StokerError
 
@@ -42,10 +44,11 @@ def validate(call: Call) -> Any:
 
 
 def _typos(service: Any, template: Any, files: Any) -> list[str]:
-    """A function name one edit away from the version's (``template.typos``): a warning
-    of validate only, as Heat stores such a map as data."""
+    """A function name one edit away from the version's (``template.typos``), in the
+    template and in every template of its files: a warning of validate only, as Heat
+    stores such a map as data."""
     from stoker.environment.registry import UnknownResourceTypeError
-    from stoker.template.typos import function_typos
+    from stoker.template.typos import file_templates, function_typos
 
     def schema_of(type_name: str) -> Any:
         try:
@@ -53,7 +56,8 @@ def _typos(service: Any, template: Any, files: Any) -> list[str]:
         except (UnknownResourceTypeError, StokerError):  # not a registered type (a template resource, a typo)
             return None
 
-    return [str(warning) for warning in function_typos(service.parse_template(template, files), schema_of)]
+    templates = [service.parse_template(template, files), *file_templates(files)]
+    return [str(warning) for parsed in templates for warning in function_typos(parsed, schema_of)]
 
 
 def listed_types(
@@ -75,19 +79,17 @@ def listed_types(
 
 
 def described_types(service: Any, names: list[str]) -> list[dict[str, str]]:
-    """``with_description``: each type with the first paragraph of its documentation."""
-    return [{"resource_type": name, "description": (service.registry.types[name].__doc__ or "").strip().split("\n\n")[0]} for name in names]
+    """``with_description``: each type with the first paragraph of its documentation
+    (the class the type's schema is read from: a plugin, or the template resource of a
+    template the global environment maps a type to, as ``AWS::CloudWatch::Alarm``)."""
+    return [{"resource_type": name, "description": (service.registry.get_class(name).__doc__ or "").strip().split("\n\n")[0]} for name in names]
 
 
 def resource_types(call: Call) -> dict[str, Any]:
     """``GET /resource_types``: names, or with ``with_description`` objects with the
     description too, filtered as ``listed_types`` says."""
-    names = listed_types(
-        call.service, call.params.get("name"), call.params.get("support_status"), call.params.get("version"), lambda name: _allowed(call, name)
-    )
-    if not call.bool_param("with_description"):
-        return {"resource_types": names}
-    return {"resource_types": described_types(call.service, names)}
+    filters = {key: call.params[key] for key in ("name", "support_status", "version") if call.params.get(key)}
+    return {"resource_types": CallTypes(call).resource_types(filters, with_description=call.bool_param("with_description"))}
 
 
 def _allowed(call: Call, type_name: str) -> bool:
@@ -106,8 +108,7 @@ def _check_allowed(call: Call, type_name: str) -> None:
 
 
 def resource_type(call: Call) -> Any:
-    _check_allowed(call, call.path("type_name"))
-    schema = call.service.resource_type_schema(call.path("type_name"))
+    schema = CallTypes(call).resource_type(call.path("type_name"))
     if not call.bool_param("with_description", True):
         schema.pop("description", None)
     return schema
@@ -119,9 +120,66 @@ _PARAMETER_TYPES = {"string": "string", "integer": "number", "number": "number",
 
 def generate_template(call: Call) -> Any:
     """``GET /resource_types/{type}/template?template_type=hot|cfn``."""
-    type_name = call.path("type_name")
-    _check_allowed(call, type_name)
-    return type_template(call.service, type_name, call.params.get("template_type", "cfn"))
+    return CallTypes(call).resource_type_template(call.path("type_name"), call.params.get("template_type", "cfn"))
+
+
+class CallTypes:
+    """The resource type API's three reads for one call, with the caller's policy: what
+    the routes above answer, and what the reference pages of ``/dashboard/types/`` are
+    made from (``typedocs.sources.TypeSource``), so the two cannot differ."""
+
+    def __init__(self, call: Call):
+        self.call = call
+
+    def resource_types(self, filters: Mapping[str, str] | None = None, with_description: bool = False) -> list[Any]:
+        wanted = filters or {}
+        names = listed_types(self.call.service, wanted.get("name"), wanted.get("support_status"), wanted.get("version"), lambda name: _allowed(self.call, name))
+        return described_types(self.call.service, names) if with_description else names
+
+    def resource_type(self, type_name: str) -> dict[str, Any]:
+        _check_allowed(self.call, type_name)
+        return self.call.service.resource_type_schema(type_name)
+
+    def resource_type_template(self, type_name: str, template_type: str) -> dict[str, Any]:
+        _check_allowed(self.call, type_name)
+        return type_template(self.call.service, type_name, template_type)
+
+
+class PageTypes(CallTypes):
+    """The reads of a reference page: the API's, except that a type's generated
+    template (the page's example) is None where the caller may not have it
+    (``stacks:generate_template``), rather than the API's 403."""
+
+    def resource_type_template(self, type_name: str, template_type: str) -> dict[str, Any] | None:  # type: ignore[override]
+        enforcer = getattr(self.call.request.app.state, "policy", None)
+        if enforcer is not None and self.call.context.authenticated:
+            try:
+                enforcer.check(self.call.context, ["stacks:generate_template"], self.call.context.tenant_id)
+            except ForbiddenError:
+                return None
+        return super().resource_type_template(type_name, template_type)
+
+
+def page_endpoint(page: Callable[[PageTypes, Mapping[str, str]], str]) -> Callable[..., Any]:
+    """An endpoint of a reference page (``typedocs.routes``): authenticated and
+    authorised as any route (``api.call.endpoint``), its HTML made from the caller's
+    ``PageTypes``. A refusal is a page with the status and message the type routes
+    answer it with (``api.errors.error_response``, the one place they are decided)."""
+    from stoker.typedocs.pages import SERVED_LINKS, error_page
+
+    def handler(call: Call) -> HTMLResponse:
+        try:
+            return HTMLResponse(page(PageTypes(call), call.request.path_params))
+        except Exception as error:  # noqa: BLE001 - every error gets the API's status, as a page
+            answer = error_response(error)
+            fault = json.loads(bytes(answer.body))
+            headers = {name: value for name, value in answer.headers.items() if name == "retry-after"}
+            text = error_page(answer.status_code, fault["title"], fault["error"]["message"], SERVED_LINKS)
+            return HTMLResponse(text, status_code=answer.status_code, headers=headers)
+
+    handler.__name__ = page.__name__
+    handler.__doc__ = page.__doc__
+    return endpoint(handler)
 
 
 def type_template(service: Any, type_name: str, template_type: str) -> dict[str, Any]:
@@ -190,6 +248,13 @@ def services(call: Call) -> dict[str, Any]:
     return {"services": call.service.list_services()}
 
 
+def constraint_values(call: Call) -> dict[str, Any]:
+    """stoker's ``GET .../custom_constraints/{constraint_name}/values``: what a custom constraint
+    (``nova.flavor``, ``glance.image``...) accepts in the caller's cloud, for a launch
+    form's list (docs/api.md)."""
+    return call.service.constraint_values(call.path("constraint_name"))
+
+
 def build_info(call: Call) -> dict[str, Any]:
     revision = getattr(stoker, "__version__", None) or _package_version()
     return {"api": {"revision": revision}, "engine": {"revision": revision}}
@@ -220,5 +285,6 @@ routes = [
     Route("/v1/{tenant_id}/template_versions", endpoint(template_versions), methods=["GET"]),
     Route("/v1/{tenant_id}/template_versions/{template_version}/functions", endpoint(template_functions), methods=["GET"]),
     Route("/v1/{tenant_id}/build_info", endpoint(build_info), methods=["GET"]),
+    Route("/v1/{tenant_id}/custom_constraints/{constraint_name}/values", endpoint(constraint_values), methods=["GET"]),
     Route("/v1/{tenant_id}/services", endpoint(services), methods=["GET"]),
 ]

@@ -49,6 +49,7 @@ from stoker.engine.errors import (
 from stoker.engine.signals import SignalCredentialError
 from stoker.engine.software_deployments import DeploymentServerNotFoundError, StackUserProjectError
 from stoker.environment.registry import UnknownResourceTypeError
+from stoker.plans.errors import PlanError, StalePlanError
 from stoker.sdk.exceptions import ResourceNotFoundError, StokerError, ValidationError
 from stoker.sdk.software_config import (
     DeploymentConfigNotFoundError,
@@ -134,6 +135,10 @@ _MAP: list[tuple[type[BaseException], int, str]] = [
     (SignalCredentialError, 403, "Forbidden"),
     # A read that raced a stack's update more often than it is repeated (store/stale.py).
     (StaleRead, 409, "Conflict"),
+    # stoker's saved plans (docs/plans.md): one made before the stack changed; one that
+    # is not a plan this version applies.
+    (StalePlanError, 409, "Conflict"),
+    (PlanError, 400, "Invalid"),
 ]
 
 

@@ -16,7 +16,11 @@ Messages:
   the last message when the stream ends: when the stack is deleted (always), or with
   ``until=terminal`` when it is no longer IN_PROGRESS (COMPLETE or FAILED of any action
   but INIT) and no job holds its lock (a failed create's rollback runs in the same job);
-  the stream has then sent every event recorded before that state.
+  the stream has then sent every event recorded before that state. ``until=next_action``
+  is the same once the stream has sent an event of the stack's own (an action of it
+  starting): a client opens the stream with ``from=now``, then starts the action, and
+  gets every event of it (a nested stack's deleted a moment later included) and its end,
+  not the state the stack was in before.
 * ``event: error``, no id: the server could not read the store; the stream ends, and a
   client reconnects with ``Last-Event-ID`` (the server logs why).
 * ``: ping`` comments every ``Settings.event_stream_heartbeat_s`` seconds, for proxies.
@@ -97,8 +101,10 @@ def event_stream(call: Call) -> EventSourceResponse:
     if invalid:
         raise BadRequestError(f"Invalid parameters {sorted(invalid)} for the event stream; known: {sorted(_PARAMETERS)}")
     until = call.params.get("until")
-    if until not in (None, "", "terminal"):
-        raise BadRequestError(f"Unknown value {escaped(until)[:40]!r} for 'until': 'terminal', or none to stream until the client goes")
+    if until not in (None, "", "terminal", "next_action"):
+        raise BadRequestError(
+            f"Unknown value {escaped(until)[:40]!r} for 'until': 'terminal', 'next_action', or none to stream until the client goes"
+        )
     origin = call.params.get("from") or "start"
     if origin not in ("start", "now"):
         raise BadRequestError(f"Unknown value {escaped(origin)[:40]!r} for 'from': 'start' or 'now'")
@@ -129,7 +135,7 @@ def event_stream(call: Call) -> EventSourceResponse:
     def read_upto(cursor: Cursor, upto: Cursor) -> EventPage:
         return store.event_page(stack.id, cursor, depth, upto=upto)
 
-    feed = Feed(read_page, after, _terminal if until else _never, skip)
+    feed = Feed(read_page, after, _terminal if until else _never, skip, stack.id if until == "next_action" else None)
     heartbeat = max(0.0, call.service.settings.event_stream_heartbeat_s)
     streams: EventStreams = call.request.app.state.event_streams
     # Counted from here to the end of the response (``_Stream``): past the project's

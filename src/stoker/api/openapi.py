@@ -63,6 +63,8 @@ TENANT = "/v1/{tenant_id}"
 STACKS = TENANT + "/stacks"
 STACK = STACKS + "/{stack_name}/{stack_id}"
 RESOURCE = STACK + "/resources/{resource_name}"
+# The CFN API's paths (api/cfn.py: its errors are AWS's, not a Fault).
+CFN_PATHS = ("/cfn/v1/", "/v1/")
 
 # -- the paths -----------------------------------------------------------------------------
 
@@ -76,6 +78,7 @@ LOOKUP_SUBPATHS = {
     "files": ("GET",),
     "outputs": ("GET",),
     "snapshots": ("GET", "POST"),
+    "drift": ("GET", "POST"),
     "events/stream": ("GET",),
 }
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -110,9 +113,12 @@ def _paths() -> dict[str, dict[str, Schema]]:
         rule="stacks:create", tag="stacks", body=ref("StackCreate"), faults=STACK_WRITES,
     ))
     add("POST", STACKS + "/preview", operation(
-        "Preview a stack create", ok(obj({"stack": ref("StackPreview")}, {"resource_changes": RESOURCE_CHANGES, "implementations": IMPLEMENTATIONS})),
+        "Preview a stack create", ok(obj({"stack": ref("StackPreview")}, {"resource_changes": RESOURCE_CHANGES, "implementations": IMPLEMENTATIONS, "plan": ref("Plan")})),
         rule="stacks:preview", tag="stacks", body=ref("StackCreate"), faults=(409,),
-        parameters=[flag("with_plan", "stoker's: the plan beside the stack (resource_changes in the create's order, implementations)")],
+        parameters=[
+            flag("with_plan", "stoker's: the plan beside the stack (resource_changes in the create's order, implementations)"),
+            flag("plan", "stoker's: with_plan's and the plan document (plan), which POST /plans/apply takes"),
+        ],
     ))
     add("GET", STACKS + "/detail", operation("List the project's stacks (as GET /stacks)", ok(obj({"stacks": array(ref("StackSummary"))}, {"links": array(ref("Link"))})), rule="stacks:detail", tag="stacks", parameters=STACK_LIST_QUERY))
     for method in METHODS:
@@ -121,13 +127,17 @@ def _paths() -> dict[str, dict[str, Schema]]:
         for method in methods:
             add(method, STACKS + "/{stack_name}/" + subpath, _lookup(subpath))
     add("GET", STACK, operation("Show a stack (a deleted one too)", ok(obj({"stack": ref("StackDetail")})), rule="stacks:show", tag="stacks", parameters=[flag("resolve_outputs", "resolve the outputs (default true)")]))
-    add("PUT", STACK, operation("Update a stack", empty(202, "Accepted: the update goes on"), rule="stacks:update", tag="stacks", body=ref("StackUpdate"), faults=STACK_WRITES))
-    add("PATCH", STACK, operation("Update a stack, keeping what is not given", empty(202, "Accepted: the update goes on"), rule="stacks:update_patch", tag="stacks", body=ref("StackUpdate"), body_required=False, faults=STACK_WRITES))
+    refreshed = ok(obj({"plan": ref("Plan")}), "stoker's refresh_only: done, what the stack took from the live objects")
+    add("PUT", STACK, operation("Update a stack", {**empty(202, "Accepted: the update goes on"), **refreshed}, rule="stacks:update", tag="stacks", body=ref("StackUpdate"), faults=STACK_WRITES))
+    add("PATCH", STACK, operation("Update a stack, keeping what is not given", {**empty(202, "Accepted: the update goes on"), **refreshed}, rule="stacks:update_patch", tag="stacks", body=ref("StackUpdate"), body_required=False, faults=STACK_WRITES))
     add("DELETE", STACK, operation("Delete a stack", empty(204, "The delete goes on"), rule="stacks:delete", tag="stacks", faults=STACK_WRITES))
     add("GET", STACK + "/template", operation("The stack's template", ok(OBJECT, "The template as stored"), rule="stacks:template", tag="stacks"))
     add("GET", STACK + "/environment", operation("The stack's environment", ok(obj(optional={"parameters": OBJECT, "parameter_defaults": OBJECT, "resource_registry": OBJECT, "event_sinks": array(ANY), "encrypted_param_names": array(STRING)}), "The environment; hidden parameters' values masked"), rule="stacks:environment", tag="stacks"))
     add("GET", STACK + "/files", operation("The stack's files", ok({"type": "object", "additionalProperties": STRING}, "name -> text"), rule="stacks:files", tag="stacks"))
-    show_nested = [query("show_nested", BOOLEAN, "also the changes to the resources of nested stacks (Heat's)")]
+    show_nested = [
+        query("show_nested", BOOLEAN, "also the changes to the resources of nested stacks (Heat's)"),
+        flag("plan", "stoker's: the plan document too (plan), which POST /plans/apply takes"),
+    ]
     add("PUT", STACK + "/preview", operation("Preview an update", ok(ref("ResourceChanges")), rule="stacks:preview_update", tag="stacks", body=ref("StackUpdate"), faults=STACK_WRITES, parameters=show_nested))
     add("PATCH", STACK + "/preview", operation("Preview a PATCH update", ok(ref("ResourceChanges")), rule="stacks:preview_update_patch", tag="stacks", body=ref("StackUpdate"), body_required=False, faults=STACK_WRITES, parameters=show_nested))
     add("DELETE", STACK + "/abandon", operation(
@@ -137,6 +147,12 @@ def _paths() -> dict[str, dict[str, Schema]]:
     add("GET", STACK + "/export", operation("Export a stack's data", ok(obj({"id": STRING, "name": STRING, "action": STRING, "status": STRING, "template": OBJECT, "resources": OBJECT})), rule="stacks:export", tag="stacks"))
     add("GET", STACK + "/outputs", operation("List the outputs (not resolved)", ok(obj({"outputs": array(obj({"output_key": STRING, "description": STRING}))})), rule="stacks:list_outputs", tag="stacks"))
     add("GET", STACK + "/outputs/{output_key}", operation("Show an output, resolved", ok(obj({"output": ref("Output")})), rule="stacks:show_output", tag="stacks"))
+    add("POST", STACK + "/drift", operation(
+        "Detect drift: compare every resource with its live object", ok(obj({"drift": ref("Drift")}), "The detection, kept as the stack's last"),
+        rule="stacks:drift", tag="stacks", faults=STACK_WRITES, body_required=False,
+        description="stoker's own (docs/drift.md). 409 while an action runs on the stack.",
+    ))
+    add("GET", STACK + "/drift", operation("The stack's last drift detection", ok(obj({"drift": ref("Drift")})), rule="stacks:show_drift", tag="stacks", description="stoker's own (docs/drift.md). 404 before the first detection."))
     add("GET", STACK + "/snapshots", operation("List the snapshots", ok(obj({"snapshots": array(ref("Snapshot"))})), rule="stacks:list_snapshots", tag="snapshots"))
     add("POST", STACK + "/snapshots", operation(
         "Snapshot a stack", ok(ref("Snapshot"), "The snapshot (IN_PROGRESS while it is taken)"), rule="stacks:snapshot", tag="snapshots",
@@ -150,6 +166,12 @@ def _paths() -> dict[str, dict[str, Schema]]:
         "Suspend, resume, check or cancel", ok(NULL, "The action goes on (a JSON null body)"), rule="actions:<action>", tag="stacks",
         body={**obj(optional=actions, extra=False), "minProperties": 1, "maxProperties": 1, "description": "exactly one action; its rule is actions:<action>"},
         faults=STACK_WRITES,
+    ))
+    planned = {name: {"type": "null"} for name in ("suspend", "resume", "check", "delete", "snapshot")}
+    planned["restore"] = {**STRING, "description": "the id of the snapshot to restore"}
+    add("POST", STACK + "/actions/preview", operation(
+        "What a suspend, resume, check, delete, snapshot or restore would do to each resource (stoker's)", ok(obj({"plan": ref("Plan")})), rule="stacks:preview_action", tag="stacks",
+        body={**obj(optional=planned, extra=False), "minProperties": 1, "maxProperties": 1, "description": "exactly one action"},
     ))
 
     # -- resources and events
@@ -180,7 +202,7 @@ def _paths() -> dict[str, dict[str, Schema]]:
         "close streams no longer read, or poll the event list instead.",
         parameters=[
             query("nested_depth", COUNT, "follow nested stacks this many levels down (default: all)"),
-            query("until", {"enum": ["terminal"]}, "end the stream once the stack is no longer IN_PROGRESS (default: when the client goes)"),
+            query("until", {"enum": ["terminal", "next_action"]}, "end the stream once the stack is no longer IN_PROGRESS (terminal), or once an action of the stack begun on this stream has ended (next_action: open with from=now, then start the action); default: when the client goes"),
             query("from", {"enum": ["start", "now"]}, "the stack's recorded events first (start, the default), or only those from now on"),
             query("last_event_id", STRING, "resume after this message's id (as the Last-Event-ID header, which wins)"),
             {"name": "Last-Event-ID", "in": "header", "required": False, "description": "resume after this message's id (an EventSource sends it)", "schema": STRING},
@@ -200,6 +222,34 @@ def _paths() -> dict[str, dict[str, Schema]]:
     add("GET", "/v1/server_metadata/{credential_id}", operation(
         "A server's metadata, for its agent (os-collect-config)", ok(OBJECT, "The metadata itself"), rule=None, tag="signals", parameters=[SECRET], faults=(403,),
     ))
+
+    # -- the CFN API: EC2-signed, its answers and errors AWS's XML (JSON with ContentType=JSON)
+    aws_error = {
+        "description": "AWS's ErrorResponse (Error: Type, Code, Message), as Heat's heat-api-cfn answers it",
+        "content": {"application/xml": {"schema": STRING}, "application/json": {"schema": obj({"ErrorResponse": obj({"Error": obj({"Type": STRING, "Code": STRING, "Message": STRING})})})}},
+    }
+    cfn_query = [
+        query("Action", STRING, "DescribeStackResource (the one action served)"),
+        query("StackName", STRING, "the stack's name, id or ARN"),
+        query("LogicalResourceId", STRING, "the resource's name: the keypair's own server"),
+        query("ContentType", STRING, "JSON for a JSON answer (XML otherwise)"),
+        query("AWSAccessKeyId", STRING, "the keypair's access key (signature version 2)"),
+        query("SignatureVersion", STRING, "2 (version 4 signs in the Authorization header)"),
+        query("SignatureMethod", STRING, "HmacSHA256 or HmacSHA1"),
+        query("Signature", STRING, "the request's signature (version 2)"),
+    ]
+    for path in CFN_PATHS:
+        for method in ("GET", "POST"):
+            add(method, path, {
+                "summary": "DescribeStackResource: a server's resource and its Metadata, for its agent (the cfn collector, cfn-init)",
+                "description": "Heat's CFN API, signed with the server's EC2 keypair (AWS signature version 2 in the parameters, "
+                "or version 4 in the Authorization header); POST may send the parameters as a form. A keypair reads its own server only.",
+                "tags": ["signals"], "security": NO_TOKEN, "parameters": cfn_query,
+                "responses": {
+                    "200": {"description": "DescribeStackResourceResponse", "content": {"application/xml": {"schema": STRING}, "application/json": {"schema": OBJECT}}},
+                    "400": aws_error, "403": aws_error,
+                },
+            })
 
     # -- what the engine offers
     add("POST", TENANT + "/validate", operation(
@@ -236,6 +286,12 @@ def _paths() -> dict[str, dict[str, Schema]]:
     add("GET", TENANT + "/template_versions/{template_version}/functions", operation(
         "List a template version's functions", ok(obj({"template_functions": array(obj({"functions": STRING, "description": STRING}))})),
         rule="stacks:list_template_functions", tag="templates", parameters=[flag("with_condition_func", "the condition functions too")],
+    ))
+    add("GET", TENANT + "/custom_constraints/{constraint_name}/values", operation(
+        "The values a custom constraint accepts in the caller's cloud, for a form's list (stoker's)",
+        ok(obj({"constraint": STRING, "values": array(obj({"value": STRING, "id": STRING, "label": STRING}, extra=False)), "truncated": BOOLEAN})),
+        rule="custom_constraints:values", tag="resource_types",
+        description="At most 500 values, sorted by label; a value is the object's name, or its id where the name is not unique. 404 for a constraint not registered; 400 for one that does not list its values, or a cloud that did not answer.",
     ))
     add("GET", TENANT + "/build_info", operation("The build's revision", ok(obj({"api": obj({"revision": STRING}), "engine": obj({"revision": STRING})})), rule="build_info:build_info", tag="build_info"))
     service = obj({"id": STRING, "binary": STRING, "engine_id": STRING, "host": STRING, "hostname": STRING, "topic": STRING, "report_interval": {"type": "integer"},
@@ -278,6 +334,42 @@ def _paths() -> dict[str, dict[str, Schema]]:
         body=obj(optional={"config_id": text, "input_values": nullable(OBJECT), "output_values": nullable(OBJECT), "action": text, "status": text, "status_reason": text, "updated_at": text}),
     ))
     add("DELETE", deployments + "/{deployment_id}", operation("Delete a software deployment", empty(204, "Deleted"), rule="software_deployments:delete", tag="software_deployments"))
+
+    # -- saved plans (stoker's, docs/plans.md)
+    add("POST", TENANT + "/plans/apply", operation(
+        "Apply a saved plan: exactly the create or update it shows (stoker's)",
+        {
+            **ok(obj({"stack": obj({"id": STRING, "links": array(ref("Link"))})}), "Accepted: an update's plan goes on", 202),
+            **ok(obj({"stack": obj({"id": STRING, "links": array(ref("Link"))})}), "Created: a create's (or an import's) plan goes on", 201, LOCATION),
+            **ok(obj({"stack": obj({"id": STRING, "links": array(ref("Link"))})}), "Done: a refresh's plan (no job)"),
+        },
+        rule="stacks:apply_plan", tag="stacks", body=ref("Plan"), faults=STACK_WRITES,
+        description="409 when the stack changed since the plan was made, or its inputs would now make another plan; 400 for a document that is not a plan of version 1.",
+    ))
+
+    # -- importing existing objects (stoker's, docs/import.md)
+    add("POST", TENANT + "/imports", operation(
+        "Import: a stack whose named resources take over objects that exist already (stoker's)",
+        ok(obj({"stack": obj({"id": STRING, "links": array(ref("Link"))})}), "Created: the stack's import goes on", 201, LOCATION),
+        rule="stacks:import", tag="stacks",
+        body={"allOf": [ref("StackCreate"), obj(
+            {"resources": {"type": "object", "additionalProperties": STRING, "description": "resource name -> the id of the object it takes over"}},
+            optional={"accept_differences": {"type": "boolean", "description": "take the objects over although their live properties differ from the template"}},
+        )]},
+        faults=STACK_WRITES,
+        description="400 for a resource the template does not have, a type that cannot read its live object, an empty id, an object that does not exist, or differences not accepted: no stack is made. The stack's ADOPT action checks the objects again as it starts.",
+    ))
+    add("POST", TENANT + "/imports/preview", operation(
+        "The plan of an import: what it takes over (and how it differs from the template) and makes (stoker's)",
+        ok(obj({"plan": ref("Plan")}, {"resource_changes": OBJECT, "implementations": IMPLEMENTATIONS})),
+        rule="stacks:import", tag="stacks",
+        body={"allOf": [ref("StackCreate"), obj(
+            {"resources": {"type": "object", "additionalProperties": STRING, "description": "resource name -> the id of the object it takes over"}},
+            optional={"accept_differences": {"type": "boolean", "description": "take the objects over although their live properties differ from the template"}},
+        )]},
+        faults=(409,),
+        description="400 as the import's (an object that does not exist included); differences are shown, not refused.",
+    ))
 
     # -- template capabilities (stoker's, docs/api.md)
     add("POST", TENANT + "/capabilities/find", operation(

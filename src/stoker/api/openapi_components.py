@@ -12,6 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from stoker.api.call import MAX_INTEGER
+from stoker.plans.document import schema as plan_schema
+
+# A plan's operations, as its JSON Schema (shipped with stoker) names them.
+_PLAN_OPERATIONS = plan_schema()["properties"]["operation"]["enum"]
 
 JSON = "application/json"
 
@@ -131,10 +135,45 @@ SCHEMAS: dict[str, Schema] = {
                 {
                     "outputs": {**array(ref("Output")), "description": "unless resolve_outputs=false, or the stack is deleted"},
                     "implementations": {"type": "object", "additionalProperties": STRING, "description": "stoker's (docs/api.md): resource name -> the candidate template chosen"},
+                    "stoker_drift": {**nullable(ref("DriftSummary")), "description": "stoker's (docs/drift.md): the last drift detection's counts, null before the first"},
                 },
             ),
         ]
     },
+    "DriftSummary": obj(
+        {
+            "stack_status": {"enum": ["IN_SYNC", "DRIFTED"]},
+            "resources": {"type": "integer"},
+            "in_sync": {"type": "integer"},
+            "modified": {"type": "integer"},
+            "deleted": {"type": "integer"},
+            "not_checked": {"type": "integer"},
+        },
+        {"detected_at": TIME},
+    ),
+    "Drift": obj(
+        {
+            "stack_id": STRING,
+            "stack_name": STRING,
+            "detected_at": TIME,
+            "summary": ref("DriftSummary"),
+            "resources": array(
+                obj(
+                    {
+                        "path": STRING,
+                        "resource_name": STRING,
+                        "resource_type": STRING,
+                        "physical_resource_id": nullable(STRING),
+                        "stack_id": STRING,
+                        "status": {"enum": ["IN_SYNC", "MODIFIED", "DELETED", "NOT_CHECKED"]},
+                        "reason": STRING,
+                        "properties": array(obj({"name": STRING, "expected": ANY, "actual": ANY})),
+                    }
+                )
+            ),
+        },
+        description="stoker's drift detection (docs/drift.md): every resource's live object compared with what the stack holds.",
+    ),
     "StackPreview": obj(
         {
             "id": {"const": "None"},
@@ -153,7 +192,18 @@ SCHEMAS: dict[str, Schema] = {
         },
         description="Heat's preview_stack through its stacks view.",
     ),
-    "ResourceChanges": obj({"resource_changes": RESOURCE_CHANGES}, {"implementations": IMPLEMENTATIONS, "implementation_changes": array(OBJECT)}),
+    "ResourceChanges": {
+        "anyOf": [
+            obj({"resource_changes": RESOURCE_CHANGES}, {"implementations": IMPLEMENTATIONS, "implementation_changes": array(OBJECT), "plan": ref("Plan")}),
+            obj({"plan": ref("Plan")}, description="stoker's refresh_only: what a refresh would take from the live objects (operation refresh)"),
+        ],
+    },
+    # stoker's (docs/plans.md): its full JSON Schema is src/stoker/plans/plan.schema.json.
+    "Plan": obj(
+        {"format": {"const": "stoker-plan"}, "version": {"const": 1}, "operation": {"enum": _PLAN_OPERATIONS}, "stack": OBJECT, "resources": array(OBJECT), "outputs": array(OBJECT), "summary": OBJECT},
+        {"inputs": OBJECT, "created_at": STRING, "done": BOOLEAN},
+        description="A plan: what a create, update or refresh would do to each resource and output, and the inputs to apply it with (plan.schema.json)",
+    ),
     "Resource": obj(
         {
             "links": array(ref("Link")),
@@ -252,7 +302,14 @@ SCHEMAS: dict[str, Schema] = {
         "description": "A template (or adopt_stack_data) is needed; without one the answer is 400.",
     },
     "StackUpdate": {
-        "allOf": [ref("StackInput"), obj(optional={"clear_parameters": array(STRING)})],
+        "allOf": [
+            ref("StackInput"),
+            obj(optional={
+                "clear_parameters": array(STRING),
+                "converge": {**BOOLEAN, "description": "start from the live objects, changing back what drifted (Heat's; docs/drift.md)"},
+                "refresh_only": {**BOOLEAN, "description": "stoker's: given alone, the stack takes the live objects' values and the cloud is not changed (docs/drift.md); answered 200 with what was taken"},
+            }),
+        ],
         "description": "PUT replaces the template and parameters; PATCH keeps what is not given.",
     },
     # seed 003's introspection (environment.capabilities): what a client reads of
@@ -310,6 +367,7 @@ PATH_PARAMETERS = {
     "stack_name": "The stack's name (a lookup route also takes its id).",
     "stack_id": "The stack's id.",
     "resource_name": "The resource's name in its stack.",
+    "constraint_name": "A custom constraint's name (nova.flavor, glance.image, neutron.network...).",
     "event_id": "The event's id.",
     "output_key": "The output's name.",
     "snapshot_id": "The snapshot's id.",

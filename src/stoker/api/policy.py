@@ -125,6 +125,8 @@ DEFAULTS: dict[str, tuple[str, str | None]] = {
     "events:show": (PROJECT_READER, None),
     # heat/policies/build_info.py and service.py
     "build_info:build_info": (PROJECT_READER, None),
+    # stoker's: the values a custom constraint accepts in the caller's cloud (a read).
+    "custom_constraints:values": (PROJECT_READER, None),
     "service:index": (PROJECT_ADMIN, None),
     # heat/policies/software_configs.py and software_deployments.py
     "software_configs:global_index": (RULE_DENY_EVERYBODY, None),
@@ -138,10 +140,21 @@ DEFAULTS: dict[str, tuple[str, str | None]] = {
     "software_deployments:update": (PROJECT_MEMBER, None),
     "software_deployments:delete": (PROJECT_MEMBER, None),
     "software_deployments:metadata": (PROJECT_READER_OR_STACK_USER, None),
+    # stoker's: applying a saved plan is a create or an update.
+    "stacks:apply_plan": (PROJECT_MEMBER, None),
+    # stoker's: an import makes a stack (docs/import.md), a member's as a create is.
+    "stacks:import": (PROJECT_MEMBER, None),
     # stoker's own routes (docs/api.md), which Heat does not have: introspection of the
     # templates a request carries, as validate's reading counterpart.
     "capabilities:find": (PROJECT_READER, None),
     "capabilities:template_capabilities": (PROJECT_READER, None),
+    # Drift (docs/drift.md): a detection reads the live objects and changes none of them
+    # (it records events and its result), a member's like a check that writes; reading
+    # the last result is a reader's.
+    "stacks:drift": (PROJECT_MEMBER, None),
+    "stacks:show_drift": (PROJECT_READER, None),
+    # The plan of a suspend, resume, check or delete (docs/plans.md) reads the store only.
+    "stacks:preview_action": (PROJECT_READER, None),
 }
 
 # heat/policies/resource_types.py: the resource types only a project's admin may use
@@ -170,6 +183,8 @@ PUBLIC = {
     ("PUT", "/v1/waitcondition/{credential_id}"),
     ("POST", "/v1/waitcondition/{credential_id}"),
     ("GET", "/v1/server_metadata/{credential_id}"),
+    # The CFN API (api/cfn.py): EC2-signed requests, the signature checked there.
+    *((method, path) for method in ("GET", "POST") for path in ("/cfn/v1/", "/v1/")),
 }
 # A signal to a resource: with a token of the project, as Heat's resource:signal; or
 # with a wait condition handle's own token (``curl_cli``), which the service checks.
@@ -185,7 +200,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", STACKS + "/preview"): "stacks:preview",
     ("GET", STACKS + "/detail"): "stacks:detail",
     **{(method, STACKS + "/{stack_name}"): "stacks:lookup" for method in ANY},
-    **{(method, STACKS + "/{stack_name}/" + sub): "stacks:lookup" for sub in ("resources", "events", "template", "actions", "environment", "files", "outputs", "snapshots") for method in ANY},
+    **{(method, STACKS + "/{stack_name}/" + sub): "stacks:lookup" for sub in ("resources", "events", "template", "actions", "environment", "files", "outputs", "snapshots", "drift") for method in ANY},
     ("GET", STACK): "stacks:show",
     ("PUT", STACK): "stacks:update",
     ("PATCH", STACK): "stacks:update_patch",
@@ -199,12 +214,15 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", STACK + "/export"): "stacks:export",
     ("GET", STACK + "/outputs"): "stacks:list_outputs",
     ("GET", STACK + "/outputs/{output_key}"): "stacks:show_output",
+    ("POST", STACK + "/drift"): "stacks:drift",
+    ("GET", STACK + "/drift"): "stacks:show_drift",
     ("GET", STACK + "/snapshots"): "stacks:list_snapshots",
     ("POST", STACK + "/snapshots"): "stacks:snapshot",
     ("GET", STACK + "/snapshots/{snapshot_id}"): "stacks:show_snapshot",
     ("DELETE", STACK + "/snapshots/{snapshot_id}"): "stacks:delete_snapshot",
     ("POST", STACK + "/snapshots/{snapshot_id}/restore"): "stacks:restore_snapshot",
     ("POST", STACK + "/actions"): ACTIONS,
+    ("POST", STACK + "/actions/preview"): "stacks:preview_action",
     ("GET", STACK + "/resources"): "resource:index",
     ("GET", STACK + "/resources/{resource_name}"): "resource:show",
     ("PATCH", STACK + "/resources/{resource_name}"): "resource:mark_unhealthy",
@@ -224,6 +242,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", TENANT + "/template_versions"): "stacks:list_template_versions",
     ("GET", TENANT + "/template_versions/{template_version}/functions"): "stacks:list_template_functions",
     ("GET", TENANT + "/build_info"): "build_info:build_info",
+    ("GET", TENANT + "/custom_constraints/{constraint_name}/values"): "custom_constraints:values",
     ("GET", TENANT + "/services"): "service:index",
     ("GET", TENANT + "/software_configs"): "software_configs:index",
     ("POST", TENANT + "/software_configs"): "software_configs:create",
@@ -235,8 +254,15 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", TENANT + "/software_deployments/{deployment_id}"): "software_deployments:show",
     ("PUT", TENANT + "/software_deployments/{deployment_id}"): "software_deployments:update",
     ("DELETE", TENANT + "/software_deployments/{deployment_id}"): "software_deployments:delete",
+    ("POST", TENANT + "/plans/apply"): "stacks:apply_plan",
+    ("POST", TENANT + "/imports"): "stacks:import",
+    ("POST", TENANT + "/imports/preview"): "stacks:import",
     ("POST", TENANT + "/capabilities/find"): "capabilities:find",
     ("POST", TENANT + "/template_capabilities"): "capabilities:template_capabilities",
+    # stoker's resource type reference (typedocs): pages of what the type routes answer,
+    # under their rules (a type's page shows its generated template too).
+    ("GET", "/dashboard/types/"): "stacks:list_resource_types",
+    ("GET", "/dashboard/types/{type_name}"): "stacks:resource_schema",
 }
 
 # A list that asks for every project's items (``global_tenant=true``) is checked

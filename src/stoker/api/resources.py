@@ -34,7 +34,7 @@ def resource_list(call: Call) -> dict[str, Any]:
     depth = call.depth_param()
     detail = call.bool_param("with_detail")
     service = call.service
-    listed = service.list_resources_nested(stack.id, depth) if depth else [(stack, r) for r in service.list_resources(stack.id)]
+    listed = service.list_resources_nested(stack.id, depth) if depth else [(stack, r) for r in service.list_resources(stack.id, sealed=detail)]
     required: dict[str, dict[str, list[str]]] = {}
     children: dict[str, dict[str, StackRecord]] = {}
     body = []

@@ -43,6 +43,10 @@ class Instantiation:
     tags: list[str] | None = None
     clear_parameters: list[str] = field(default_factory=list)
     adopt_data: dict[str, Any] | None = None
+    # Heat's: an update that starts from the live objects (docs/drift.md).
+    converge: bool = False
+    # stoker's: the stack takes the live objects' values, the cloud is not changed.
+    refresh_only: bool = False
 
 
 def _mapping(body: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -138,7 +142,33 @@ def instantiation(body: Any, patch: bool = False, need_template: bool = True) ->
         tags=_tags(body["tags"]) if body.get("tags") is not None else None,
         clear_parameters=clear,
         adopt_data=_adopt_data(body.get("adopt_stack_data")),
+        converge=parse_bool("converge", body["converge"]) if body.get("converge") is not None else False,
+        refresh_only=parse_bool("refresh_only", body["refresh_only"]) if body.get("refresh_only") is not None else False,
     )
+
+
+# What a refresh may not be given: it changes no template, parameter or setting.
+_NOT_WITH_REFRESH = (
+    "template", "template_url", "environment", "environment_files", "files", "parameters", "clear_parameters",
+    "disable_rollback", "timeout_mins", "tags", "converge",
+)
+
+
+def refresh_only(body: Any) -> bool:
+    """Whether an update's body asks for a refresh only (stoker's ``refresh_only``:
+    docs/drift.md), refused with what else it gives: a refresh takes the live objects
+    into the stack as it is."""
+    if not isinstance(body, Mapping) or body.get("refresh_only") is None:
+        return False
+    if not parse_bool("refresh_only", body["refresh_only"]):
+        return False
+    given = [key for key in _NOT_WITH_REFRESH if body.get(key) not in (None, {}, [], "", False)]
+    if given:
+        raise BadRequestError(
+            f"refresh_only takes the live objects into the stack as it is: it cannot be given {', '.join(given)}",
+            hint="send {\"refresh_only\": true} alone, or make an update without it",
+        )
+    return True
 
 
 def _template_name(body: Mapping[str, Any]) -> str:

@@ -112,6 +112,8 @@ def create(call: Call) -> Reply:
     data = schemas.instantiation(call.body)
     name = schemas.stack_name(data)
     service = call.service
+    if data.converge:
+        raise BadRequestError("converge flag only supported in stack update (or update preview) request.")  # Heat's words
     if data.adopt_data is not None:
         stack = service.adopt_stack(
             name,
@@ -145,8 +147,11 @@ def preview(call: Call) -> dict[str, Any]:
     stoker's ``?with_plan=true`` (docs/api.md) adds, beside ``stack``, the plan the
     ``stoker`` command prints, as an update preview gives it: ``resource_changes`` (every
     resource added, in the order the create makes them) and ``implementations`` (the
-    template each candidate list chose). Heat's body is left as it is without it."""
-    plan: dict[str, Any] | None = {} if call.bool_param("with_plan") else None
+    template each candidate list chose). Heat's body is left as it is without it.
+    stoker's ``?plan=true`` adds these and ``plan``, the plan document (docs/plans.md)
+    that ``POST /plans/apply`` takes."""
+    document = call.bool_param("plan")
+    plan: dict[str, Any] | None = {} if call.bool_param("with_plan") and not document else None
     data = schemas.instantiation(call.body)
     name, template = schemas.stack_name(data), schemas.template_of(data)
     stack = call.service.preview_stack(
@@ -162,7 +167,14 @@ def preview(call: Call) -> dict[str, Any]:
         plan=plan,
     )
     body: dict[str, Any] = {"stack": views.stack_preview(call, stack)}
-    if plan is not None:
+    if document:
+        body.update(
+            call.service.plan_create(
+                name, template, data.environments, data.parameters, files=data.files,
+                disable_rollback=data.disable_rollback, timeout_mins=data.timeout_mins, tags=data.tags, project_id=call.context.tenant_id,
+            )
+        )
+    elif plan is not None:
         # The embedded engine's own plan, from the same validation, so that the command
         # prints the same against a server.
         body.update(plan)
@@ -218,6 +230,10 @@ def files(call: Call) -> Any:
 
 def _update(call: Call, patch: bool) -> Reply:
     stack = projects.stack(call)
+    if schemas.refresh_only(call.body):
+        # stoker's: done at once (no job: the cloud is not changed), 200 with what the
+        # stack took (docs/drift.md).
+        return Reply(200, call.service.refresh_stack(stack.id, projects.project(call)))
     data = schemas.instantiation(call.body, patch=patch)
     files = data.files if (data.template is not None or data.environments or data.files) else None
     call.service.update_stack(
@@ -231,6 +247,7 @@ def _update(call: Call, patch: bool) -> Reply:
         disable_rollback=data.disable_rollback,
         timeout_mins=data.timeout_mins,
         tags=data.tags,
+        converge=data.converge,
     )
     return Reply(202, empty=True)
 
@@ -248,10 +265,22 @@ def update_patch(call: Call) -> Reply:
 
 def _preview_update(call: Call, patch: bool) -> Any:
     stack = projects.stack(call)
+    if schemas.refresh_only(call.body):
+        # stoker's: what a refresh would take from the live objects, as a plan.
+        return call.service.plan_refresh(stack.id, projects.project(call))
     data = schemas.instantiation(call.body, patch=patch)
     files = data.files if (data.template is not None or data.environments or data.files) else None
+    if call.bool_param("plan"):
+        # stoker's: the same preview with its plan document (docs/plans.md), which
+        # POST /plans/apply takes.
+        return call.service.plan_update(
+            stack.id, data.template, data.environments, data.parameters, files=files, existing=patch, show_nested=call.bool_param("show_nested"),
+            clear_parameters=data.clear_parameters, disable_rollback=data.disable_rollback, timeout_mins=data.timeout_mins, tags=data.tags,
+            converge=data.converge,
+        )
     return call.service.preview_update(
-        stack.id, data.template, data.environments, data.parameters, files=files, existing=patch, show_nested=call.bool_param("show_nested")
+        stack.id, data.template, data.environments, data.parameters, files=files, existing=patch, show_nested=call.bool_param("show_nested"),
+        converge=data.converge,
     )
 
 
@@ -294,6 +323,25 @@ def output(call: Call) -> dict[str, Any]:
     if not found:
         raise NotFoundError(f"Specified output key {key} not found.")
     return {"output": found[0]}
+
+
+# -- drift (stoker's own, docs/drift.md) -------------------------------------------------
+
+
+def drift_detect(call: Call) -> dict[str, Any]:
+    """``POST .../drift``: compare every resource with its live object now; 200 with the
+    result, which is kept as the stack's last."""
+    stack = projects.stack(call)
+    return views.drift_body(stack, call.service.detect_drift(stack.id))
+
+
+def drift_last(call: Call) -> dict[str, Any]:
+    """``GET .../drift``: the stack's last drift detection (404 before the first)."""
+    stack = projects.stack(call)
+    record = call.service.last_drift(stack.id)
+    if record is None:
+        raise NotFoundError(f"No drift detection has run on stack {stack.name}.", hint=f"detect it first: POST {call.stack_url(stack, 'drift')}")
+    return views.drift_body(stack, record)
 
 
 # -- snapshots ---------------------------------------------------------------------------
@@ -353,6 +401,22 @@ def action(call: Call) -> None:
     return None
 
 
+def action_preview(call: Call) -> Any:
+    """stoker's ``POST .../actions/preview`` with exactly one of {"suspend": null},
+    resume, check, delete, snapshot, or {"restore": "<snapshot id>"}: ``{"plan": ...}``,
+    what that action would do to each resource (docs/plans.md); nothing runs."""
+    body = call.body or {}
+    hint = 'send {"suspend": null} (or resume, check, delete, snapshot), or {"restore": "<snapshot id>"}'
+    if not isinstance(body, dict) or len(body) != 1:
+        raise BadRequestError("Name exactly one action to plan", hint=hint)
+    (action, value), stack = next(iter(body.items())), projects.stack(call)
+    if action == "restore":
+        if not isinstance(value, str) or not value:
+            raise BadRequestError("A restore's plan names the snapshot: restore must be a snapshot id", hint=hint)
+        return call.service.plan_restore(stack.id, value, projects.project(call))
+    return call.service.plan_stack_action(stack.id, action, projects.project(call))
+
+
 STACK = "/v1/{tenant_id}/stacks/{stack_name}/{stack_id}"
 ALL = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
@@ -376,6 +440,7 @@ routes = [
             ("files", ["GET"]),
             ("outputs", ["GET"]),
             ("snapshots", ["GET", "POST"]),
+            ("drift", ["GET", "POST"]),
         ]
     ],
     Route(STACK, endpoint(show), methods=["GET"]),
@@ -391,10 +456,13 @@ routes = [
     Route(STACK + "/export", endpoint(export), methods=["GET"]),
     Route(STACK + "/outputs", endpoint(outputs), methods=["GET"]),
     Route(STACK + "/outputs/{output_key}", endpoint(output), methods=["GET"]),
+    Route(STACK + "/drift", endpoint(drift_detect), methods=["POST"]),
+    Route(STACK + "/drift", endpoint(drift_last), methods=["GET"]),
     Route(STACK + "/snapshots", endpoint(snapshot_list), methods=["GET"]),
     Route(STACK + "/snapshots", endpoint(snapshot_create), methods=["POST"]),
     Route(STACK + "/snapshots/{snapshot_id}", endpoint(snapshot_show), methods=["GET"]),
     Route(STACK + "/snapshots/{snapshot_id}", endpoint(snapshot_delete), methods=["DELETE"]),
     Route(STACK + "/snapshots/{snapshot_id}/restore", endpoint(snapshot_restore), methods=["POST"]),
     Route(STACK + "/actions", endpoint(action), methods=["POST"]),
+    Route(STACK + "/actions/preview", endpoint(action_preview), methods=["POST"]),
 ]

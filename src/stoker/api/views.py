@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from stoker.engine import implementations
 from stoker.masking import HiddenValues
 from stoker.store import EventRecord, ResourceRecord, SnapshotRecord, StackRecord
+from stoker.store.drift import DriftRecord
 
 if TYPE_CHECKING:
     from stoker.service import Service
@@ -94,11 +94,38 @@ def stack_detail(call: Links, stack: StackRecord, resolve_outputs: bool = True) 
             "tags": stack.tags or None,
         }
     )
-    body.update(implementations.shown(service.store, stack))  # candidate templates chosen (seed 003)
+    # the candidate templates chosen (template capabilities); imported here, as a list
+    # does not need it
+    from stoker.engine import implementations
+
+    body.update(implementations.shown(service.store, stack))
+    # stoker's own key (docs/drift.md): the last drift detection's counts, or None.
+    body["stoker_drift"] = drift_summary(service.store.last_drift(stack.id))
     # Heat: outputs unless the stack is DELETE_COMPLETE (or not asked for).
     if resolve_outputs and not deleted:
         body["outputs"] = service.outputs(stack.id)
     return body
+
+
+def drift_summary(record: DriftRecord | None) -> dict[str, Any] | None:
+    """A drift detection's counts by status and when it ran (``stack show``)."""
+    if record is None:
+        return None
+    return {"detected_at": isotime(record.detected_at), **record.summary}
+
+
+def drift_body(stack: StackRecord, record: DriftRecord) -> dict[str, Any]:
+    """``POST`` or ``GET .../drift`` (stoker's own, docs/drift.md): the detection with
+    each resource's result; hidden values were masked when it was made."""
+    return {
+        "drift": {
+            "stack_id": stack.id,
+            "stack_name": stack.name,
+            "detected_at": isotime(record.detected_at),
+            "summary": record.summary,
+            "resources": record.resources,
+        }
+    }
 
 
 def stack_preview(call: Links, stack: dict[str, Any]) -> dict[str, Any]:

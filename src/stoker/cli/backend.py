@@ -59,6 +59,7 @@ class StackRequest:
     timeout_mins: int | None = None
     tags: list[str] | None = None
     clear_parameters: list[str] = field(default_factory=list)
+    converge: bool = False  # an update from the live objects (docs/drift.md)
 
 
 def link(body: Mapping[str, Any], rel: str) -> str | None:
@@ -144,12 +145,19 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def preview_create(self, name: str, request: StackRequest) -> dict[str, Any]:
         """``{"resource_changes": {"added": [...], ...}}`` of a create, in the order the
-        create makes them, with ``implementations`` where the environment lists candidates."""
+        create makes them, with ``implementations`` where the environment lists candidates,
+        and the ``plan`` document (stoker's; a Heat that is not stoker makes none)."""
 
     @abc.abstractmethod
     def preview_update(self, name: str, request: StackRequest, existing: bool, show_nested: bool = False) -> dict[str, Any]:
         """Heat's update preview (``resource_changes``) with stoker's property changes;
-        ``show_nested``: nested stacks' resources too (Heat's show_nested)."""
+        ``show_nested``: nested stacks' resources too (Heat's show_nested); and the
+        ``plan`` document (stoker's)."""
+
+    @abc.abstractmethod
+    def apply_plan(self, plan: dict[str, Any], on_event: EventCallback = _ignore) -> dict[str, Any]:
+        """Apply a saved plan (docs/plans.md: refused when stale) and run it to the end;
+        the stack's detail then."""
 
     @abc.abstractmethod
     def delete_stack(self, name: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
@@ -171,6 +179,36 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def adopt_stack(self, name: str, data: dict[str, Any], request: StackRequest, on_event: EventCallback = _ignore) -> dict[str, Any]: ...
+
+    @abc.abstractmethod
+    def import_stack(
+        self, name: str, request: StackRequest, imports: dict[str, str], accept_differences: bool, on_event: EventCallback = _ignore
+    ) -> dict[str, Any]:
+        """Make a stack whose resources in ``imports`` (name -> id) take over objects
+        that exist already (docs/import.md); the stack when its ADOPT ends."""
+
+    @abc.abstractmethod
+    def preview_import(self, name: str, request: StackRequest, imports: dict[str, str], accept_differences: bool) -> dict[str, Any]:
+        """``{"plan": ...}``: what ``import_stack`` would take over and make (docs/import.md)."""
+
+    @abc.abstractmethod
+    def detect_drift(self, name: str) -> dict[str, Any]:
+        """Compare every resource with its live object now (docs/drift.md): the drift
+        body (``summary``, ``resources``), kept as the stack's last."""
+
+    @abc.abstractmethod
+    def last_drift(self, name: str) -> dict[str, Any] | None:
+        """The stack's last drift detection; None before the first."""
+
+    @abc.abstractmethod
+    def plan_action(self, name: str, action: str, snapshot_id: str | None = None) -> dict[str, Any]:
+        """``{"plan": ...}``: what a suspend, resume, check, delete or snapshot would do
+        to each resource, or a restore to ``snapshot_id`` (docs/plans.md)."""
+
+    @abc.abstractmethod
+    def refresh_stack(self, name: str, dry_run: bool) -> dict[str, Any]:
+        """``{"plan": ...}``: what the stack would take (``dry_run``), or took, from its
+        live objects, the cloud not changed (docs/drift.md)."""
 
     @abc.abstractmethod
     def template_of(self, name: str) -> Any: ...

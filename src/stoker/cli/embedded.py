@@ -28,6 +28,7 @@ from stoker.cli.backend import Source as FileSource
 from stoker.cli.invocation import message
 from stoker.engine.states import Action
 from stoker.reads import Project
+from stoker.sdk.exceptions import ValidationError
 from stoker.service import Service, Source
 from stoker.store import EventRecord, StackRecord
 from stoker.store.stale import fresh
@@ -38,6 +39,14 @@ def _template(request: StackRequest) -> Source | None:
     """The request's template as the engine takes it."""
     found = request.template
     return Source(found.text, found.name) if found is not None else None
+
+
+def _given_template(request: StackRequest) -> Source:
+    """The template of a request that must have one (an import's: ``-t`` is required)."""
+    found = _template(request)
+    if found is None:
+        raise ValidationError("A template is needed", hint="give one with -t")
+    return found
 
 
 def _environments(request: StackRequest) -> list[Source]:
@@ -202,6 +211,7 @@ class EmbeddedBackend(Backend):
             disable_rollback=request.disable_rollback,
             timeout_mins=request.timeout_mins,
             tags=request.tags,
+            converge=request.converge,
         )
         return self._detail(stack)
 
@@ -212,10 +222,31 @@ class EmbeddedBackend(Backend):
         assert request.template is not None
         if self.service.store.find_stack(name, self.project.id) is not None:
             raise StackExistsError(name)
-        return self.service.preview_create(name, **_sent(request))
+        return self.service.plan_create(
+            name, **_sent(request), disable_rollback=request.disable_rollback, timeout_mins=request.timeout_mins, tags=request.tags, project_id=self.project.id
+        )
 
     def preview_update(self, name: str, request: StackRequest, existing: bool, show_nested: bool = False) -> dict[str, Any]:
-        return self.service.preview_update(self._id(name), **_sent(request), existing=existing, show_nested=show_nested)
+        return self.service.plan_update(
+            self._id(name), **_sent(request), existing=existing, show_nested=show_nested, clear_parameters=request.clear_parameters,
+            disable_rollback=request.disable_rollback, timeout_mins=request.timeout_mins, tags=request.tags, converge=request.converge,
+        )
+
+    def plan_action(self, name: str, action: str, snapshot_id: str | None = None) -> dict[str, Any]:
+        if action == "restore":
+            return self.service.plan_restore(self._id(name), snapshot_id or "", self.project)
+        return self.service.plan_stack_action(self._id(name), action, self.project)
+
+    def refresh_stack(self, name: str, dry_run: bool) -> dict[str, Any]:
+        if dry_run:
+            return self.service.plan_refresh(self._id(name), self.project)
+        return self.service.refresh_stack(self._id(name), self.project)
+
+    def apply_plan(self, plan: dict[str, Any], on_event: EventCallback = _ignore) -> dict[str, Any]:
+        if plan.get("operation") == "update" and isinstance((plan.get("stack") or {}).get("id"), str):
+            self.acting_on = plan["stack"]["id"]  # what a Ctrl-C cancels
+        stack = self.service.apply_plan(plan, self.project, listeners=[self._listener(on_event)], on_created=lambda made: setattr(self, "acting_on", made.id))
+        return self._detail(stack)
 
     def delete_stack(self, name: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
         for stack in self.recovered:
@@ -250,8 +281,26 @@ class EmbeddedBackend(Backend):
             time.sleep(0.05)
         return None
 
+    def left_state(self) -> str | None:
+        """The state the acted-on stack is left in when this process leaves at once (a
+        second Ctrl-C): nothing more is written from here on. None when unknown."""
+        return self.service.store.left_stack_state(self.acting_on) if self.acting_on else None
+
     def export_stack(self, name: str) -> dict[str, Any]:
         return self.service.export_stack(self._id(name))
+
+    def detect_drift(self, name: str) -> dict[str, Any]:
+        from stoker.api.views import drift_body
+
+        stack = self._stack(name)
+        return drift_body(stack, self.service.detect_drift(stack.id))["drift"]
+
+    def last_drift(self, name: str) -> dict[str, Any] | None:
+        from stoker.api.views import drift_body
+
+        stack = self._stack(name)
+        record = self.service.last_drift(stack.id)
+        return None if record is None else drift_body(stack, record)["drift"]
 
     def abandon_stack(self, name: str) -> dict[str, Any]:
         return self.service.abandon_stack(self._id(name))
@@ -264,6 +313,27 @@ class EmbeddedBackend(Backend):
             request.parameters,
             disable_rollback=request.disable_rollback is not False,
             timeout_mins=request.timeout_mins,
+            listeners=[self._listener(on_event)],
+            project_id=self.project.id,
+        )
+        return self._detail(stack)
+
+    def preview_import(self, name: str, request: StackRequest, imports: dict[str, str], accept_differences: bool) -> dict[str, Any]:
+        return self.service.plan_import(
+            name, _given_template(request), imports, _environments(request), request.parameters, request.files, accept_differences, project_id=self.project.id
+        )
+
+    def import_stack(
+        self, name: str, request: StackRequest, imports: dict[str, str], accept_differences: bool, on_event: EventCallback = _ignore
+    ) -> dict[str, Any]:
+        stack = self.service.import_stack(
+            name,
+            _given_template(request),
+            imports,
+            _environments(request),
+            request.parameters,
+            files=request.files,
+            accept_differences=accept_differences,
             listeners=[self._listener(on_event)],
             project_id=self.project.id,
         )

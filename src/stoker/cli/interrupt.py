@@ -7,20 +7,29 @@ run next; a second one leaves at once, and the next ``stoker`` command that chan
 stacks finishes what was left IN_PROGRESS. Against a server (``--url``) Ctrl-C only
 stops the waiting: the server goes on with the action.
 
+Where Ctrl-C only stops watching (against a server, and ``event list --follow``), the
+handler itself says so and leaves at once (``os._exit``), as the second press does: a
+KeyboardInterrupt raised into the waiting could land inside the HTTP client's or the
+store's lock handling, or a finalizer that swallows it, and leave the process waiting.
+
 Must not: touch the store from the signal handler itself (the main thread may be in
-the middle of a store call): the cancel is asked on a thread of its own.
+the middle of a store call): the cancel is asked on a thread of its own. The one
+exception is leaving at once, which halts the store's writer and reads the stack's state
+on a connection of its own (``Store.left_stack_state``), never through the pool.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 from stoker.cli.invocation import message, message_text
-from stoker.cli.progress import Progress
+from stoker.cli.progress import Progress, is_terminal
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
@@ -42,12 +51,13 @@ class Interruption:
         self._handled = False
 
     def __enter__(self) -> Interruption:
-        if (
-            self.embedded
-            and self.action in ("create", "update")
-            and threading.current_thread() is threading.main_thread()
-        ):
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        if self.embedded and self.action in ("create", "update"):
             self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+            self._handled = True
+        elif not self.embedded:
+            self._previous = signal.signal(signal.SIGINT, self._on_sigint_remote)
             self._handled = True
         return self
 
@@ -70,17 +80,23 @@ class Interruption:
                     f"Interrupted (Ctrl-C) before the {self.action} of stack {self.name} started: nothing was changed.",
                 )
             else:
-                message(
-                    "note",
-                    f"Stopped waiting (Ctrl-C): the server goes on with the {self.action} of stack {self.name}. "
-                    f"Follow it with 'stoker stack event list {self.name} --follow'"
-                    + (
-                        f", or stop it with 'stoker stack cancel {self.name}'."
-                        if self.action in ("create", "update")
-                        else "."
-                    ),
-                )
+                message("note", self._stopped_waiting())
             sys.exit(EXIT_INTERRUPTED)
+
+    def _stopped_waiting(self) -> str:
+        return (
+            f"Stopped waiting (Ctrl-C): the server goes on with the {self.action} of stack {self.name}. "
+            f"Follow it with 'stoker stack event list {self.name} --follow'"
+            + (
+                f", or stop it with 'stoker stack cancel {self.name}'."
+                if self.action in ("create", "update")
+                else "."
+            )
+        )
+
+    def _on_sigint_remote(self, _signal: int, _frame: Any) -> None:
+        # Nothing here to stop or clean up: the server goes on with the action.
+        leave_at_once(message_text("note", self._stopped_waiting()), EXIT_INTERRUPTED)
 
     def _on_sigint(self, _signal: int, _frame: Any) -> None:
         self.presses += 1
@@ -90,18 +106,15 @@ class Interruption:
             threading.Thread(target=self._cancel, name="stoker-cancel", daemon=True).start()
             return
         # Leave at once: no clean-up that could wait on a lock the main thread holds.
+        # The state it is left in: nothing more commits, then its row is read (the cancel
+        # may have begun the rollback, stored before its event reached the progress).
+        state = self.backend.left_state() or self.progress.stack_state or f"{self.action.upper()}_IN_PROGRESS"
         left = message_text(
             "note",
-            f"Left at once (second Ctrl-C): stack {self.name} stays {self.action.upper()}_IN_PROGRESS; "
+            f"Left at once (second Ctrl-C): stack {self.name} stays {state}; "
             "the next stoker command that changes stacks finishes it.",
         )
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os.write(sys.stderr.fileno(), f"\n{left}\n".encode())
-        os._exit(EXIT_INTERRUPTED)
+        leave_at_once(left, EXIT_INTERRUPTED)
 
     def _cancel(self) -> None:
         self.progress.note(
@@ -130,3 +143,34 @@ class Interruption:
             "note",
             f"Interrupted (Ctrl-C): the {self.action} of stack {name} was cancelled and the stack is {state}. Next: {then}.",
         )
+
+
+def leave_at_once(note: str | None, code: int) -> NoReturn:
+    """From a SIGINT handler: what was printed so far flushed, ``note`` on stderr, and
+    the process ended with ``code``, with no clean-up that could wait on a lock the
+    interrupted main thread holds."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, RuntimeError):  # RuntimeError: a reentrant flush
+            pass
+    if note is not None:
+        if is_terminal(sys.stderr):
+            note = "\x1b[?25h" + note  # a status line's hidden cursor shown again
+        os.write(sys.stderr.fileno(), f"\n{note}\n".encode())
+    os._exit(code)
+
+
+@contextlib.contextmanager
+def leaving_on_ctrl_c(code: int = 0) -> Iterator[None]:
+    """Around a read that runs until Ctrl-C (``event list --follow``): Ctrl-C ends the
+    process with ``code`` at once, what was printed flushed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda _signal, _frame: leave_at_once(None, code))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+

@@ -203,7 +203,7 @@ def template_warnings(backend, request) -> list[str]:
     from stoker.template import loader
     from stoker.template.errors import TemplateError
     from stoker.template.hot import Template
-    from stoker.template.typos import function_typos
+    from stoker.template.typos import file_templates, function_typos
 
     found: list[str] = []
     for environment in request.environments:
@@ -232,15 +232,9 @@ def template_warnings(backend, request) -> list[str]:
     source = request.template
     if isinstance(source, Source) and isinstance(source.text, loader.Document):
         read(source.text)
-    for name, text in sorted((request.files or {}).items()):
-        if "heat_template_version" not in text:
-            continue  # a get_file's data, not a template
-        try:
-            document = loader.parse(text, name, loader.DEFAULT_LIMITS)
-        except TemplateError:
-            continue  # not YAML: data, or the engine's to report when it is a template
-        if isinstance(document.data, dict) and "heat_template_version" in document.data:
-            read(document)
+    for template in file_templates(request.files):
+        found.extend(str(w) for w in template.warnings)
+        found.extend(str(w) for w in function_typos(template, schema_of))
     return list(dict.fromkeys(found))
 
 

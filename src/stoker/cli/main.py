@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from stoker.cli import completion, render
-from stoker.cli.interrupt import Interruption
+from stoker.cli.interrupt import Interruption, leaving_on_ctrl_c
 from stoker.cli.invocation import (
     FORMAT,
     PROGRESS_FORMAT,
@@ -31,6 +31,9 @@ from stoker.cli.invocation import (
     warn,
 )
 from stoker.sdk.exceptions import StokerError
+
+# A dry run's plan, saved for 'stoker stack apply' (cli/plans.py).
+PLAN_OUT = click.option("--plan-out", "plan_out", metavar="FILE", help="With --dry-run: also save the plan to FILE, for 'stoker stack apply FILE'.")
 
 
 class StokerGroup(click.Group):
@@ -109,10 +112,11 @@ def stack() -> None:
 @click.option("--timeout", "timeout_mins", type=int, help="Stack creation timeout in minutes.")
 @click.option("--tags", default="", help="Comma-separated tags.")
 @click.option("--dry-run", is_flag=True, help="Only show what would be created.")
+@PLAN_OUT
 @PROGRESS_FORMAT
 @FORMAT
 @click.pass_context
-def stack_create(ctx, name, template, environments, parameters, parameter_files, wait, enable_rollback, timeout_mins, tags, dry_run, progress_format, fmt):
+def stack_create(ctx, name, template, environments, parameters, parameter_files, wait, enable_rollback, timeout_mins, tags, dry_run, plan_out, progress_format, fmt):
     """Create a stack and wait for the create to end; --wait shows progress."""
     json_lines = choose_messages(progress_format, wait, fmt)
     backend = backend_of(ctx)
@@ -121,8 +125,10 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
         disable_rollback=not enable_rollback, timeout_mins=timeout_mins, tags=[t for t in tags.split(",") if t],
     )
     warn(template_warnings(backend, request))
+    if plan_out and not dry_run:
+        raise click.UsageError("--plan-out saves a dry run's plan: give --dry-run too")
     if dry_run:
-        render.print_preview(backend.preview_create(name, request), fmt)
+        plans.show_plan(backend.preview_create(name, request), fmt, plan_out, backend.where)
         return
     with progress_printer(wait, fmt, json_lines) as progress, Interruption(backend, name, "create", progress) as interruption:
         result = backend.create_stack(name, request, progress)
@@ -146,26 +152,49 @@ def stack_create(ctx, name, template, environments, parameters, parameter_files,
 @click.option("--tags", default=None, help="Comma-separated tags; the update replaces the stack's (without --existing, no --tags clears them, as in Heat).")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
 @click.option("--dry-run", is_flag=True, help="Only show what would change, and why.")
-@click.option("--show-nested", is_flag=True, help="With --dry-run: the changes to the resources of nested stacks too.")
+@click.option("--show-nested", is_flag=True, help="With --dry-run: Heat's resource_changes (-f json) list nested stacks' resources too (the plan always does).")
+@click.option("--converge", is_flag=True, help="Start from the live objects: change back what drifted (see 'stoker stack drift').")
+@click.option("--refresh-only", is_flag=True, help="Take the live objects' values into the stack as they are; change nothing in the cloud (see 'stoker stack drift').")
+@PLAN_OUT
 @PROGRESS_FORMAT
 @FORMAT
 @click.pass_context
 def stack_update(
-    ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, rollback, timeout_mins, tags, wait, dry_run, show_nested, progress_format, fmt,
+    ctx, name, template, environments, parameters, parameter_files, existing, clear_parameters, rollback, timeout_mins, tags, wait, dry_run, show_nested, converge, refresh_only,
+    plan_out, progress_format, fmt,
 ):
     """Update a stack to a new template and/or parameters."""
     json_lines = choose_messages(progress_format, wait, fmt)
     backend = backend_of(ctx)
+    if refresh_only:
+        given = [
+            option
+            for option, value in (
+                ("-t", template), ("-e", environments), ("--parameter", parameters), ("--parameter-file", parameter_files),
+                ("--clear-parameter", clear_parameters), ("--rollback", rollback != "keep"), ("--timeout", timeout_mins),
+                ("--tags", tags is not None), ("--converge", converge), ("--show-nested", show_nested),
+            )
+            if value
+        ]
+        if given:
+            raise click.UsageError(f"--refresh-only takes the live objects into the stack as it is: it cannot be given {', '.join(given)}")
+        if plan_out and not dry_run:
+            raise click.UsageError("--plan-out saves a dry run's plan: give --dry-run too")
+        plan_shown = backend.refresh_stack(name, dry_run)
+        plans.show_plan(plan_shown, fmt, plan_out, backend.where)
+        return
     request = stack_request(
         backend, template, environments, given_parameters(parameters, parameter_files), clear_parameters=list(clear_parameters),
         disable_rollback={"enabled": False, "disabled": True, "keep": None}[rollback], timeout_mins=timeout_mins,
-        tags=None if tags is None else [tag for tag in tags.split(",") if tag],
+        tags=None if tags is None else [tag for tag in tags.split(",") if tag], converge=converge,
     )
     warn(template_warnings(backend, request))
     if show_nested and not dry_run:
         raise click.UsageError("--show-nested shows a dry run's nested changes: give --dry-run too")
+    if plan_out and not dry_run:
+        raise click.UsageError("--plan-out saves a dry run's plan: give --dry-run too")
     if dry_run:
-        render.print_preview(backend.preview_update(name, request, existing, show_nested), fmt)
+        plans.show_plan(backend.preview_update(name, request, existing, show_nested), fmt, plan_out, backend.where)
         return
     with progress_printer(wait, fmt, json_lines) as progress, Interruption(backend, name, "update", progress) as interruption:
         result = backend.update_stack(name, request, existing, progress)
@@ -177,12 +206,18 @@ def stack_update(
 @click.argument("names", nargs=-1, required=True, shell_complete=completion.stacks)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@click.option("--dry-run", is_flag=True, help="Only show what the delete would do to each resource.")
 @PROGRESS_FORMAT
+@FORMAT
 @click.pass_context
-def stack_delete(ctx, names, yes, wait, progress_format):
+def stack_delete(ctx, names, yes, wait, dry_run, progress_format, fmt):
     """Delete stacks."""
-    json_lines = choose_messages(progress_format, wait)
     backend = backend_of(ctx)
+    if dry_run:
+        for name in names:
+            plans.print_plan(backend.plan_action(name, "delete"), fmt)
+        return
+    json_lines = choose_messages(progress_format, wait)
     if not yes and sys.stdin.isatty():
         click.confirm(f"Are you sure you want to delete {', '.join(names)}?", abort=True)
     failed = []
@@ -203,10 +238,15 @@ def _simple_action(action_name: str, help_text: str):
     @stack.command(action_name, help=help_text)
     @click.argument("names", nargs=-1, required=True, shell_complete=completion.stacks)
     @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+    @click.option("--dry-run", is_flag=True, help=f"Only show what the {action_name} would do to each resource.")
     @FORMAT
     @click.pass_context
-    def command(ctx, names, wait, fmt):
+    def command(ctx, names, wait, dry_run, fmt):
         backend = backend_of(ctx)
+        if dry_run:
+            for name in names:
+                plans.print_plan(backend.plan_action(name, action_name), fmt)
+            return
         rows, failed = [], []
         for name in names:
             result = backend.stack_action(name, action_name, progress_printer(wait, fmt))
@@ -475,12 +515,13 @@ def _follow(backend, stack_id: str, resource_name, nested_depth, seen, show) -> 
     included)."""
     paths = _nested_paths(backend, stack_id, nested_depth)
     try:
-        for item in backend.follow_events(stack_id, resource_name, nested_depth, {e["id"] for e in seen}):
-            owner = _owner_id(item)
-            if owner and owner != stack_id and owner not in paths:
-                paths = _nested_paths(backend, stack_id, nested_depth)  # a nested stack made meanwhile
-            show(item, _path_of(item, paths))
-    except KeyboardInterrupt:
+        with leaving_on_ctrl_c():
+            for item in backend.follow_events(stack_id, resource_name, nested_depth, {e["id"] for e in seen}):
+                owner = _owner_id(item)
+                if owner and owner != stack_id and owner not in paths:
+                    paths = _nested_paths(backend, stack_id, nested_depth)  # a nested stack made meanwhile
+                show(item, _path_of(item, paths))
+    except KeyboardInterrupt:  # off the main thread, where no handler can be set
         return
 
 
@@ -587,7 +628,7 @@ def serve(ctx, host, port, auth_mode, auth_tokens_file, policy_file, job_queue, 
 
 
 # The other commands live beside this module; importing them registers them.
-from stoker.cli import capabilities, catalog, details, operations, worker  # noqa: E402,F401
+from stoker.cli import capabilities, catalog, details, docs, graph, operations, plans, worker  # noqa: E402,F401
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,5 +1,5 @@
 """``stoker stack`` commands beyond create/update/delete: snapshots, export, abandon,
-adopt and cancel. Registered on the groups of ``stoker.cli.main``."""
+adopt, import and cancel. Registered on the groups of ``stoker.cli.main``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from stoker.cli import completion, render
+from stoker.cli import completion, plans, render
 from stoker.cli.invocation import (
     FORMAT,
     Failure,
@@ -19,7 +19,7 @@ from stoker.cli.invocation import (
     reader_of,
     stack_request,
 )
-from stoker.cli.main import stack
+from stoker.cli.main import PLAN_OUT, stack
 
 
 @stack.group("snapshot")
@@ -38,10 +38,14 @@ def _snapshot_row(found: dict) -> dict:
 @click.argument("name")
 @click.option("--name", "snapshot_name", help="A name for the snapshot.")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@click.option("--dry-run", is_flag=True, help="Only show what the snapshot would do to each resource.")
 @FORMAT
 @click.pass_context
-def snapshot_create(ctx, name, snapshot_name, wait, fmt):
+def snapshot_create(ctx, name, snapshot_name, wait, dry_run, fmt):
     """Snapshot a stack."""
+    if dry_run:
+        plans.print_plan(backend_of(ctx).plan_action(name, "snapshot"), fmt)
+        return
     found = backend_of(ctx).create_snapshot(name, snapshot_name, progress_printer(wait, fmt))
     render.print_detail(_snapshot_row(found), fmt)
     if found["status"] != "COMPLETE":
@@ -81,11 +85,15 @@ def snapshot_delete(ctx, name, snapshot_id):
 @click.argument("name", shell_complete=completion.stacks)
 @click.argument("snapshot_id")
 @click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@click.option("--dry-run", is_flag=True, help="Only show the update the restore would run: each resource's action, and why.")
 @FORMAT
 @click.pass_context
-def snapshot_restore(ctx, name, snapshot_id, wait, fmt):
+def snapshot_restore(ctx, name, snapshot_id, wait, dry_run, fmt):
     """Restore a stack to a snapshot."""
     backend = backend_of(ctx)
+    if dry_run:
+        plans.print_plan(backend.plan_action(name, "restore", snapshot_id), fmt)
+        return
     finish_action(backend, backend.restore_snapshot(name, snapshot_id, progress_printer(wait, fmt)), "RESTORE", fmt)
 
 
@@ -108,6 +116,44 @@ def stack_export(ctx, name, output_file):
 def stack_abandon(ctx, name, output_file):
     """Forget a stack but leave its resources in place (needs STOKER_ENABLE_STACK_ABANDON)."""
     _write_json(backend_of(ctx).abandon_stack(name), output_file)
+
+
+DRIFT_COLUMNS = ["resource", "resource_type", "status", "detail"]
+
+
+def _drift_detail(result: dict) -> str:
+    if result.get("properties"):
+        return "; ".join(
+            f"{p['name']}: expected {json.dumps(p['expected'], default=str)}, actual {json.dumps(p['actual'], default=str)}" for p in result["properties"]
+        )
+    return result.get("reason") or ""
+
+
+@stack.command("drift")
+@click.argument("name", shell_complete=completion.stacks)
+@click.option("--last", is_flag=True, help="Show the last detection instead of detecting now.")
+@FORMAT
+@click.pass_context
+def stack_drift(ctx, name, last, fmt):
+    """Compare every resource (nested stacks' too) with its live object.
+
+    Each resource is IN_SYNC, MODIFIED (each property's expected and actual value),
+    DELETED (its object is gone) or NOT_CHECKED (with why). The result is kept: `stack
+    show` gives its counts and `--last` shows it again without asking the cloud."""
+    if last:
+        found = reader_of(ctx).last_drift(name)
+        if found is None:
+            raise Failure(f"No drift detection has run on stack {name}: run 'stoker stack drift {name}' first")
+    else:
+        found = backend_of(ctx).detect_drift(name)
+    if fmt in ("json", "yaml"):
+        render.print_detail(found, fmt)
+        return
+    rows = [{"resource": r["path"], "resource_type": r["resource_type"], "status": r["status"], "detail": _drift_detail(r)} for r in found["resources"]]
+    render.print_list(rows, fmt, DRIFT_COLUMNS)
+    summary = found["summary"]
+    counts = ", ".join(f"{summary[key]} {key.upper()}" for key in ("modified", "deleted", "in_sync", "not_checked") if summary.get(key))
+    click.echo(f"Stack {found['stack_name']}: {summary['stack_status']} ({counts or 'no resources'}), detected at {found['detected_at']}", err=True)
 
 
 # How many templates' worth of bytes adopt data may hold.
@@ -141,6 +187,42 @@ def stack_adopt(ctx, name, adopt_file, environments, parameters, enable_rollback
         raise TemplateErrors([error])
     request = stack_request(backend, None, environments, given_parameters(parameters), disable_rollback=not enable_rollback, timeout_mins=timeout_mins)
     finish_action(backend, backend.adopt_stack(name, data, request, progress_printer(wait, fmt)), "ADOPT", fmt)
+
+
+@stack.command("import")
+@click.argument("name")
+@click.option("-t", "--template", "template", required=True, help="Path to the template.")
+@click.option("--resource", "resources", multiple=True, required=True, metavar="NAME=ID", help="Take over the object ID as the template's resource NAME (repeatable).")
+@click.option("-e", "--environment", "environments", multiple=True, help="Path to an environment (repeatable).")
+@click.option("--parameter", "parameters", multiple=True, help="KEY=VALUE (repeatable).")
+@click.option("--accept-differences", is_flag=True, help="Take the objects over although their live properties differ from the template.")
+@click.option("--wait", is_flag=True, help="Show live progress until the action ends.")
+@click.option("--dry-run", is_flag=True, help="Only show the plan: what is taken over (and how it differs from the template), what is created.")
+@PLAN_OUT
+@FORMAT
+@click.pass_context
+def stack_import(ctx, name, template, resources, environments, parameters, accept_differences, wait, dry_run, plan_out, fmt):
+    """Make a stack that takes over objects which exist already; the template's other
+    resources are created. The objects are first compared with the template: differences
+    refuse the import (listed in the error) unless --accept-differences."""
+    if plan_out and not dry_run:
+        raise click.UsageError("--plan-out saves a dry run's plan: give --dry-run too")
+    imports: dict[str, str] = {}
+    for given in resources:
+        resource_name, sep, physical_id = given.partition("=")
+        if not sep or not resource_name.strip() or not physical_id.strip():
+            raise click.BadParameter(f"{given!r} is not NAME=ID (the template's resource name, then the object's id)", param_hint="--resource")
+        if resource_name.strip() in imports:
+            raise click.BadParameter(f"resource {resource_name.strip()} is named twice", param_hint="--resource")
+        imports[resource_name.strip()] = physical_id.strip()
+    backend = backend_of(ctx)
+    request = stack_request(backend, template, environments, given_parameters(parameters))
+    if dry_run:
+        from stoker.cli import plans
+
+        plans.show_plan(backend.preview_import(name, request, imports, accept_differences), fmt, plan_out, backend.where)
+        return
+    finish_action(backend, backend.import_stack(name, request, imports, accept_differences, progress_printer(wait, fmt)), "ADOPT", fmt)
 
 
 def _write_json(data: dict, output_file: str | None) -> None:

@@ -88,8 +88,9 @@ class Progress:
         self.paths = Paths(owner_of)
         self.stream = stream if stream is not None else sys.stderr
         self.states: dict[str, str] = {}  # resource path -> its last status
+        self.stack_state: str | None = None  # the acted-on stack's last state, from its events
         self.started = time.monotonic()
-        self.interactive = not quiet and not json_lines and _is_terminal(self.stream)
+        self.interactive = not quiet and not json_lines and is_terminal(self.stream)
         self._live: Any = None
         self._lock = threading.Lock()
 
@@ -113,11 +114,16 @@ class Progress:
     def __call__(self, event: Mapping[str, Any]) -> None:
         stack_id = owner_id(event)
         self.paths.learn(event, stack_id)
-        path = self.paths.prefix(stack_id)
+        # The event stream names the path itself (its stack_path), a nested stack deleted
+        # since included; events read from the events API are placed by asking.
+        streamed = event.get("stack_path")
+        path = (f"{streamed}." if streamed else "") if isinstance(streamed, str) else self.paths.prefix(stack_id)
         state = str(event.get("resource_status") or "")
         status = "IN_PROGRESS" if state.endswith("_IN_PROGRESS") else state.rpartition("_")[2]
         if event.get("physical_resource_id") != stack_id:  # not a stack's own event
             self.states[f"{path}{event['resource_name']}"] = status
+        elif not path:
+            self.stack_state = state
         if self.quiet:
             return
         if self.json_lines:
@@ -190,7 +196,7 @@ class Progress:
 _STATUS_STYLE = {"COMPLETE": "green", "FAILED": "bold red", "IN_PROGRESS": "yellow"}
 
 
-def _is_terminal(stream: Any) -> bool:
+def is_terminal(stream: Any) -> bool:
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError):

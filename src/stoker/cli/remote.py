@@ -141,6 +141,8 @@ class RemoteBackend(Backend):
             body["tags"] = ",".join(request.tags)
         if request.clear_parameters:
             body["clear_parameters"] = list(request.clear_parameters)
+        if request.converge:
+            body["converge"] = True
         return body
 
     # -- watching an action ----------------------------------------------------------
@@ -229,17 +231,24 @@ class RemoteBackend(Backend):
                 time.sleep(min(POLL_MAX_S * failures, 5.0))
             # The stream ended without the stack's state (the server stopping): resume.
 
-    def _wait_streamed(self, path: str, marker: str | None, on_event: EventCallback, created: bool) -> tuple[bool, str | None]:
+    def _wait_streamed(self, path: str, marker: str | None, on_event: EventCallback, start: Callable[[], Any] | None = None) -> tuple[bool, str | None]:
         """Watch an action to its end on the event stream: (ended, the last event
         shown). Not ended when the server has no stream or it broke for good: the caller
-        then polls for the events after the last one shown. ``created``: the stack is
-        new, its stream from its start; else the events after ``marker`` (recorded since
-        the action started) come first."""
+        then polls for the events after the last one shown (``marker``). Without
+        ``start``, the stack is new: its stream from its start. With it, the stream of
+        what is recorded from now on is opened first, then ``start`` starts the action:
+        every event of the action comes on the stream, a nested stack's too, however
+        soon the action ends (a nested stack deleted before the client could ask for
+        its events included). ``start`` is not called when the stream did not open."""
         params: dict[str, Any] = {"until": "terminal"}
         catch_up: Callable[[], list[dict[str, Any]]] = lambda: []  # noqa: E731
-        if not created:
-            params["from"] = "now"
-            catch_up = lambda: self._new_events(path, marker)  # noqa: E731
+        if start is not None:
+            params.update({"until": "next_action", "from": "now"})
+
+            def catch_up() -> list[dict[str, Any]]:
+                start()  # once the stream is open: its events are all on it
+                return []
+
         try:
             for item in self._stream(path, params, catch_up):
                 if "stack" in item:
@@ -261,9 +270,14 @@ class RemoteBackend(Backend):
     def _run(self, path: str, start: Callable[[], Any], on_event: EventCallback, created: bool = False) -> dict[str, Any]:
         """Start an action (``start``), show its events until it ends; the stack then.
         The event stream where the server has one, else the events API, polled."""
-        marker = None if created else self._last_event(path)
-        start()
-        ended, marker = self._wait_streamed(path, marker, on_event, created)
+        if created:
+            start()
+            ended, marker = self._wait_streamed(path, None, on_event)
+        else:
+            marker, started = self._last_event(path), []
+            ended, marker = self._wait_streamed(path, marker, on_event, lambda: started.append(start()))
+            if not started:  # no stream: started now, its events polled
+                start()
         if not ended:
             self._watch(path, marker, on_event, self._stack_when_done(path))
         return self._get(path)["stack"]
@@ -291,16 +305,16 @@ class RemoteBackend(Backend):
     def create_stack(self, name: str, request: StackRequest, on_event: EventCallback = _ignore) -> dict[str, Any]:
         return self._create(name, self._body(request, name), on_event)
 
-    def _create(self, name: str, body: dict[str, Any], on_event: EventCallback) -> dict[str, Any]:
+    def _create(self, name: str, body: dict[str, Any], on_event: EventCallback, route: str = "stacks") -> dict[str, Any]:
         path = ""
 
         def start() -> None:
             nonlocal path
-            created = self._call("POST", "stacks", body).json()["stack"]
+            created = self._call("POST", route, body).json()["stack"]
             path = self._paths[name] = f"stacks/{quote(name, safe='')}/{quote(created['id'], safe='')}"
 
         start()
-        ended, marker = self._wait_streamed(path, None, on_event, created=True)
+        ended, marker = self._wait_streamed(path, None, on_event)
         if not ended:
             self._watch(path, marker, on_event, self._stack_when_done(path))
         return self._get(path)["stack"]
@@ -313,15 +327,46 @@ class RemoteBackend(Backend):
         """The plan a stoker server makes as the embedded engine does (``with_plan``:
         ``resource_changes`` in the create's order, ``implementations``); from another
         Heat's preview, the stack it would make, each resource added."""
-        answer = self._call("POST", "stacks/preview", self._body(request, name), {"with_plan": "true"}).json()
+        answer = self._call("POST", "stacks/preview", self._body(request, name), {"with_plan": "true", "plan": "true"}).json()
         if "resource_changes" in answer:
             return {key: value for key, value in answer.items() if key != "stack"}
         return _plan_of_preview(answer["stack"], request)
 
     def preview_update(self, name: str, request: StackRequest, existing: bool, show_nested: bool = False) -> dict[str, Any]:
         path = self._stack_path(name)
-        params = {"show_nested": "True"} if show_nested else None  # as python-heatclient asks
+        params = {"show_nested": "True"} if show_nested else {}  # as python-heatclient asks
+        params["plan"] = "true"  # stoker's plan document; a Heat that is not stoker ignores it
         return self._call("PATCH" if existing else "PUT", f"{path}/preview", self._body(request), params=params).json()
+
+    def plan_action(self, name: str, action: str, snapshot_id: str | None = None) -> dict[str, Any]:
+        body = {"restore": snapshot_id} if action == "restore" else {action.lower(): None}
+        return self._call("POST", f"{self._stack_path(name)}/actions/preview", body).json()
+
+    def refresh_stack(self, name: str, dry_run: bool) -> dict[str, Any]:
+        path = self._stack_path(name)
+        body = {"refresh_only": True}
+        if dry_run:
+            return self._call("PATCH", f"{path}/preview", body, params={"plan": "true"}).json()
+        return self._call("PATCH", path, body).json()
+
+    def apply_plan(self, plan: dict[str, Any], on_event: EventCallback = _ignore) -> dict[str, Any]:
+        """``POST /plans/apply`` (stoker's), then the action's events until it ends (a
+        refresh's is done when answered)."""
+        found = plan.get("stack")
+        stack: dict[str, Any] = found if isinstance(found, dict) else {}
+        if plan.get("operation") == "refresh" and isinstance(stack.get("id"), str) and isinstance(stack.get("name"), str):
+            self._call("POST", "plans/apply", plan)
+            return self._get(f"stacks/{quote(stack['name'], safe='')}/{quote(stack['id'], safe='')}")["stack"]
+        if plan.get("operation") == "update" and isinstance(stack.get("id"), str) and isinstance(stack.get("name"), str):
+            path = f"stacks/{quote(stack['name'], safe='')}/{quote(stack['id'], safe='')}"
+            return self._run(path, lambda: self._call("POST", "plans/apply", plan), on_event)
+        created = self._call("POST", "plans/apply", plan).json()["stack"]
+        name = str(stack.get("name"))
+        path = self._paths[name] = f"stacks/{quote(name, safe='')}/{quote(created['id'], safe='')}"
+        ended, marker = self._wait_streamed(path, None, on_event)
+        if not ended:
+            self._watch(path, marker, on_event, self._stack_when_done(path))
+        return self._get(path)["stack"]
 
     def delete_stack(self, name: str, on_event: EventCallback = _ignore) -> dict[str, Any]:
         path = self._stack_path(name)
@@ -341,6 +386,17 @@ class RemoteBackend(Backend):
     def export_stack(self, name: str) -> dict[str, Any]:
         return self._get(f"{self._stack_path(name)}/export")
 
+    def detect_drift(self, name: str) -> dict[str, Any]:
+        return self._call("POST", f"{self._stack_path(name)}/drift").json()["drift"]
+
+    def last_drift(self, name: str) -> dict[str, Any] | None:
+        try:
+            return self._get(f"{self._stack_path(name)}/drift")["drift"]
+        except RemoteError as error:
+            if error.status == 404 and error.heat_type == "HTTPNotFound":  # the stack is there, no detection yet
+                return None
+            raise
+
     def abandon_stack(self, name: str) -> dict[str, Any]:
         path = self._stack_path(name)
         data = self._call("DELETE", f"{path}/abandon").json()
@@ -351,6 +407,20 @@ class RemoteBackend(Backend):
         body = self._body(request, name)
         body["adopt_stack_data"] = data
         return self._create(name, body, on_event)
+
+    def preview_import(self, name: str, request: StackRequest, imports: dict[str, str], accept_differences: bool) -> dict[str, Any]:
+        body = self._body(request, name)
+        body["resources"] = dict(imports)
+        body["accept_differences"] = accept_differences
+        return self._call("POST", "imports/preview", body).json()
+
+    def import_stack(
+        self, name: str, request: StackRequest, imports: dict[str, str], accept_differences: bool, on_event: EventCallback = _ignore
+    ) -> dict[str, Any]:
+        body = self._body(request, name)
+        body["resources"] = dict(imports)
+        body["accept_differences"] = accept_differences
+        return self._create(name, body, on_event, route="imports")
 
     def template_of(self, name: str) -> Any:
         return self._get(f"{self._stack_path(name)}/template")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import click
@@ -48,6 +47,8 @@ def worker(ctx, concurrency, shutdown_timeout):
             concurrency=concurrency or settings.worker_concurrency,
             shutdown_graceful_timeout_s=float(shutdown_timeout if shutdown_timeout is not None else settings.worker_shutdown_timeout_s),
         )
+        import asyncio
+
         asyncio.run(runner.run())
     finally:
         service.close()

@@ -24,6 +24,7 @@ from stoker.engine import actions, admission, collector, maintenance, trees
 from stoker.engine import adopt as adopt_action
 from stoker.engine import create as create_action
 from stoker.engine import delete as delete_action
+from stoker.engine import imports as imports_action
 from stoker.engine import snapshot as snapshot_action
 from stoker.engine import update as update_action
 from stoker.engine.cancels import CancelWatch
@@ -148,6 +149,7 @@ class Engine(NestedJobs):
         if self._runner is None:
             s = self.settings
             self._runner = HandlerRunner(self.clock, s.handler_threads, s.poll_initial_s, s.poll_max_s, s.max_tree_handler_calls)
+            self._runner.running_here = lambda stack_id: stack_id in self._children
         return self._runner
 
     def close(self) -> None:
@@ -186,12 +188,18 @@ class Engine(NestedJobs):
                 self._hidden.pop(next(iter(self._hidden)), None)
         return found
 
-    def load_runtime(self, stack: StackRecord, template_id: int | None = None, user_params: Mapping[str, Any] | None = None) -> StackRuntime:
+    def conditioned_template(self, stack: StackRecord, template_id: int | None = None, user_params: Mapping[str, Any] | None = None) -> tuple[Template, Environment, dict[str, Any]]:
+        """The stack's template with only the resources and outputs whose conditions hold
+        (every `if` decided), its environment and parameter values: what a read of the
+        template alone needs, without the stack's resources (decrypting their rows is
+        most of what a runtime of a thousand resources costs to load)."""
         stored, template = self._template(template_id or stack.raw_template_id)
         environment = Environment.from_dict(stored.environment)
         params = parameter_values(template, environment, stack.parameters if user_params is None else user_params, stack.name, stack.id, stack.project_id)
-        # Only the resources and outputs whose conditions hold, with every `if` decided.
-        template = template.with_conditions(params)
+        return template.with_conditions(params), environment, params
+
+    def load_runtime(self, stack: StackRecord, template_id: int | None = None, user_params: Mapping[str, Any] | None = None) -> StackRuntime:
+        template, environment, params = self.conditioned_template(stack, template_id, user_params)
         runtime = StackRuntime(
             stack,
             template,
@@ -413,7 +421,7 @@ class Engine(NestedJobs):
         old_template = self.load_runtime(stack).template
         params = dict(data.get("parameters") or {})
         context = self._context(self.load_runtime(stack, template_id, params), stop)
-        snapshot_action.restored_definitions(context, data)
+        snapshot_action.restored_definitions(context.runtime, data)
         await actions.stack_started(
             context,
             Action.RESTORE,
@@ -582,6 +590,9 @@ class Engine(NestedJobs):
         if job.resume:
             # The adopt data is not kept; finish cleanly instead of guessing.
             await context.recorder.stack_state(Action.ADOPT, Status.FAILED, "Engine restarted during ADOPT: adopt again or delete the stack")
+            return
+        if "import" in job.adopt_data:  # stoker stack import (engine/imports.py)
+            await imports_action.import_stack(context, job.adopt_data["import"], self.settings.max_in_flight)
             return
         await adopt_action.adopt(context, job.adopt_data, self.settings.max_in_flight)
 

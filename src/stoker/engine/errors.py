@@ -5,6 +5,7 @@
         StackNotFoundError       no live stack by that name or id
         StackExistsError         a live stack already has that name
         ActionInProgressError    the stack is busy with another action
+          StackChangedError      an action changed the stack while its drift was detected
         NothingToResumeError     a resumed job found its stack no longer in progress
         ActionStartedError       an accepted action's job found it started (or ended) already
         ActionFailedError        the stack action ended FAILED (carries the reason)
@@ -32,6 +33,15 @@ class StackExistsError(EngineError):
 class ActionInProgressError(EngineError):
     def __init__(self, name: str, state: str):
         super().__init__(f"Stack {name} is busy: {state}", hint="wait for the action to finish")
+
+
+class StackChangedError(ActionInProgressError):
+    def __init__(self, name: str, state: str):
+        EngineError.__init__(
+            self,
+            f"Stack {name} changed while its drift was detected (it is {state} now): the result was not kept",
+            hint="detect the drift again once no action runs",
+        )
 
 
 class NothingToResumeError(EngineError):

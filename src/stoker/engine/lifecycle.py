@@ -419,7 +419,7 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
     if record.action == "INIT":  # never started (e.g. a replacement before a restart)
         await create_resource(context, record, definition)
         return record
-    if _updatable(context.runtime, record, definition):
+    if updatable(context.runtime, record, definition):
         # Heat's Resource.update stops here before deciding anything: the hook fires
         # when nothing changed and before a replacement too.
         await hooks.pause(context, record, Action.UPDATE, "pre")
@@ -458,7 +458,7 @@ async def update_resource(context: ActionContext, record: ResourceRecord, defini
     return await replace_resource(context, record, definition, plan.reason)
 
 
-def _updatable(runtime: StackRuntime, record: ResourceRecord, definition: ResourceDefinition) -> bool:
+def updatable(runtime: StackRuntime, record: ResourceRecord, definition: ResourceDefinition) -> bool:
     """Whether Heat would call the resource's ``update`` (where the pre-update hook is):
     not for a change of type (replaced at once) unless to its substitute, nor for an
     external resource."""

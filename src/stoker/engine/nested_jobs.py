@@ -26,6 +26,7 @@ from stoker.store.locks import Fence, LockHolder, current_fence
 
 if TYPE_CHECKING:
     from stoker.engine.engine import EngineSettings, Job
+    from stoker.engine.handlers import HandlerRunner
 
 LOG = logging.getLogger(__name__)
 
@@ -44,6 +45,11 @@ class NestedJobs:
     _stop_requests: dict[str, asyncio.Future[tuple[str, bool | None]]]
     child_jobs: Any
     run: Callable[[Job], Awaitable[StackRecord]]
+
+    if TYPE_CHECKING:
+
+        @property
+        def runner(self) -> HandlerRunner: ...
 
     def submit(self, job: Job, owner_id: str) -> None:
         """Start a nested stack's job (callable from any thread): on the queue for any
@@ -78,6 +84,8 @@ class NestedJobs:
             self._children.pop(job.stack_id, None)
             with self._submit_lock:
                 self._submitted.discard(job.stack_id)
+            # The owner's nested stack resource waits for this (HandlerRunner.wake).
+            self.runner.wake(job.stack_id)
 
     def adopt_orphan(self, child: StackRecord) -> None:
         """Restart a nested stack's interrupted job when no live engine runs it (called by

@@ -24,7 +24,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from stoker.engine.preview import Change, PreviewRuntime, preview_runtime, preview_update
+from stoker.engine.drift import as_found
+from stoker.engine.preview import (
+    Change,
+    PreviewRuntime,
+    new_values,
+    preview_runtime,
+    preview_update,
+)
 from stoker.engine.stack import StackRuntime, parameter_values
 from stoker.environment.environment import Environment
 from stoker.masking import HiddenValues
@@ -134,7 +141,9 @@ def _added(engine: Engine, runtime: StackRuntime, name: str, nested_in: str, dep
     child = StackRuntime(runtime.stack, parsed, environment, values, runtime.registry, None, runtime.clock, [])
     child.nested = runtime.nested
     for member, definition in parsed.resources.items():
-        yield _entry(member, definition.resource_type, "added", "new resource (in a new nested stack)", nested_in)
+        entry = _entry(member, definition.resource_type, "added", "new resource (in a new nested stack)", nested_in)
+        entry.values = new_values(child, definition)
+        yield entry
         yield from _added(engine, child, member, f"{nested_in}.{member}", depth + 1)
 
 
@@ -145,12 +154,14 @@ def _updated(engine: Engine, runtime: PreviewRuntime, record: ResourceRecord, ne
         return []
     instance, parsed, params = made
     current = engine.load_runtime(child_stack)
+    as_found(current, runtime.found)  # a converging update's: its resources as found
     environment = _child_environment(runtime, instance)
     try:
         values = parameter_values(parsed, environment, params, child_stack.name, child_stack.id, child_stack.project_id)
         child = preview_runtime(current, parsed.with_conditions(values), values)
     except (StokerError, TemplateErrors):
         return []
+    child.found = runtime.found
     child.environment = environment
     child.aliases = environment.type_aliases()
     changes = preview_update(child, current.template)

@@ -15,18 +15,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
-from stoker.engine.lifecycle import ActionContext, plan_update, restricted
+from stoker.engine.hooks import hooks_for
+from stoker.engine.lifecycle import ActionContext, plan_update, restricted, updatable
 from stoker.engine.outputs import shown
 from stoker.engine.stack import StackRuntime, dependency_graph
 from stoker.engine.validation import ValidationContext, ValidationResult
 from stoker.environment.registry import ResourceRegistry
+from stoker.plans import diff
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.properties import UNRESOLVED, contains_unresolved
 from stoker.sdk.resource import Resource
 from stoker.store import ResourceRecord
 from stoker.template.definitions import ResourceDefinition
+from stoker.template.errors import TemplateErrors
 from stoker.template.functions.base import resolve
 from stoker.template.hot import Template
 
@@ -45,11 +49,18 @@ class Change:
     # In a nested stack (a show_nested preview): the dotted path of the resources whose
     # nested stacks hold it, from the stack previewed (engine.nested_preview).
     nested_in: str | None = None
+    # The plan's key-level view (plans.diff): each leaf that differs, old -> new, with
+    # its path; for a resource added, each of its properties' values.
+    values: list[dict[str, Any]] | None = None
+    # The update hooks its apply stops at (``mark_hooks``), for a plan.
+    hooks: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         shown: dict[str, Any] = {"resource_name": self.name, "resource_type": self.type, "reason": self.reason}
         if self.properties:
             shown["property_changes"] = self.properties
+        if self.values:
+            shown["values"] = self.values
         if self.nested_in:
             shown["parent_resource"] = self.nested_in.rsplit(".", 1)[-1]  # Heat's key
             shown["nested_in"] = self.nested_in
@@ -71,6 +82,25 @@ def _property_changes(record: ResourceRecord, prop_diff: Mapping[str, Any] | Non
     return found
 
 
+def _leaves(record: ResourceRecord, prop_diff: Mapping[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The key-level differences of the properties ``prop_diff`` changes."""
+    if not prop_diff:
+        return None
+    old = record.properties or {}
+    return [leaf for key in sorted(prop_diff) for leaf in diff.changes(f"properties.{key}", old.get(key), prop_diff[key])] or None
+
+
+def new_values(runtime: StackRuntime, definition: ResourceDefinition) -> list[dict[str, Any]] | None:
+    """The properties of a resource the action would make, as far as they are known."""
+    try:
+        instance = runtime.instance(runtime.new_record(definition), definition, fresh=True)
+        resolved = instance.properties.resolved()
+        # The values the template gives (defaults would bury them).
+        return diff.additions("properties", {key: resolved[key] for key in definition.properties_data if key in resolved}) or None
+    except (StokerError, TemplateErrors):
+        return None
+
+
 def as_result(changes: list[Change]) -> dict[str, Any]:
     """Heat's preview-update shape: {"resource_changes": {kind: [resource, ...]}}."""
     return {"resource_changes": {kind: [c.to_dict() for c in changes if c.kind == kind] for kind in KINDS}}
@@ -89,6 +119,9 @@ class PreviewRuntime(StackRuntime):
 
     pending: set[str]
     changing: set[str]
+    # record id -> the record as a drift detection found it, for a converging update's
+    # preview (``engine.drift.found``); its resources are in ``records`` already.
+    found: Mapping[int, ResourceRecord] = MappingProxyType({})
 
     def resource_reference(self, name: str) -> Any:
         if name in self.pending:
@@ -116,7 +149,7 @@ def preview_update(runtime: PreviewRuntime, old_template: Template) -> list[Chan
         record: ResourceRecord | None = runtime.current.get(name)
         if record is None or record.action == "INIT":
             runtime.pending.add(name)
-            changes.append(Change(name, definition.resource_type, "added", "new resource"))
+            changes.append(Change(name, definition.resource_type, "added", "new resource", values=new_values(runtime, definition)))
             continue
         try:
             plan = plan_update(context, record, definition)
@@ -137,21 +170,71 @@ def preview_update(runtime: PreviewRuntime, old_template: Template) -> list[Chan
         if plan.kind != "none" and restricted(context, name, "replace" if plan.kind == "replace" else "update"):
             changes.append(Change(name, definition.resource_type, "updated", f"the update would fail: {'replace' if plan.kind == 'replace' else 'update'} is restricted for this resource"))
             continue
+        if record.id in runtime.found and record.action != "CHECK" and prop_diff:
+            because += " (drifted: the old values are the live object's)"
         if plan.kind == "replace":
             runtime.pending.add(name)
-            changes.append(Change(name, definition.resource_type, "replaced", plan.reason + because, _property_changes(record, plan.prop_diff)))
+            reason = plan.reason
+            if record.action == "CHECK" and record.status == "FAILED":
+                reason = f"marked unhealthy: {record.status_reason}"
+            changes.append(
+                Change(name, definition.resource_type, "replaced", reason + because, _property_changes(record, plan.prop_diff), values=_leaves(record, plan.prop_diff))
+            )
         elif plan.kind == "update":
             runtime.changing.add(name)
             changed = ", ".join(sorted(plan.prop_diff or {}))
-            changes.append(Change(name, definition.resource_type, "updated", f"in place: {changed} changed{because}", _property_changes(record, plan.prop_diff)))
+            # No property of its own changed: what its nested stack is given did.
+            if changed:
+                what = f"{changed} changed"
+            elif "nested_digest" not in (record.data or {}):
+                # engine.drift took live values into its nested stack (converge, refresh).
+                what = "its nested stack's resources drifted"
+            else:
+                what = "its nested stack's template changed"
+            changes.append(
+                Change(name, definition.resource_type, "updated", f"in place: {what}{because}", _property_changes(record, plan.prop_diff), values=_leaves(record, plan.prop_diff))
+            )
         elif plan.kind == "metadata":
             changes.append(Change(name, definition.resource_type, "updated", "metadata or policies changed"))
         else:
             changes.append(Change(name, definition.resource_type, "unchanged"))
     for record in runtime.records:
         if record.current and record.name not in definitions:
-            changes.append(Change(record.name, record.type, "deleted", "not in the new template"))
+            changes.append(Change(record.name, record.type, "deleted", "not in the new template" + _kept(record)))
+    mark_hooks(runtime, changes)
     return changes
+
+
+def mark_hooks(runtime: StackRuntime, changes: list[Change]) -> None:
+    """Name on each change the update hooks its apply stops at, as the runtime's
+    environment sets them (engine.hooks; a nested stack's runtime has its own):
+    ``pre-update`` on every resource the update visits, changed or not, unless a type
+    change replaces it at once; ``post-update`` after an update in place."""
+    registry = runtime.environment.resource_registry
+    definitions = runtime.template.resources
+    for change in changes:
+        if change.kind in ("added", "deleted"):
+            continue
+        record, definition = runtime.current.get(change.name), definitions.get(change.name)
+        if record is None or definition is None:
+            continue
+        found = hooks_for(registry, change.name)
+        stops = []
+        if "pre-update" in found and updatable(runtime, record, definition):
+            stops.append("pre-update")
+        if "post-update" in found and change.kind == "updated":
+            stops.append("post-update")
+        change.hooks = stops or None
+
+
+def _kept(record: ResourceRecord) -> str:
+    """What a delete keeps, by the resource's deletion_policy (lifecycle's delete)."""
+    policy = (record.definition or {}).get("deletion_policy")
+    if policy == "Retain":
+        return " (deletion_policy Retain: it leaves the stack, its physical resource is kept)"
+    if policy == "Snapshot":
+        return " (deletion_policy Snapshot: a snapshot is taken before it is deleted)"
+    return ""
 
 
 def preview_runtime(base: StackRuntime, template: Template, params: Mapping[str, Any]) -> PreviewRuntime:

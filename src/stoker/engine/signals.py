@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from stoker.identifiers import new_id
+from stoker.identifiers import new_id, new_secret
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.signals import Credential, SignalSource
 from stoker.store import Store
@@ -34,10 +33,10 @@ if TYPE_CHECKING:
     from stoker.engine.stack import StackRuntime
 
 # What a credential lets its holder do: signal its resource, or read its metadata (a
-# server's, polled by its agent).
-PURPOSES = (SIGNAL, METADATA, ALARM) = ("signal", "metadata", "alarm")
-# Bytes of randomness in a secret (secrets.token_urlsafe: 43 characters).
-SECRET_BYTES = 32
+# server's, polled by its agent); a "keypair" is a server's CFN keypair (its id is the
+# access key, the plain secret is in the server's data: signatures are computed with
+# it), which reads the server's metadata through the CFN API only.
+PURPOSES = (SIGNAL, METADATA, ALARM, KEYPAIR) = ("signal", "metadata", "alarm", "keypair")
 # The project in a signal URL of a stack made without one (the embedded CLI's): the
 # resource's own credential reaches it whatever project the path names
 # (Service.signalled_resource).
@@ -59,6 +58,11 @@ def _matches(record: SignalCredentialRecord, secret: str) -> bool:
 
 def _signalling(store: Store, resource_uuid: str) -> list[SignalCredentialRecord]:
     return [record for record in store.signal_credentials(resource_uuid) if record.purpose in (None, SIGNAL)]
+
+
+def credential_matches(record: SignalCredentialRecord, secret: str) -> bool:
+    """Whether ``secret`` is the live credential ``record``'s."""
+    return _matches(record, secret)
 
 
 def credential_valid(store: Store, resource_uuid: str, secret: str) -> bool:
@@ -92,6 +96,14 @@ def credential_resource(store: Store, credential: SignalCredentialRecord, gone: 
     if stack is None or record is None:
         raise SignalCredentialError(gone)
     return stack, record
+
+
+def keypair_credential(store: Store, access: str) -> SignalCredentialRecord | None:
+    """The live CFN keypair whose access key is ``access``, or None."""
+    record = store.get_signal_credential(access) if access else None
+    if record is None or record.revoked_at is not None or record.purpose != KEYPAIR:
+        return None
+    return record
 
 
 def public_base(url: str) -> str:
@@ -163,7 +175,7 @@ class ResourceSignals:
     def issue_credential(self, purpose: str = SIGNAL) -> Credential:
         """A new credential for this resource; its earlier ones are revoked."""
         store = self._writable("Issuing a signal credential")
-        credential = Credential(new_id(), secrets.token_urlsafe(SECRET_BYTES))
+        credential = Credential(new_id(), new_secret())
         store.add_signal_credential(
             SignalCredentialRecord(credential.id, self.stack_id, self.resource_uuid, secret_hash(credential.secret), purpose=purpose)
         )

@@ -18,6 +18,7 @@ from typing import Any
 from stoker.engine import maintenance
 from stoker.engine.handlers import DELETE_SNAPSHOT, handler_pair
 from stoker.engine.lifecycle import ActionContext
+from stoker.engine.stack import StackRuntime
 from stoker.engine.states import Action, Status
 from stoker.store import ResourceRecord, SnapshotRecord
 from stoker.template.definitions import ResourceDefinition
@@ -77,9 +78,9 @@ async def delete_snapshot(context: ActionContext, record: SnapshotRecord) -> Non
     context.store.delete_snapshot(record.id)
 
 
-def restored_definitions(context: ActionContext, snapshot_data: Mapping[str, Any]) -> None:
-    """Let plugins rewrite their definitions from the snapshot (``handle_restore``)."""
-    runtime = context.runtime
+def restored_definitions(runtime: StackRuntime, snapshot_data: Mapping[str, Any]) -> None:
+    """Let plugins rewrite their definitions from the snapshot (``handle_restore``), in
+    ``runtime`` (the restore's, or its plan's)."""
     saved = snapshot_data.get("resources") or {}
     # The template may be shared (parsed-template cache): change a copy.
     runtime.template = replace(runtime.template, resources=dict(runtime.template.resources))

@@ -215,13 +215,17 @@ class _Hooks:
 
 
 class _ReadOnlyHooks:
-    """Hooks of a runtime without a store (a preview): reads only; nothing is persisted."""
+    """Hooks of a runtime without a store (a preview): reads only; nothing is persisted.
+    With ``stored`` (the hooks of a runtime that reads a store it must not write: an
+    import's check), its resources read the stored software configs and deployments."""
 
-    __slots__ = ("clients", "nested_stacks")
+    __slots__ = ("clients", "nested_stacks", "software_configs", "software_deployments")
 
-    def __init__(self, clients: Clients, nested_stacks: Any):
+    def __init__(self, clients: Clients, nested_stacks: Any, stored: _Hooks | None = None):
         self.clients = clients
         self.nested_stacks = nested_stacks
+        self.software_configs = stored.software_configs if stored is not None else None
+        self.software_deployments = stored.software_deployments if stored is not None else None
 
     def resource_id_set(self, resource: Resource, physical_id: str | None) -> None:
         raise RuntimeError("a preview records nothing")
@@ -285,6 +289,9 @@ class StackRuntime:
         self.nested: Any = None
         # Where agents reach the API (signal URLs; Settings.public_url), set by the engine.
         self.public_url = ""
+        # A store this runtime reads and never writes (an import's check, whose stack is
+        # not stored yet): its resources read configs and deployments from it.
+        self.read_store: Store | None = None
         # The running action's event listeners (set by the engine), for the warnings a
         # plugin gives mid-action (Resource.warn).
         self.listeners: list[Any] = []
@@ -404,6 +411,12 @@ class StackRuntime:
         rules = RULES if update else RULES[:1]
         return dependency_graph(definitions, implicit_dependencies(definitions, self.plugin_class, self.parameter, rules))
 
+    def _hooks(self, record: ResourceRecord) -> Any:
+        if self.store is not None:
+            return _Hooks(self.store, record, self.clock, self.clients, self.nested, self)
+        stored = None if self.read_store is None else _Hooks(self.read_store, record, self.clock, self.clients, self.nested, self)
+        return _ReadOnlyHooks(self.clients, self.nested, stored)
+
     def instance(self, record: ResourceRecord, definition: ResourceDefinition | None = None, fresh: bool = False) -> Resource:
         """The plugin object for a record (one per record and action)."""
         if not fresh and record.id in self.instances:
@@ -418,7 +431,7 @@ class StackRuntime:
             definition.bind(self.resolve),
             self,
             uuid=record.uuid,
-            hooks=_Hooks(self.store, record, self.clock, self.clients, self.nested, self) if self.store is not None else _ReadOnlyHooks(self.clients, self.nested),
+            hooks=self._hooks(record),
             context=self,
         )
         instance.resource_id = record.physical_resource_id

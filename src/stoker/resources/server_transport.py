@@ -16,11 +16,14 @@ so it always shows the deployments as they are.
   (``resources.openstack.keystone.stack_user``) and the agent's ``heat`` collector reads
   the metadata through the orchestration API's resource metadata call with its
   credentials, from stoker's API at Heat's path (found in Keystone's catalog).
-- POLL_SERVER_CFN would give the server's stack user an EC2 keypair (``give_stack_user``)
-  and have the agent's ``cfn`` collector call ``DescribeStackResource`` on a CFN API
-  stoker does not serve yet. It is refused when validating (``UNSERVED``): a server's job
-  acts with a trust-scoped token, and Keystone makes no EC2 credential with one; Heat
-  makes it as its stack domain admin.
+- POLL_SERVER_CFN: the server gets an EC2 keypair (``give_stack_user``) and the agent's
+  ``cfn`` collector (or heat-cfntools' ``cfn-init``, ``cfn-get-metadata``) calls
+  ``DescribeStackResource`` on stoker's CFN API (``api/cfn.py``, at ``/cfn/v1/``), signed
+  with it. The keypair is issued by stoker (a credential of purpose ``keypair`` whose id
+  is the access key, its secret sealed in the server's data); when the stack has a
+  cloud, it is also a Keystone EC2 credential of a stack user, made by that user itself
+  (``stack_user.create_own_keypair``), so that in keystone mode Keystone verifies the
+  signatures, as for Heat. The keypair, and the user, go with the server.
 - ZAQAR_MESSAGE: the server gets a stack user and a Zaqar queue named by its physical
   name (``resources.openstack.zaqar.signal_queue``); its metadata is posted to the queue
   when the transport is issued and whenever a deployment of the stack targeting the
@@ -38,10 +41,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from stoker.resources.openstack.cloud import NoCloudError
 from stoker.resources.openstack.keystone import stack_user
 from stoker.resources.openstack.zaqar import signal_queue
-from stoker.sdk.exceptions import ValidationError
+from stoker.sdk.exceptions import StokerError, ValidationError
 from stoker.sdk.resource import Resource
+from stoker.sdk.signals import Signals
 from stoker.sdk.software_config import software_deployments
 
 TRANSPORTS = (POLL_SERVER_CFN, POLL_SERVER_HEAT, POLL_TEMP_URL, ZAQAR_MESSAGE) = (
@@ -51,19 +56,23 @@ TRANSPORTS = (POLL_SERVER_CFN, POLL_SERVER_HEAT, POLL_TEMP_URL, ZAQAR_MESSAGE) =
     "ZAQAR_MESSAGE",
 )
 DEFAULT_TRANSPORT = POLL_TEMP_URL
-UNSERVED = {
-    # The server's keypair is written (give_stack_user), but a job of
-    # ``stoker serve`` acts with a trust-scoped token, with which Keystone refuses to make
-    # an EC2 credential ("Delegated tokens cannot access credentials directly"); Heat makes
-    # it as its stack domain admin, which stoker does not have yet.
-    POLL_SERVER_CFN: "POLL_SERVER_CFN needs an EC2 keypair for the server's stack user, which Keystone will not make with the trust a stoker server acts with (Heat's stack domain admin is not built yet)",
-}
+UNSERVED: dict[str, str] = {}
 
 # The server's data: its metadata credential and URL (the URL holds the secret), and
 # the transport its stack user serves.
 METADATA_CREDENTIAL_ID, METADATA_URL, STACK_USER_TRANSPORT = "metadata_credential_id", "metadata_url", "stack_user_transport"
-# What a metadata credential is for (engine.signals.METADATA).
-METADATA_PURPOSE = "metadata"
+# What a metadata credential is for (engine.signals.METADATA), and a CFN keypair
+# (engine.signals.KEYPAIR).
+METADATA_PURPOSE, KEYPAIR_PURPOSE = "metadata", "keypair"
+
+
+def _signals(resource: Resource) -> Signals:
+    """The resource's signals and credentials (kept by the engine, which every transport
+    needs); a StokerError where there is none (a plugin harness without them)."""
+    signals = resource.signals()
+    if signals is None:
+        raise StokerError(f"{resource.name}: its agent's credentials need an engine that keeps signals, which this one has not")
+    return signals
 
 
 def check_transport(transport: str, path: str) -> None:
@@ -73,7 +82,7 @@ def check_transport(transport: str, path: str) -> None:
         raise ValidationError(
             f"software_config_transport {transport} is not supported: {missing}",
             path=path,
-            hint="use POLL_TEMP_URL (stoker's default: the agent polls a stoker URL for its metadata), POLL_SERVER_HEAT or ZAQAR_MESSAGE",
+            hint="use POLL_TEMP_URL (stoker's default: the agent polls a stoker URL for its metadata), POLL_SERVER_HEAT, POLL_SERVER_CFN or ZAQAR_MESSAGE",
         )
 
 
@@ -97,26 +106,56 @@ def issue_metadata_url(resource: Resource, transport: str) -> None:
         return
     if transport != POLL_TEMP_URL or resource.data().get(METADATA_URL):
         return
-    signals = resource.signals()
+    signals = _signals(resource)
     credential = signals.issue_credential(METADATA_PURPOSE)
     resource.data_set(METADATA_CREDENTIAL_ID, credential.id)
     resource.data_set(METADATA_URL, signals.server_metadata_url(credential), redact=True)
 
 
 def give_stack_user(resource: Resource) -> dict[str, str]:
-    """Give a server (any type: AWS::EC2::Instance calls this) a stack user with an EC2
-    keypair, once, and answer what its agent's ``cfn`` collector (or heat-cfntools'
-    ``cfn-init``/``cfn-get-metadata``) needs: the CFN API's URL, the keypair, the
-    stack's name and the path of the server's metadata. ``forget_metadata_url``
-    deletes them."""
-    stack_user.create_keypair(resource)
+    """Give a server (any type: AWS::EC2::Instance calls this) an EC2 keypair, once, and
+    answer what its agent's ``cfn`` collector (or heat-cfntools' ``cfn-init``/
+    ``cfn-get-metadata``) needs: the CFN API's URL, the keypair, the stack's name and
+    the path of the server's metadata. With a cloud, the keypair is also a Keystone EC2
+    credential of the server's stack user. ``forget_metadata_url`` deletes them."""
+    data = resource.data()
+    if not data.get(stack_user.ACCESS_KEY) or not data.get(stack_user.SECRET_KEY):
+        keypair = _signals(resource).issue_credential(KEYPAIR_PURPOSE)
+        resource.data_set(stack_user.ACCESS_KEY, keypair.id, redact=True)
+        resource.data_set(stack_user.SECRET_KEY, keypair.secret, redact=True)
     resource.data_set(STACK_USER_TRANSPORT, POLL_SERVER_CFN)
+    if has_keystone(resource):
+        data = resource.data()
+        stack_user.create_own_keypair(resource, str(data[stack_user.ACCESS_KEY]), str(data[stack_user.SECRET_KEY]))
     return cfn_settings(resource)
+
+
+def has_keystone(resource: Resource) -> bool:
+    """Whether the stack has a cloud (and so a Keystone for stack users): without one, a
+    CFN keypair is stoker's alone."""
+    try:
+        resource.client_plugin("keystone").connection  # noqa: B018 - made to see if it can be
+    except NoCloudError:
+        return False
+    return True
+
+
+def forget_keypair(resource: Resource) -> None:
+    """Delete the server's CFN keypair: stoker's credential, and with a cloud the
+    Keystone keypair (as the stack user) and the stack user."""
+    if has_keystone(resource):
+        stack_user.delete_own_keypair(resource)
+        for key in (stack_user.ACCESS_KEY, stack_user.SECRET_KEY):
+            resource.data_delete(key)
+        stack_user.delete_stack_user(resource)
+    for key in (stack_user.ACCESS_KEY, stack_user.SECRET_KEY):
+        resource.data_delete(key)
+    _signals(resource).revoke_credentials()
 
 
 def cfn_metadata_url(resource: Resource) -> str:
     """The CFN API's URL: ``/cfn/v1/`` under the URL agents reach stoker at."""
-    signal_url = resource.signals().resource_signal_url(resource.name)
+    signal_url = _signals(resource).resource_signal_url(resource.name)
     return signal_url.split("/v1/", 1)[0] + "/cfn/v1/"
 
 
@@ -145,11 +184,15 @@ def forget_metadata_url(resource: Resource) -> None:
     """Revoke the polling URL, delete the queue and the stack user (the server is
     deleted, or polls another way now), tolerating what is already gone."""
     signal_queue.forget(resource, signal_queue.METADATA_QUEUE_ID)
-    if resource.data().get(STACK_USER_TRANSPORT):
+    transport = resource.data().get(STACK_USER_TRANSPORT)
+    if transport == POLL_SERVER_CFN:
+        forget_keypair(resource)
+    elif transport:
         stack_user.delete_stack_user(resource)
+    if transport:
         resource.data_delete(STACK_USER_TRANSPORT)
     if resource.data().get(METADATA_CREDENTIAL_ID):
-        resource.signals().revoke_credentials()
+        _signals(resource).revoke_credentials()
         resource.data_delete(METADATA_URL)
         resource.data_delete(METADATA_CREDENTIAL_ID)
 

@@ -21,9 +21,10 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from stoker.sdk import attributes as attributes_module
-from stoker.sdk import properties_group
+from stoker.sdk import live_state, properties_group
 from stoker.sdk.dependencies import ResourceView, StackView
 from stoker.sdk.exceptions import (
+    EntityNotFound,
     InvalidTemplateAttribute,
     PropertyErrors,
     UpdateReplace,
@@ -350,6 +351,47 @@ class Resource:
         none or it cannot be found. The engine asks when it resumes such a create, so the
         object is owned by the stack (and deleted or replaced by it), not orphaned."""
         return None
+
+    # -- the live object (Heat's "observe reality" methods; docs/drift.md) ------
+
+    # Property name -> the live object's field of another name (``qos_policy`` is
+    # ``qos_policy_id`` in Neutron's body), read by the default parse_live_resource_data.
+    live_fields: ClassVar[Mapping[str, str]] = {}
+
+    def get_live_resource_data(self) -> Any:
+        """The live object as the service gives it now (Heat's name); default: the
+        ``show`` of ``entity`` (``_show_resource``). None when the type has no object to
+        read; raises ``EntityNotFound`` when the object is gone."""
+        try:
+            return self._show_resource()
+        except Exception as error:  # noqa: BLE001 - a client raises its own types
+            if self.default_client_name and self.client_plugin().is_not_found(error):
+                raise EntityNotFound("Resource", self.name) from error
+            raise
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """The live object's values of this resource's properties (Heat's name and
+        default): every ``update_allowed`` property the object shows (under its own
+        name, or ``live_fields``'s), but ``name`` when the template left it to the
+        physical resource name."""
+        return live_state.parse_default(self.properties_schema, self.live_fields, resource_properties, resource_data)
+
+    def get_live_state(self, resource_properties: Mapping[str, Any]) -> dict[str, Any]:
+        """Property name -> its live value, in the vocabulary the stack holds it in
+        (Heat's name): {} when there is nothing to read."""
+        resource_data = self.get_live_resource_data()
+        if resource_data is None:
+            return {}
+        return self.parse_live_resource_data(resource_properties, resource_data)
+
+    @classmethod
+    def reads_live_state(cls) -> bool:
+        """Whether this type can read its live object: it names an ``entity`` or
+        overrides one of the live-state methods or ``_show_resource``."""
+        return bool(cls.entity) or any(
+            getattr(cls, name) is not getattr(Resource, name)
+            for name in ("get_live_state", "get_live_resource_data", "parse_live_resource_data", "_show_resource")
+        )
 
     # -- lifecycle handlers (defaults documented in seed 001) -------------------
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import quote
 
+from stoker.identifiers import new_secret
+
 __all__ = ["Credential", "MemorySignals", "Signal", "SignalSource", "Signals"]
 
 
@@ -102,7 +104,7 @@ class MemorySignals:
 
     def issue_credential(self, purpose: str = "signal") -> Credential:
         self.credentials = dict.fromkeys(self.credentials, False)
-        credential = Credential(secrets.token_hex(8), secrets.token_urlsafe(32))
+        credential = Credential(secrets.token_hex(8), new_secret())
         self.credentials[credential.id] = True
         return credential
 

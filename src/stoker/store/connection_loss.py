@@ -114,6 +114,33 @@ def database_text(error: BaseException) -> str | None:
     return f"{type(orig).__name__}: {first_line}"
 
 
+class LostCheckins(logging.Filter):
+    """For a pool's logger: SQLAlchemy logs an error with its traceback when a connection
+    going back to the pool cannot be rolled back ("Exception during reset or similar").
+    When the connection was lost (PostgreSQL ended it), that is expected and harmless:
+    the pool discards the connection, and the unit that used it was repeated or failed
+    with its own error. It is logged as one warning line, without the traceback. Any
+    other failure there is left as SQLAlchemy logs it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is None or not lost_anywhere(error):
+            return True
+        record.msg = "database connection lost while it went back to the pool (%s); it is discarded"
+        record.args = (database_text(error) or f"{type(error).__name__}: {error}",)
+        record.exc_info = None
+        record.exc_text = None
+        record.levelno = logging.WARNING
+        record.levelname = logging.getLevelName(logging.WARNING)
+        return True
+
+
+def quiet_lost_checkins(pool_logger: logging.Logger | Any) -> None:
+    """Puts ``LostCheckins`` on a pool's logger (``engine.pool.logger``) once."""
+    if isinstance(pool_logger, logging.Logger) and not any(isinstance(found, LostCheckins) for found in pool_logger.filters):
+        pool_logger.addFilter(LostCheckins())
+
+
 def note(error: BaseException, attempt: int, attempts: int = len(RETRY_DELAYS_S)) -> None:
     """One line in the log for a repeat (never the statement: it may quote data)."""
     LOG.warning("database connection lost (%s); trying again (%d of %d)", database_text(error) or error, attempt, attempts)

@@ -222,7 +222,8 @@ class FeedPoll:
 @dataclass(eq=False)
 class Feed:
     """A reader's position in one stack tree's feed. ``stop_when(root)``: the root's
-    state the feed ends at (a deleted root always ends it). ``poll`` blocks (it reads
+    state the feed ends at (a deleted root always ends it), once ``after_action_of``'s
+    own event has come when it is set. ``poll`` blocks (it reads
     the store): call it from a worker thread."""
 
     read_page: Callable[[Cursor], EventPage]
@@ -231,6 +232,10 @@ class Feed:
     # Ids of events after ``after`` not to return (already written when a reader asked
     # for the events from now on: ``head``).
     skip: frozenset[int] = frozenset()
+    # The id of a root whose own event (an action of the stack starting or ending) must
+    # come before the feed may end: a reader that opens the feed and then starts the
+    # action waits for that action, not the state the stack was in before it.
+    after_action_of: str | None = None
     # The root as first seen in a state the feed ends at, and on PostgreSQL the xmax of
     # that snapshot, which every transaction committed before it is below.
     _ending: tuple[StackRecord | None, int | None] | None = field(default=None, init=False)
@@ -262,6 +267,12 @@ class Feed:
         has up to where the page starts. ``may_end``: False for a shared page read
         before this reader came, whose root state may predate what the reader waits for."""
         found = self.take_events(page)
+        if self.after_action_of is not None and any(
+            item.event.stack_id == item.event.physical_resource_id == self.after_action_of for item in found
+        ):
+            self.after_action_of = None
+        if self.after_action_of is not None and page.root is not None and page.root.deleted_at is None:
+            return FeedPoll(found, more=page.full)
         if not may_end and self._ending is None:
             return FeedPoll(found, more=page.full)
         if self._ending is None and (

@@ -29,7 +29,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import event_feed, locks, tables
-from stoker.store.connection_loss import reads
+from stoker.store.connection_loss import quiet_lost_checkins, reads
+from stoker.store.drift import DriftRepository
 from stoker.store.events import EventRepository
 from stoker.store.locks import Fence, LockHolder
 from stoker.store.records import (
@@ -40,14 +41,14 @@ from stoker.store.records import (
     TemplateRecord,
     utcnow,
 )
-from stoker.store.sealing import Sealer, attach
+from stoker.store.sealing import SealedJSON, Sealer, attach
 from stoker.store.serving import ServingRepository
 from stoker.store.signals import SignalRepository
 from stoker.store.software_configs import SoftwareConfigRepository
 from stoker.store.stale import StaleRead
 from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
-HEAD_REVISION = "0014_embedded_project"
+HEAD_REVISION = "0015_drift"
 
 
 def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
@@ -121,11 +122,14 @@ def make_engine(url: str) -> Engine:
     # pool_pre_ping: a pooled connection the server has ended since (a restart,
     # pg_terminate_backend) is replaced before it is handed out; one lost while in use
     # is connection_loss.py's.
-    return sa.create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    engine = sa.create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    quiet_lost_checkins(engine.pool.logger)
+    return engine
 
 
 _STACK_FIELDS = [c.name for c in tables.stacks.columns]
 _RESOURCE_FIELDS = [c.name for c in tables.resources.columns]
+_RESOURCE_OPEN_FIELDS = [c.name for c in tables.resources.columns if not isinstance(c.type, SealedJSON)]
 
 
 def _update_statement(table: sa.Table, fields: frozenset[str]) -> sa.Update:
@@ -151,7 +155,7 @@ class _Refused:
         self.error = error
 
 
-class Store(EventRepository, SignalRepository, SoftwareConfigRepository, ServingRepository):
+class Store(EventRepository, SignalRepository, SoftwareConfigRepository, ServingRepository, DriftRepository):
     def __init__(self, url: str, sealer: Sealer | None = None):
         self.url = url
         # Seals the redacted values of resource data (see sealing.py).
@@ -302,6 +306,25 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         with self._read() as connection:
             row = connection.execute(sa.select(tables.stacks).where(tables.stacks.c.id == stack_id)).first()
         return self._stack(row) if row else None
+
+    def left_stack_state(self, stack_id: str, timeout: float = 5.0) -> str | None:
+        """The state (e.g. ``ROLLBACK_IN_PROGRESS``) a stack is left in when this
+        process leaves at once: the writer is halted first (nothing more commits), then
+        the row is read on a connection of its own, outside the pool (the caller may have
+        interrupted this thread inside it: a signal handler). None when the writer could
+        not be halted in time or the read failed."""
+        if not self.writes.halt(timeout):
+            return None
+        engine = sa.create_engine(self.engine.url, poolclass=sa.pool.NullPool)
+        try:
+            with engine.connect() as connection:
+                table = tables.stacks
+                row = connection.execute(sa.select(table.c.action, table.c.status).where(table.c.id == stack_id)).first()
+        except sa.exc.SQLAlchemyError:
+            return None
+        finally:
+            engine.dispose()
+        return f"{row.action}_{row.status}" if row else None
 
     @reads
     def find_stack(self, name_or_id: str, project_id: str | None = None) -> StackRecord | None:
@@ -508,15 +531,19 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         return self._statements_for(tables.resources, record.id, fields, event, record.stack_id)
 
     @reads
-    def list_resources(self, stack_id: str, status: str | None = None) -> list[ResourceRecord]:
-        """A stack's resource rows, oldest first; ``status``: only those in it."""
+    def list_resources(self, stack_id: str, status: str | None = None, sealed: bool = True) -> list[ResourceRecord]:
+        """A stack's resource rows, oldest first; ``status``: only those in it. Without
+        ``sealed``, the sealed columns (properties, attributes, data, definition) are not
+        read and are None: a list of a thousand resources shown to a user needs none of
+        them, and opening them was most of its cost."""
         table = tables.resources
-        query = sa.select(table).where(table.c.stack_id == stack_id)
+        fields = _RESOURCE_FIELDS if sealed else _RESOURCE_OPEN_FIELDS
+        query = sa.select(*(table.c[name] for name in fields)).where(table.c.stack_id == stack_id)
         if status is not None:
             query = query.where(table.c.status == status)
         with self._read() as connection:
             rows = connection.execute(query.order_by(table.c.id))
-            return [ResourceRecord(**{name: getattr(row, name) for name in _RESOURCE_FIELDS}) for row in rows]
+            return [ResourceRecord(**{name: getattr(row, name) for name in fields}) for row in rows]
 
     def delete_resources(self, stack_id: str, resource_ids: Iterable[int]) -> None:
         """Delete resource rows of one stack."""

@@ -255,6 +255,18 @@ stack_credentials = sa.Table(
     sa.Column("created_at", sa.DateTime, nullable=False),
 )
 
+# The last drift detection of a stack (``stoker stack drift``, docs/drift.md): when it ran,
+# its counts by status and every resource's result, hidden values already masked. One row
+# per stack, replaced by the next detection.
+stack_drift = sa.Table(
+    "stack_drift",
+    metadata,
+    sa.Column("stack_id", sa.String(36), sa.ForeignKey("stacks.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("detected_at", sa.DateTime, nullable=False),
+    sa.Column("summary", JSON, nullable=False),
+    sa.Column("resources", JSON, nullable=False),
+)
+
 # Heat's service table (``heat/db/models.py`` Service): one row per engine serving the
 # API (``stoker serve``), written when it starts and reported (``updated_at``) every
 # ``report_interval`` seconds; soft-deleted when it stops. A row not reported for two

@@ -276,6 +276,8 @@ class WriteQueue:
         # Writes submitted and not yet answered (a fake clock must not jump over them).
         self.pending = 0
         self._pending_lock = threading.Lock()
+        # Held while a batch commits; ``halt`` takes it for good.
+        self._committing = threading.Lock()
 
     def submit(self, write: Write | Statements, fence: Any = _CONTEXT) -> Future[Any]:
         """Queue a write; ``fence``: the lock its job must still hold (default: the
@@ -298,6 +300,12 @@ class WriteQueue:
         self._add_pending(1)
         self._queue.put((write, _LoopFuture(loop, future), locks.current_fence.get() if fence is _CONTEXT else fence))
         return future
+
+    def halt(self, timeout: float) -> bool:
+        """Commit nothing more, for good (the process is about to leave at once): waits
+        up to ``timeout`` seconds for the batch committing now. True when halted; from
+        then on what the database holds is what this process leaves."""
+        return self._committing.acquire(timeout=timeout)
 
     def _add_pending(self, count: int) -> None:
         with self._pending_lock:
@@ -356,7 +364,8 @@ class WriteQueue:
                     break
                 batch.append(item)
             try:
-                self._commit(batch)
+                with self._committing:
+                    self._commit(batch)
             finally:
                 self._add_pending(-len(batch))
             if stop:

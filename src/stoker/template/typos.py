@@ -130,3 +130,22 @@ def function_typos(template: Template, schema_of: SchemaOf) -> list[TemplateWarn
             )
         )
     return warnings
+
+
+def file_templates(files: Mapping[str, str] | None) -> Iterator[Template]:
+    """The templates among a request's files (nested stacks, provider templates), each
+    parsed as its stack would be, with its own warnings collected; a file that is not a
+    template (a ``get_file``'s data) or does not parse (the engine reports why, placed) is
+    passed over."""
+    from stoker.template import loader
+    from stoker.template.errors import TemplateError
+
+    for name, text in sorted((files or {}).items()):
+        if "heat_template_version" not in text:
+            continue  # a get_file's data, not a template
+        try:
+            document = loader.parse(text, name, loader.DEFAULT_LIMITS)
+            if isinstance(document.data, dict) and "heat_template_version" in document.data:
+                yield Template.parse(document, files, collect=True)
+        except TemplateError:
+            continue

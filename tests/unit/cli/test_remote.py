@@ -170,7 +170,7 @@ def test_preview_create_asks_a_stoker_server_for_the_plan_the_embedded_engine_ma
     transport = ScriptedTransport()
 
     def preview(body: Any, params: dict) -> Response:
-        assert params == {"with_plan": "true"} and body["stack_name"] == "web"
+        assert params == {"with_plan": "true", "plan": "true"} and body["stack_name"] == "web"
         return Response(200, {}, json.dumps({"stack": {"id": "None", "resources": []}, **PLAN}).encode())
 
     transport.on("POST", "stacks/preview", preview)

@@ -27,6 +27,7 @@ SURFACE = {
         "UpdateReplace",
         "ValidationError",
     ],
+    "live_state": ["as_given", "parse_default"],
     "properties": ["UNRESOLVED", "Properties", "Schema", "TranslationRule", "contains_unresolved", "convert", "resolve_properties", "value_for"],
     "properties_group": ["AND", "API_VERSIONS", "CLIENT_PLUGIN", "OPERATORS", "OR", "PROPERTIES", "VERSIONS", "XOR", "check_schema", "describe", "validate"],
     "resource": ["EngineHooks", "Resource", "StackInfo", "physical_resource_name"],
@@ -47,8 +48,8 @@ RESOURCE_MEMBERS = [
     "ROLLBACK", "SNAPSHOT", "STATUSES", "SUSPEND", "UPDATE",
     "_resolve_attribute", "_show_resource",
     "accepts_any_property", "all_attributes_schema", "attributes_schema", "client", "client_plugin",
-    "data", "data_delete", "data_set", "default_client_name", "dynamic_attributes", "entity", "find_created", "get_attribute", "get_reference_id",
-    "handle_create", "handle_delete", "handle_update", "implicit_dependencies", "metadata_get", "needs_replace", "needs_replace_failed", "needs_replace_with_prop_diff", "needs_replace_with_tmpl_diff",
+    "data", "data_delete", "data_set", "default_client_name", "dynamic_attributes", "entity", "find_created", "get_attribute", "get_live_resource_data", "get_live_state", "get_reference_id",
+    "handle_create", "handle_delete", "handle_update", "implicit_dependencies", "live_fields", "metadata_get", "parse_live_resource_data", "reads_live_state", "needs_replace", "needs_replace_failed", "needs_replace_with_prop_diff", "needs_replace_with_tmpl_diff",
     "physical_resource_name", "prepare_for_replace", "properties_groups_schema", "properties_schema", "replacement", "resource_id_set", "restore_prev_rsrc",
     "signals", "support_status", "translation_rules", "type", "update_dependencies", "validate", "warn",
 ]  # fmt: skip

@@ -36,8 +36,10 @@ def _parts_of(message_text: str) -> list[Message]:
     message = email.message_from_string(message_text)
     if not message.is_multipart():
         return []
-    parts = []
+    parts: list[Message] = []
     for part in message.get_payload():
+        if not isinstance(part, Message):  # a multipart message's payload is its parts
+            continue
         payload = part.get_payload(decode=True)
         content = payload.decode(part.get_content_charset() or "us-ascii", "replace") if isinstance(payload, bytes) else str(part.get_payload())
         parts.append(text_part(content, part.get_content_subtype(), part.get_filename()))
@@ -51,7 +53,7 @@ def build_message(parts: list[dict[str, Any]], configs: SoftwareConfigs | None) 
     subparts: list[Message] = []
     for index, item in enumerate(parts):
         content = item.get("config")
-        if is_uuid_like(content) and configs is not None:
+        if isinstance(content, str) and is_uuid_like(content) and configs is not None:
             try:
                 content = configs.show(content)["config"]
             except SoftwareConfigNotFoundError:

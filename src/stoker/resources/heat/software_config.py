@@ -59,6 +59,7 @@ class SoftwareConfig(Resource):
 
     support_status = support.SupportStatus(version="2014.1")
 
+    PROPERTIES: tuple[str, ...]  # a config type of its own may name more
     PROPERTIES = (GROUP, CONFIG, OPTIONS, INPUTS, OUTPUTS) = ("group", "config", "options", "inputs", "outputs")
     ATTRIBUTES = (CONFIG_ATTR,) = ("config",)
 

@@ -14,7 +14,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from stoker.resources.heat.wait_condition_handle import BaseWaitConditionHandle, WaitConditionHandle
+from stoker.resources.heat.wait_condition_handle import (
+    BaseWaitConditionHandle,
+    WaitConditionHandle,
+    handle_class_of,
+    kept_signals,
+)
 from stoker.sdk import attributes, constraints, properties, support
 from stoker.sdk.exceptions import StokerError
 from stoker.sdk.resource import Resource
@@ -89,7 +94,7 @@ class HeatWaitCondition(Resource):
         return ValueError(f"{source.name if source else _shown(self.properties[self.HANDLE])} is not a valid wait condition handle.")
 
     def _handle(self) -> SignalSource:
-        source = self.signals().find(self.properties[self.HANDLE])
+        source = kept_signals(self).find(self.properties[self.HANDLE])
         if source is None or not issubclass(source.plugin_class, self.handle_class):
             raise self._invalid_handle(source)
         return source
@@ -104,10 +109,10 @@ class HeatWaitCondition(Resource):
         }
 
     def _wait(self, token: Mapping[str, Any]) -> bool:
-        source = self.signals().source(token["handle"])
-        if source is None or not issubclass(source.plugin_class, self.handle_class):
+        source = kept_signals(self).source(token["handle"])
+        handle = handle_class_of(source)
+        if source is None or handle is None or not issubclass(handle, self.handle_class):
             raise self._invalid_handle(source)
-        handle = source.plugin_class
         _, reason, status, _ = handle.METADATA_KEYS
         count = token["count"]
         if self._hooks.now() - token["started_at"] > token["timeout"]:
@@ -142,17 +147,17 @@ class HeatWaitCondition(Resource):
 
     def handle_delete(self) -> None:
         # As Heat: the handle's signals go with the wait condition.
-        source = self.signals().find(self.properties[self.HANDLE])
+        source = kept_signals(self).find(self.properties[self.HANDLE])
         if source is not None and issubclass(source.plugin_class, BaseWaitConditionHandle):
             source.signals.clear()
 
     def _resolve_attribute(self, name: str) -> Any:
         if name != self.DATA:
             return None
-        source = self.signals().find(self.properties[self.HANDLE])
-        if source is None or not issubclass(source.plugin_class, BaseWaitConditionHandle):
+        source = kept_signals(self).find(self.properties[self.HANDLE])
+        handle = handle_class_of(source)
+        if source is None or handle is None:
             return ""
-        handle = source.plugin_class
         data = handle.METADATA_KEYS[0]
         return json.dumps({key: entry.get(data) for key, entry in handle.metadata(source.signals.received()).items()})
 

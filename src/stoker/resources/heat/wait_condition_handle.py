@@ -24,7 +24,22 @@ from stoker.resources.openstack.zaqar import signal_queue
 from stoker.sdk import attributes, constraints, properties, support
 from stoker.sdk.exceptions import StokerError, ValidationError
 from stoker.sdk.resource import Resource
-from stoker.sdk.signals import SignalSource
+from stoker.sdk.signals import Signals, SignalSource
+
+
+def kept_signals(resource: Resource) -> Signals:
+    """``resource``'s signals, in an engine that keeps them (a handle or wait condition
+    acting anywhere else is a bug, said so)."""
+    signals = resource.signals()
+    if signals is None:
+        raise StokerError(f"{resource.name}: signals are kept only by an engine acting on the stack")
+    return signals
+
+
+def handle_class_of(source: SignalSource | None) -> type[BaseWaitConditionHandle] | None:
+    """The wait condition handle class of ``source``; None when it is not a handle."""
+    plugin = None if source is None else source.plugin_class
+    return plugin if plugin is not None and issubclass(plugin, BaseWaitConditionHandle) else None
 
 TRANSPORTS = (CFN_SIGNAL, TEMP_URL_SIGNAL, HEAT_SIGNAL, NO_SIGNAL, ZAQAR_SIGNAL, TOKEN_SIGNAL) = (
     "CFN_SIGNAL",
@@ -103,7 +118,7 @@ class BaseWaitConditionHandle(Resource):
             # wait condition may look before anything reads the attribute.
             signal_queue.queue_id(self)
         if transport in _CREDENTIAL_TRANSPORTS:
-            signals = self.signals()
+            signals = kept_signals(self)
             credential = signals.issue_credential()
             self.data_set(CREDENTIAL_ID, credential.id)
             self.data_set(SECRET, credential.secret, redact=True)
@@ -119,7 +134,7 @@ class BaseWaitConditionHandle(Resource):
 
     def handle_delete(self) -> None:
         # The credential dies with the handle; so do its signals.
-        signals = self.signals()
+        signals = kept_signals(self)
         signals.revoke_credentials()
         signals.clear()
         signal_queue.forget(self)
@@ -128,7 +143,7 @@ class BaseWaitConditionHandle(Resource):
         for key in (SECRET, SIGNAL_URL, TOKEN_KEY, ENDPOINT_KEY, CREDENTIAL_ID):
             self.data_delete(key)
 
-    def handle_signal(self, details: Any = None) -> str:
+    def handle_signal(self, details: Any = None) -> str | None:
         """Record a signal, ``{"status": "SUCCESS" or "FAILURE", "reason": ..., "data":
         ..., "id": ...}`` in the handle's key names; returns Heat's event text."""
         _, reason, status, unique_id = self.METADATA_KEYS
@@ -136,7 +151,7 @@ class BaseWaitConditionHandle(Resource):
             raise SignalRejectedError("Metadata format invalid")
         given = details.get(unique_id) if isinstance(details, Mapping) else None
         stored = dict(details) if isinstance(details, Mapping) else {}
-        signal, _ = self.signals().add(stored, None if given is None else str(given))
+        signal, _ = kept_signals(self).add(stored, None if given is None else str(given))
         entry = self.normalise_signal_data(signal.details, signal.ordinal)
         return f"status:{entry[status]} reason:{entry[reason]}"
 
@@ -266,7 +281,7 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
         entry.setdefault("status", cls.STATUS_SUCCESS)
         return entry
 
-    def handle_signal(self, details: Any = None) -> str:
+    def handle_signal(self, details: Any = None) -> str | None:
         if details is not None and not isinstance(details, Mapping):
             raise SignalRejectedError("Metadata format invalid")
         return super().handle_signal(details or {})

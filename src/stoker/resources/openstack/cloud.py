@@ -8,6 +8,9 @@ Owns:
   ``connection_for``          the connection of a context (a stack action, a validation),
                               made on first use and shared by every client plugin of it.
   ``set_cloud_source``        how serve mode (or a test) installs another source.
+  ``keystone_session``        a keystoneauth session that retries, on a connection failure,
+                              the requests it sends without a token (authentication and
+                              version discovery), which every session of the engine is.
 
 Must not: log, store or repeat credentials. Errors name the setting to fix, never the
 values of the auth section. ``openstack`` is imported here on first use only, so the CLI
@@ -16,6 +19,7 @@ and stacks without OpenStack resources never pay for it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import threading
@@ -30,14 +34,21 @@ __all__ = [
     "CloudConfigurationError",
     "CloudSource",
     "EnvironmentCloudSource",
+    "NoCloudError",
     "cloud_source",
     "connection_for",
+    "keystone_session",
     "set_cloud_source",
 ]
 
 
 class CloudConfigurationError(ClientPluginError):
     """No usable cloud configuration: the message says which setting to fix."""
+
+
+class NoCloudError(CloudConfigurationError):
+    """No cloud is configured at all (neither ``OS_CLOUD`` nor ``OS_AUTH_URL``): what
+    may work without one (a server's CFN keypair, which stoker then issues) asks."""
 
 
 class CloudSource(Protocol):
@@ -69,10 +80,10 @@ class EnvironmentCloudSource:
                 config_files=files + list(openstack_config.loader.CONFIG_FILES),
                 load_envvars=own_environment,
             )
-            region = loader.get_one(cloud=cloud, **settings)
+            region = loader.get_one(cloud, **settings)  # type: ignore[arg-type]  # openstacksdk types **kwargs as its positionals
         except (openstack_exceptions.ConfigException, keystoneauth_exceptions.ClientException) as error:
             if cloud is None and isinstance(error, keystoneauth_exceptions.MissingRequiredOptions):
-                raise CloudConfigurationError(
+                raise NoCloudError(
                     "No OpenStack cloud is configured for resource types that need one",
                     hint="set OS_CLOUD to a cloud in clouds.yaml, or OS_AUTH_URL and the other OS_* variables",
                 )
@@ -180,9 +191,41 @@ def _connect(region: Any) -> Any:
         # openstacksdk waits for ever by default: a service that never answers would
         # leave a resource IN_PROGRESS for good.
         negotiating.config["api_timeout"] = DEFAULT_API_TIMEOUT_S
+    negotiating.set_session_constructor(_retrying_session_class())
     connection = openstack_connection.Connection(config=negotiating)
     _rest_regions[connection] = region
     return connection
+
+
+# Times a request sent without a token is sent again when the connection fails (refused,
+# or closed before the answer: a Keystone behind a server that closes a connection as
+# the request comes in). Authentication and version documents change nothing in the
+# cloud, so a repeat cannot do anything twice; a service call (a POST that may have
+# been carried out) is never repeated unless the cloud's configuration asks for it
+# (``connect_retries`` in clouds.yaml). keystoneauth waits 0.5 s, then 1 s, then 2 s.
+TOKENLESS_CONNECT_RETRIES = 3
+
+
+@functools.cache
+def _retrying_session_class() -> Any:
+    from keystoneauth1 import session
+
+    class TokenlessRetryingSession(session.Session):
+        """keystoneauth's session, whose requests without a token are retried on a
+        connection failure unless the caller says how often itself."""
+
+        def request(self, url: str, method: str, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("authenticated") is False and kwargs.get("connect_retries") is None and not self._connect_retries:
+                kwargs["connect_retries"] = TOKENLESS_CONNECT_RETRIES
+            return super().request(url, method, *args, **kwargs)
+
+    return TokenlessRetryingSession
+
+
+def keystone_session(**kwargs: Any) -> Any:
+    """A keystoneauth session (``keystoneauth1.session.Session``'s arguments) whose
+    authentication survives a dropped connection (``TOKENLESS_CONNECT_RETRIES``)."""
+    return _retrying_session_class()(**kwargs)
 
 
 # Seconds a request may take before it fails, unless the cloud's configuration sets

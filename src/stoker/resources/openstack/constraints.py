@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -32,6 +33,8 @@ __all__ = ["LookupCache", "LookupConstraint"]
 
 # Seconds a validation's answers wait for its stack's action.
 HAND_OVER_S = 60.0
+# At most this many values a constraint lists (a form's list; a cloud may hold thousands).
+VALUES_LIMIT = 500
 
 
 class LookupCache:
@@ -139,6 +142,42 @@ class LookupConstraint:
     # The plugin's finder method, called as finder(entity, value) or finder(value).
     finder: ClassVar[str] = "find"
     entity: ClassVar[str | None] = None
+    # openstacksdk's listing of the objects on the plugin's client (``flavors``): a
+    # constraint with one lists the values it accepts (``values``); None: it does not.
+    listing: ClassVar[str | None] = None
+
+    def values(self, context: Any, limit: int = VALUES_LIMIT) -> tuple[list[dict[str, str]], bool]:
+        """The values this constraint accepts in the cloud, as many as ``limit``: each
+        ``value`` (the object's name, or its id where the name is not unique), ``id``
+        and ``label``; and whether there were more. Sorted by label."""
+        from stoker.resources.openstack import client_plugin_class
+
+        if self.listing is None:
+            raise StokerError(f"The custom constraint {self.name} does not list its values", hint="type the value")
+        plugin = client_plugin_class(self.client_plugin_name)(context, name=self.client_plugin_name)
+        found = []
+        for item in getattr(plugin.client(), self.listing)():
+            found.append(item)
+            if len(found) > limit:
+                break
+        truncated = len(found) > limit
+        found = found[:limit]
+        names = Counter(getattr(item, "name", None) for item in found)
+        listed = []
+        for item in found:
+            identifier, name = str(item.id), getattr(item, "name", None) or ""
+            listed.append(
+                {
+                    "value": name if name and names[name] == 1 else identifier,
+                    "id": identifier,
+                    "label": self.describe(item),
+                }
+            )
+        return sorted(listed, key=lambda entry: (entry["label"].lower(), entry["id"])), truncated
+
+    def describe(self, item: Any) -> str:
+        """How a listed object is shown: its name (and id when it has none)."""
+        return getattr(item, "name", None) or str(item.id)
 
     def __init__(self) -> None:
         self._error_message: str | None = None

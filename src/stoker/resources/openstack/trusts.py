@@ -40,7 +40,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from stoker.resources.openstack.cloud import DEFAULT_API_TIMEOUT_S, CloudConfigurationError
+from stoker.resources.openstack.cloud import (
+    DEFAULT_API_TIMEOUT_S,
+    CloudConfigurationError,
+    keystone_session,
+)
 from stoker.sdk.exceptions import StokerError
 
 LOG = logging.getLogger(__name__)
@@ -74,7 +78,7 @@ class Trustee:
     ``[keystone_authtoken]`` ones it validates tokens with (api/auth.py)."""
 
     def __init__(self, conf: Any, group: str, region_name: str, allow_redelegation: bool = False):
-        from keystoneauth1 import loading, session
+        from keystoneauth1 import loading
 
         # Heat's allow_trusts_redelegation: the trusts made may be delegated on (Keystone
         # lets a trust-scoped token create a trust only from such a trust), as Aodh does
@@ -86,7 +90,7 @@ class Trustee:
         self._options = {name: options[name] for name in names if name in options and options[name] not in (None, "")}
         self.auth_url = self._options.get("auth_url")
         self.region_name = (options.region_name if "region_name" in options else None) or region_name
-        self._session = session.Session(auth=loading.load_auth_from_conf_options(conf, group), timeout=DEFAULT_API_TIMEOUT_S)
+        self._session = keystone_session(auth=loading.load_auth_from_conf_options(conf, group), timeout=DEFAULT_API_TIMEOUT_S)
         self._user_id: str | None = None
 
     @property
@@ -107,10 +111,9 @@ class Trustee:
         return auth
 
     def _user_session(self, user: User) -> Any:
-        from keystoneauth1 import session
         from keystoneauth1.identity import v3
 
-        return session.Session(auth=v3.Token(auth_url=self.auth_url, token=user.token, project_id=user.project_id), timeout=DEFAULT_API_TIMEOUT_S)
+        return keystone_session(auth=v3.Token(auth_url=str(self.auth_url), token=user.token, project_id=user.project_id), timeout=DEFAULT_API_TIMEOUT_S)
 
     def create_trust(self, user: User) -> dict[str, str]:
         from keystoneauth1 import exceptions as ksa_exceptions

@@ -397,3 +397,23 @@ def test_server_follows_the_subnets_of_its_networks_implicitly():
     )
     assert list(Server.implicit_dependencies(stack.get("web"), stack)) == ["subnet_a"]
     assert list(Server.implicit_dependencies(stack.get("bare"), stack)) == []
+
+
+def test_a_mapping_without_a_boot_disk_boots_the_image_first():
+    data_disk = requests.legacy_block_devices([{"device_name": "vdb", "volume_id": "vol-1"}], "img-1")
+    devices = requests.booting_image(data_disk, "img-1")
+    assert devices[0] == {"uuid": "img-1", "source_type": "image", "destination_type": "local", "boot_index": 0, "delete_on_termination": True}
+    assert devices[1:] == data_disk
+    booting = requests.block_devices_v2([{"volume_id": "vol-2"}])
+    assert requests.booting_image(booting, "img-1") == booting  # the volume boots
+    assert requests.booting_image([], "img-1") == []
+
+
+def test_live_user_data_leaves_out_the_parts_stoker_adds():
+    from stoker.resources.openstack.nova.server_live import _parts
+
+    script = "#!/bin/sh\necho one\n"
+    sent = requests.build_user_data(script, "HEAT_CFNTOOLS", {"deployments": []})
+    assert _parts(sent, "HEAT_CFNTOOLS") == _parts(requests.build_user_data(script, "HEAT_CFNTOOLS", None), "HEAT_CFNTOOLS")
+    assert _parts(sent, "HEAT_CFNTOOLS") != _parts(requests.build_user_data("#!/bin/sh\necho two\n", "HEAT_CFNTOOLS", None), "HEAT_CFNTOOLS")
+    assert _parts(script, "RAW") == script

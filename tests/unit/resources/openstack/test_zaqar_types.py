@@ -116,3 +116,10 @@ def test_zaqar_signed_url_methods_are_heats_and_expiry_is_zaqars_format():
         ).validate()
     expiry = _expiry(60)
     assert len(expiry) == 19 and expiry[10] == "T" and not expiry.endswith("Z")
+
+
+def test_zaqar_signed_url_has_no_live_object_to_import_or_check():
+    # The signature is the stack's own: Zaqar keeps nothing of it (its queue and
+    # subscriptions, which it does keep, are read).
+    assert not ZaqarSignedQueueURL.reads_live_state()
+    assert ZaqarQueue.reads_live_state() and ZaqarSubscription.reads_live_state() and MistralTrigger.reads_live_state()

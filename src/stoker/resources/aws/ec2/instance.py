@@ -29,12 +29,12 @@ from stoker.resources.aws.ec2.instance_user_data import (
     cfn_metadata_server_url,
 )
 from stoker.resources.aws.ec2.tags import tags_to_metadata
-from stoker.resources.openstack.nova import server_update
+from stoker.resources.openstack.nova import server_live, server_update
 from stoker.resources.openstack.nova.server import DEFERRED_STATUSES, Server, status_of
 from stoker.resources.openstack.nova.server_networks import ServerNetworks, server_networks
 from stoker.resources.openstack.nova.server_requests import encode_user_data
 from stoker.resources.openstack.nova.server_schema import MICROVERSION_STR_NETWORK, NETWORK_AUTO
-from stoker.sdk.exceptions import ResourceFailure, ValidationError
+from stoker.sdk.exceptions import EntityNotFound, ResourceFailure, ValidationError
 from stoker.sdk.resource import Resource
 
 __all__ = ["Instance", "resource_mapping"]
@@ -390,6 +390,34 @@ class Instance(Resource):
         return self.metadata_get()
 
     # -- attributes -----------------------------------------------------------------------
+
+    def _show_resource(self) -> dict[str, Any] | None:
+        """The server as Nova shows it (None once gone)."""
+        try:
+            return server_live.live_server(self)
+        except EntityNotFound:
+            return None
+
+    def get_live_resource_data(self) -> dict[str, Any] | None:
+        return server_live.live_server(self)
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """The server in the CloudFormation vocabulary: ``InstanceType`` as given while it
+        is the server's flavor, and ``Tags`` as given while the server's metadata holds
+        them (else that metadata as tags)."""
+        flavor = resource_data.get("flavor") or {}
+        live_flavor = str(flavor.get("original_name") or flavor.get("id") or "")
+        given = resource_properties.get(schema.INSTANCE_TYPE)
+        nova = self.client_plugin()
+        try:
+            same = given is not None and nova.find_flavor_by_name_or_id(str(given)) == nova.find_flavor_by_name_or_id(live_flavor)
+        except Exception:  # noqa: BLE001 - a flavor gone since is not the live one
+            same = False
+        metadata = {str(key): str(value) for key, value in (resource_data.get("metadata") or {}).items()}
+        tags = resource_properties.get(schema.TAGS)
+        if not tags or (tags_to_metadata(tags) or {}) != metadata:
+            tags = [{"Key": key, "Value": value} for key, value in sorted(metadata.items())]
+        return {schema.INSTANCE_TYPE: given if same else live_flavor, schema.TAGS: tags}
 
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:

@@ -14,6 +14,7 @@ attaching, detaching and checking an attachment are inherited.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.aws.ec2.tags import tags_schema, tags_to_metadata
@@ -87,6 +88,15 @@ class Volume(CinderVolume):
         if metadata:
             arguments["metadata"] = metadata
         return {key: value for key, value in arguments.items() if value is not None}
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """The volume in the CloudFormation vocabulary: ``Size``, and ``Tags`` as the
+        template gives them while the volume's metadata holds them (else that metadata as
+        tags)."""
+        metadata = {str(key): str(value) for key, value in (resource_data.get("metadata") or {}).items()}
+        given = resource_properties.get(self.TAGS)
+        tags = given if given and (tags_to_metadata(given) or {}) == metadata else [{"Key": key, "Value": value} for key, value in sorted(metadata.items())]
+        return {self.SIZE: resource_data.get("size"), self.TAGS: tags}
 
     def _resolve_attribute(self, name: str) -> Any:
         return None

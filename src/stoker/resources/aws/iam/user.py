@@ -19,6 +19,9 @@ from stoker.sdk import properties, support
 from stoker.sdk.exceptions import ValidationError
 from stoker.sdk.resource import Resource
 
+# The resource data's key of an imported user's name.
+USER_NAME = "user_name"
+
 
 class User(Resource):
     """A Keystone user of the stack, for software that calls the CFN API."""
@@ -58,7 +61,16 @@ class User(Resource):
                 )
 
     def get_reference_id(self) -> str:
-        return self.physical_resource_name()
+        # The user's name: the physical resource name it was made with, or an imported
+        # user's own (handle_import).
+        return str(self.data().get(USER_NAME) or self.physical_resource_name())
+
+    def handle_import(self) -> None:
+        """An imported user: its id and name kept as a create keeps them, for the delete
+        and for what names the user (an AccessKey's UserName). Its password is not known."""
+        user = self.client().get_user(self.resource_id)
+        self.data_set(stack_user.USER_ID, str(user.id))
+        self.data_set(USER_NAME, str(user.name))
 
     def handle_create(self) -> str:
         profile = self.properties[self.LOGIN_PROFILE]

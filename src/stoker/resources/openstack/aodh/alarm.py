@@ -303,6 +303,14 @@ class LBMemberHealthAlarm(BaseAlarm):
         }
         return alarm
 
+    def parse_live_resource_data(
+        self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        # The rule names the pool ``pool_id`` (the property holds the pool's id too).
+        live = super().parse_live_resource_data(resource_properties, resource_data)
+        live[self.POOL] = (resource_data.get(f"{self.alarm_type}_rule") or {}).get(self.POOL_ID)
+        return live
+
     def translation_rules(self, props: properties.Properties) -> list[translation.TranslationRule]:
         return [
             translation.TranslationRule(

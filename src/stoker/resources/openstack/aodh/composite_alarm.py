@@ -75,5 +75,17 @@ class CompositeAlarm(BaseAlarm):
         return alarm
 
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """The default, the rule as the template gives it: Aodh's ``{<operator>: rules}``
+        (at the top; nested ones stay as Aodh and the template both write them) as
+        ``{operator, rules}``."""
+        live = super().parse_live_resource_data(resource_properties, resource_data)
+        rule = live.get(self.COMPOSITE_RULE)
+        if isinstance(rule, Mapping) and len(rule) == 1 and self.COMPOSITE_OPERATOR not in rule:
+            ((operator, rules),) = rule.items()
+            live[self.COMPOSITE_RULE] = {self.COMPOSITE_OPERATOR: operator, self.RULES: rules}
+        return live
+
+
 def resource_mapping() -> dict[str, type[Resource]]:
     return {"OS::Aodh::CompositeAlarm": CompositeAlarm}

@@ -9,6 +9,10 @@ Owns: their schemas; every property moves into the ``<alarm_type>_rule`` (``Base
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from typing import Any
+
 from stoker.resources.openstack.aodh.alarm_base import BaseAlarm, common_properties_schema
 from stoker.sdk import constraints, properties, support
 from stoker.sdk.resource import Resource
@@ -138,6 +142,13 @@ class AodhGnocchiAggregationByResourcesAlarm(AodhGnocchiResourcesAlarm):
         **common_properties_schema,
     }
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """The default, the query as the template gives it: Aodh stores it inside the
+        project scope it adds (``{"and": [<scope>, <query>]}``)."""
+        live = super().parse_live_resource_data(resource_properties, resource_data)
+        live[self.QUERY] = unscoped_query(live.get(self.QUERY))
+        return live
+
 
 def resource_mapping() -> dict[str, type[Resource]]:
     return {
@@ -145,3 +156,20 @@ def resource_mapping() -> dict[str, type[Resource]]:
         "OS::Aodh::GnocchiAggregationByMetricsAlarm": AodhGnocchiAggregationByMetricsAlarm,
         "OS::Aodh::GnocchiAggregationByResourcesAlarm": AodhGnocchiAggregationByResourcesAlarm,
     }
+
+
+def unscoped_query(query: Any) -> Any:
+    """A Gnocchi query (JSON text) without the project scope Aodh wraps it in: the
+    ``and`` of a clause naming only ``created_by_project_id``/``project_id`` and the
+    query; any other query as it is."""
+    try:
+        parsed = json.loads(query) if isinstance(query, str) else None
+    except ValueError:
+        return query
+    clauses = parsed.get("and") if isinstance(parsed, dict) and len(parsed) == 1 else None
+    if not isinstance(clauses, list) or len(clauses) != 2:
+        return query
+    scope, rest = clauses
+    if "created_by_project_id" not in json.dumps(scope) or "created_by_project_id" in json.dumps(rest):
+        return query
+    return json.dumps(rest)

@@ -65,19 +65,19 @@ class _CinderConstraint(LookupConstraint):
 
 
 class VolumeConstraint(_CinderConstraint):
-    name, entity = "cinder.volume", "volume"
+    name, entity, listing = "cinder.volume", "volume", "volumes"
 
 
 class VolumeTypeConstraint(_CinderConstraint):
-    name, entity = "cinder.vtype", "type"
+    name, entity, listing = "cinder.vtype", "type", "types"
 
 
 class SnapshotConstraint(_CinderConstraint):
-    name, entity = "cinder.snapshot", "snapshot"
+    name, entity, listing = "cinder.snapshot", "snapshot", "snapshots"
 
 
 class BackupConstraint(_CinderConstraint):
-    name, entity = "cinder.backup", "backup"
+    name, entity, listing = "cinder.backup", "backup", "backups"
 
 
 class QoSSpecsConstraint(_CinderConstraint):

@@ -128,6 +128,13 @@ class CinderQuota(Resource):
     def handle_check(self) -> None:
         self.client().get_quota_set(self.properties[self.PROJECT])
 
+    def _show_resource(self) -> dict[str, Any] | None:
+        """The project's quota set (the physical id is a name of the stack's, Heat's)."""
+        if self.resource_id is None:
+            return None
+        answer = self.client_plugin().rest("GET", f"/os-quota-sets/{self.properties[self.PROJECT]}")
+        return dict(answer.json()["quota_set"])
+
 
 def resource_mapping() -> dict[str, type[Resource]]:
     return {"OS::Cinder::Quota": CinderQuota}

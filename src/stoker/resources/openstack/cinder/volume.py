@@ -581,6 +581,30 @@ class CinderVolume(Resource):
         volume = self.client().get_volume(self.resource_id)
         return volume.to_dict(original_names=True, headers=False, computed=False)
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's Volume reading: size, name, description, metadata (without Cinder's
+        ``readonly`` key, which is the ``read_only`` property) and the volume type."""
+        metadata = dict(resource_data.get(self.METADATA) or {})
+        result: dict[str, Any] = {}
+        if "readonly" in metadata:
+            result[self.READ_ONLY] = str(metadata.pop("readonly")).lower() in ("true", "1")
+        result.update({self.SIZE: resource_data.get(self.SIZE), self.DESCRIPTION: resource_data.get(self.DESCRIPTION), self.METADATA: metadata})
+        if resource_properties.get(self.NAME) is not None:
+            result[self.NAME] = resource_data.get(self.NAME)
+        given_type = resource_properties.get(self.VOLUME_TYPE)
+        live_type = resource_data.get(self.VOLUME_TYPE)
+        if given_type is not None and live_type is not None:
+            result[self.VOLUME_TYPE] = given_type if self._same_volume_type(given_type, live_type) else live_type
+        return result
+
+    def _same_volume_type(self, given: str, live: str) -> bool:
+        if given == live:
+            return True
+        try:
+            return self.client_plugin().get_volume_type_id(given) == self.client_plugin().get_volume_type_id(live)
+        except Exception:  # noqa: BLE001 - a type gone since is not the live one
+            return False
+
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:
             return None

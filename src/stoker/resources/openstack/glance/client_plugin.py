@@ -60,7 +60,7 @@ def _is_uuid(value: str) -> bool:
 
 
 class ImageConstraint(LookupConstraint):
-    name, client_plugin_name, entity = "glance.image", "glance", "image"
+    name, client_plugin_name, entity, listing = "glance.image", "glance", "image", "images"
 
 
 def client_mapping() -> dict[str, type[OpenStackClientPlugin]]:

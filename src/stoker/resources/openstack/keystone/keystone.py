@@ -118,7 +118,7 @@ class KeystoneResource(Resource):
     def find_created(self) -> str | None:
         """The object an interrupted create made, by the physical resource name (never
         by a name the template gave: that object may be someone else's)."""
-        if self.name_property is None or self.given(self.name_property):
+        if self.name_property is None or self.entity is None or self.given(self.name_property):
             return None
         name = self.physical_resource_name()
         listing = getattr(self.client(), self.entity + "s")(name=name)

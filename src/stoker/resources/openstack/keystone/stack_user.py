@@ -11,6 +11,13 @@ connection of the stack makes the user there and grants it the stack user role,
 admin in the default policy, so the stack's credentials must be an admin's. Heat's
 domain placement (``stack_user_domain`` with a ``stack_domain_admin``) is not built.
 
+A server's EC2 keypair (POLL_SERVER_CFN, ``create_own_keypair``) is made by the stack
+user itself: stoker authenticates as the user (its password, scoped to its project) and
+creates the user's own EC2 credential, which Keystone's default policy lets any user do.
+The stack's own token could not: in keystone mode it is trust-scoped, and Keystone
+refuses credentials to a delegated token ("Delegated tokens cannot access credentials
+directly"); Heat makes them as its stack domain admin, which needs operator setup.
+
 What is kept, in the resource's data: ``user_id`` (plain: it is shown nowhere but it is
 no secret), the password and the EC2 keypair (redacted: sealed at rest, never in
 events, logs or responses). The user is named by the resource's physical name, which
@@ -30,6 +37,8 @@ import json
 import secrets
 from typing import Any
 
+from stoker.identifiers import new_secret
+from stoker.sdk.exceptions import ClientPluginError
 from stoker.sdk.resource import Resource
 
 __all__ = [
@@ -38,6 +47,8 @@ __all__ = [
     "SECRET_KEY",
     "USER_ID",
     "create_keypair",
+    "create_own_keypair",
+    "delete_own_keypair",
     "create_stack_user",
     "delete_keypair",
     "delete_stack_user",
@@ -88,7 +99,7 @@ def identity_url(resource: Resource) -> str:
 
 def _password() -> str:
     # Heat's generate_openstack_password: 32 characters, letters and digits.
-    return secrets.token_urlsafe(24)
+    return new_secret(32)
 
 
 def _role_id(resource: Resource, identity: Any) -> str:
@@ -135,7 +146,7 @@ def create_stack_user(resource: Resource, password: str | None = None) -> str:
         )
         resource.data_set(USER_ID, str(user.id))
     else:
-        user_id = str(user_id or user.id)
+        user_id = str(user_id if user_id is not None else getattr(user, "id", None))
         resource.data_set(USER_ID, user_id)
         # An earlier create may have died before its password was written: set ours.
         identity.update_user(user_id, password=password)
@@ -180,6 +191,62 @@ def create_keypair(resource: Resource) -> tuple[str, str]:
     )
     resource.data_set(CREDENTIAL_ID, str(made.id))
     return access, secret
+
+
+def user_session(resource: Resource) -> Any:
+    """A keystoneauth session authenticated as the resource's stack user (its password,
+    scoped to the stack users' project), with the stack's cloud's TLS settings."""
+    from keystoneauth1.identity import v3
+
+    from stoker.resources.openstack.cloud import keystone_session
+
+    data = resource.data()
+    auth = v3.Password(
+        auth_url=identity_url(resource),
+        user_id=str(data[USER_ID]),
+        password=str(data[PASSWORD]),
+        project_id=stack_user_project_id(resource),
+    )
+    cloud_session = _plugin(resource).connection.session
+    return keystone_session(auth=auth, verify=cloud_session.verify, cert=cloud_session.cert)
+
+
+def create_own_keypair(resource: Resource, access: str, secret: str) -> str:
+    """Make (access, secret) an EC2 keypair of the resource's stack user (made first if
+    needed), as the user itself; answers the credential's id. Sent again after a crash,
+    it is found (Keystone names an EC2 credential by the SHA-256 of its access key)."""
+    if not resource.data().get(USER_ID):
+        create_stack_user(resource)
+    user_id = str(resource.data()[USER_ID])
+    session = user_session(resource)
+    url = f"{identity_url(resource)}/credentials"
+    credential_id = hashlib.sha256(access.encode()).hexdigest()
+    if session.get(f"{url}/{credential_id}", raise_exc=False).status_code != 200:
+        blob = json.dumps({"access": access, "secret": secret})
+        body = {"type": "ec2", "user_id": user_id, "project_id": stack_user_project_id(resource), "blob": blob}
+        answer = session.post(url, json={"credential": body}, raise_exc=False)
+        if answer.status_code not in (201, 409):  # 409: made meanwhile by a repeat
+            raise ClientPluginError(
+                f"Keystone refused to make the stack user's EC2 keypair (HTTP {answer.status_code})",
+                hint="the stack user must be allowed to create its own credentials (Keystone's identity:create_credential)",
+            )
+    resource.data_set(CREDENTIAL_ID, credential_id)
+    return credential_id
+
+
+def delete_own_keypair(resource: Resource) -> None:
+    """Delete the stack user's EC2 keypair as the user, tolerating a user or keypair
+    already gone (deleting the user deletes its credentials too)."""
+    data = resource.data()
+    credential_id = data.get(CREDENTIAL_ID)
+    if credential_id and data.get(USER_ID) and data.get(PASSWORD):
+        from keystoneauth1 import exceptions as keystone_exceptions
+
+        try:
+            user_session(resource).delete(f"{identity_url(resource)}/credentials/{credential_id}", raise_exc=False)
+        except keystone_exceptions.ClientException:
+            pass  # the user is gone (it cannot authenticate): so is its keypair
+    resource.data_delete(CREDENTIAL_ID)
 
 
 def _exists(plugin: Any, identity: Any, credential_id: str) -> bool:

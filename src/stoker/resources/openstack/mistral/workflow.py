@@ -571,6 +571,45 @@ class MistralWorkflow(Resource):
             return None
         return self.client_plugin().get_workflow(self.resource_id)
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """What Mistral keeps of the properties, read from the workflow's definition: its
+        type, description, output and the input's names (their values are stoker's, each
+        execution's defaults: Mistral lists the names only, as "size, zone"). The tasks
+        are not compared."""
+        live = super().parse_live_resource_data(resource_properties, resource_data)
+        try:
+            document = yaml.safe_load(resource_data.get("definition") or "") or {}
+        except yaml.YAMLError:
+            document = {}
+        body = document.get(resource_data.get("name")) if isinstance(document, dict) else None
+        if not isinstance(body, dict):
+            live.pop(self.INPUT, None)  # no definition to read: nothing said of them
+            return live
+        given = resource_properties.get(self.INPUT) or {}
+        names: dict[str, Any] = {}
+        for entry in body.get(self.INPUT) or []:
+            if isinstance(entry, dict) and entry:  # {name: its default in Mistral}
+                name, default = next(iter(entry.items()))
+                names[str(name)] = default
+            else:
+                names[str(entry)] = NO_DEFAULT
+        if names:
+            # A name the stack has: its value; one it lacks: Mistral's default, if any.
+            live[self.INPUT] = {name: given.get(name, default) for name, default in names.items()}
+        else:
+            live[self.INPUT] = {} if given else resource_properties.get(self.INPUT)
+        for key in (self.TYPE, self.DESCRIPTION, self.OUTPUT):
+            if key in body:
+                live[key] = body[key]
+            else:  # left out of the definition: what the stack holds, if it is unset too
+                live[key] = resource_properties.get(key) if resource_properties.get(key) in (None, [], {}) else None
+        return live
+
+
+# The live value of an input name the stack does not have and Mistral gives no default:
+# an execution must give it.
+NO_DEFAULT = "(no default: each execution must give it)"
+
 
 def _decoded(text: Any) -> Any:
     """Mistral's JSON texts (an execution's input, output) as data."""

@@ -218,38 +218,47 @@ class _NeutronConstraint(LookupConstraint):
 
 class NetworkConstraint(_NeutronConstraint):
     name, entity = "neutron.network", NeutronClientPlugin.RES_TYPE_NETWORK
+    listing = "networks"
 
 
 class SubnetConstraint(_NeutronConstraint):
     name, entity = "neutron.subnet", NeutronClientPlugin.RES_TYPE_SUBNET
+    listing = "subnets"
 
 
 class PortConstraint(_NeutronConstraint):
     name, entity = "neutron.port", NeutronClientPlugin.RES_TYPE_PORT
+    listing = "ports"
 
 
 class RouterConstraint(_NeutronConstraint):
     name, entity = "neutron.router", NeutronClientPlugin.RES_TYPE_ROUTER
+    listing = "routers"
 
 
 class SecurityGroupConstraint(_NeutronConstraint):
     name, entity = "neutron.security_group", NeutronClientPlugin.RES_TYPE_SECURITY_GROUP
+    listing = "security_groups"
 
 
 class SubnetPoolConstraint(_NeutronConstraint):
     name, entity = "neutron.subnetpool", NeutronClientPlugin.RES_TYPE_SUBNET_POOL
+    listing = "subnet_pools"
 
 
 class QosPolicyConstraint(_NeutronConstraint):
     name, entity = "neutron.qos_policy", NeutronClientPlugin.RES_TYPE_QOS_POLICY
+    listing = "qos_policies"
 
 
 class SegmentConstraint(_NeutronConstraint):
     name, entity = "neutron.segment", "segment"
+    listing = "segments"
 
 
 class AddressScopeConstraint(_NeutronConstraint):
     name, entity = "neutron.address_scope", "address_scope"
+    listing = "address_scopes"
 
 
 class _ExtensionConstraint(LookupConstraint):

@@ -5,15 +5,29 @@ follows its interfaces and gateways in the template (Heat's implicit dependency)
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.openstack.neutron import dependencies
+from stoker.resources.openstack.neutron.extrarouteset import as_set
 from stoker.resources.openstack.neutron.neutron import NeutronResource
 from stoker.sdk import constraints, properties, support
 from stoker.sdk.dependencies import ResourceView, StackView
-from stoker.sdk.exceptions import ResourceFailure
+from stoker.sdk.exceptions import EntityNotFound, ResourceFailure
 
-__all__ = ["ExtraRoute", "resource_mapping"]
+__all__ = ["ExtraRoute", "resource_mapping", "route_of_id"]
+
+# Heat's physical id: "<router id>:<destination CIDR>:<nexthop>". An IPv6 CIDR holds
+# colons too: the destination is what ends in "/<prefix length>".
+_ROUTE_ID = re.compile(r"^(?P<router>[^:]+):(?P<destination>[^/]+/\d+):(?P<nexthop>.+)$")
+
+
+def route_of_id(physical_id: str) -> tuple[str, str, str] | None:
+    """(router id, destination, nexthop) of an extra route's physical id; None when it
+    is not one."""
+    parts = _ROUTE_ID.match(physical_id)
+    return None if parts is None else (parts["router"], parts["destination"], parts["nexthop"])
 
 
 class ExtraRoute(NeutronResource):
@@ -82,9 +96,26 @@ class ExtraRoute(NeutronResource):
             raise ResourceFailure("The router no longer has this extra route.")
 
     def _show_resource(self) -> dict[str, Any] | None:
+        """The route the physical id names, as this type's properties, when its router
+        has it; not found when the router or the route is gone (drift: DELETED; an import
+        of an id no router has is refused)."""
         if self.resource_id is None:
             return None
-        return self.client_plugin().show("router", self.properties[self.ROUTER_ID])
+        parts = route_of_id(str(self.resource_id))
+        if parts is None:
+            raise ResourceFailure(
+                f"{self.resource_id!r} is not an extra route's id: <router id>:<destination CIDR>:<nexthop>"
+            )
+        router_id, destination, nexthop = parts
+        route = {"destination": destination, "nexthop": nexthop}
+        router = self.client_plugin().show("router", router_id)
+        if not as_set([route]) <= as_set(router.get("routes") or []):
+            raise EntityNotFound("Route", str(self.resource_id))
+        return {self.ROUTER_ID: router_id, **route}
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        # Every property is the route itself (none is updated in place): all are compared.
+        return {key: resource_data[key] for key in self.PROPERTIES}
 
 
 def resource_mapping() -> dict[str, type[NeutronResource]]:

@@ -144,6 +144,16 @@ class ExtraRouteSet(NeutronResource):
             return None
         return self.client_plugin().show("router", self.resource_id)
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """The set's own routes the router still has: the router's other routes belong
+        to other sets (another stack's) or single routes, and are no drift of this one."""
+        live = super().parse_live_resource_data(resource_properties, resource_data)
+        if self.ROUTES in live:
+            present = as_set(live[self.ROUTES] or [])
+            mine = resource_properties.get(self.ROUTES) or []
+            live[self.ROUTES] = [route for route in mine if as_set([route]) <= present]
+        return live
+
 
 def resource_mapping() -> dict[str, type[NeutronResource]]:
     return {"OS::Neutron::ExtraRouteSet": ExtraRouteSet}

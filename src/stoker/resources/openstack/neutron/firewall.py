@@ -6,6 +6,7 @@ Name, description, admin state, policy and value_specs change in place."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.openstack.neutron.rest_resource import NeutronRestResource
@@ -109,7 +110,7 @@ class Firewall(NeutronRestResource):
     def check_create_complete(self, token: Any) -> bool:
         return self.wait_status(("ACTIVE", "INACTIVE"), waiting=("PENDING_CREATE",))
 
-    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: dict[str, Any]) -> None:
+    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: Mapping[str, Any]) -> None:
         changes = dict(prop_diff)
         self.prepare_update_properties(changes)
         self.rest_update(changes)

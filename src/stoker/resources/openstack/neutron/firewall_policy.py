@@ -4,6 +4,7 @@ Neutron's FWaaS **v1** API (``/fw/firewall_policies``), served by no Neutron sin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.openstack.neutron.rest_resource import NeutronRestResource
@@ -76,7 +77,7 @@ class FirewallPolicy(NeutronRestResource):
     def handle_create(self) -> dict[str, Any]:
         return self.rest_create(self.prepare_properties())
 
-    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: dict[str, Any]) -> None:
+    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: Mapping[str, Any]) -> None:
         self.rest_update(dict(prop_diff))
 
 

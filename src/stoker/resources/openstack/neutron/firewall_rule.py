@@ -5,6 +5,7 @@ Heat sends it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.openstack.neutron.rest_resource import NeutronRestResource
@@ -144,7 +145,7 @@ class FirewallRule(NeutronRestResource):
             body[self.PROTOCOL] = None
         return self.rest_create(body)
 
-    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: dict[str, Any]) -> None:
+    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: Mapping[str, Any]) -> None:
         changes = dict(prop_diff)
         if changes.get(self.PROTOCOL) == "any":
             changes[self.PROTOCOL] = None

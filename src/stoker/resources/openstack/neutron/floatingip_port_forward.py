@@ -6,6 +6,7 @@ the forwarding waits for the router interfaces on the port's subnet, as Heat's d
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.openstack.neutron import dependencies
@@ -36,6 +37,9 @@ class FloatingIPPortForward(NeutronResource):
 
     # Heat's property names -> Neutron's fields.
     _FIELDS = {INTERNAL_PORT_NUMBER: "internal_port", INTERNAL_PORT: "internal_port_id"}
+    # Neutron's ``internal_port`` is the port number: the live state reads each property
+    # from its own field.
+    live_fields = _FIELDS
 
     properties_schema = {
         INTERNAL_IP_ADDRESS: properties.Schema(
@@ -112,7 +116,7 @@ class FloatingIPPortForward(NeutronResource):
         self.resource_id_set(found.id)
         return as_dict(found)
 
-    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: dict[str, Any]) -> None:
+    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: Mapping[str, Any]) -> None:
         if prop_diff:
             changes = {self._FIELDS.get(key, key): value for key, value in prop_diff.items()}
             self.client().update_floating_ip_port_forwarding(

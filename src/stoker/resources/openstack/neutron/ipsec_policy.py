@@ -3,6 +3,7 @@ change in place; anything else replaces it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.openstack.neutron.ike_policy import (
@@ -117,7 +118,7 @@ class IPsecPolicy(NeutronRestResource):
     def handle_create(self) -> dict[str, Any]:
         return self.rest_create(self.prepare_properties())
 
-    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: dict[str, Any]) -> None:
+    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: Mapping[str, Any]) -> None:
         self.rest_update(dict(prop_diff))
 
 

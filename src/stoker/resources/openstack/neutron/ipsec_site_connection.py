@@ -4,6 +4,7 @@ change in place; anything else replaces it. Created when Neutron reports it ACTI
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.openstack.neutron.rest_resource import NeutronRestResource
@@ -196,7 +197,7 @@ class IPsecSiteConnection(NeutronRestResource):
     def check_create_complete(self, token: Any) -> bool:
         return self.wait_status(("ACTIVE",), waiting=("PENDING_CREATE",))
 
-    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: dict[str, Any]) -> None:
+    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: Mapping[str, Any]) -> None:
         self.rest_update(dict(prop_diff))
 
 

@@ -81,6 +81,25 @@ class L2Gateway(ExtensionResource):
     def update_body(self, changes: dict[str, Any]) -> dict[str, Any]:
         return _without_none(changes)
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """The default, each device as the template gives it: without the id the gateway
+        gives it, an interface's empty list of segmentation ids as none."""
+        live = super().parse_live_resource_data(resource_properties, resource_data)
+        devices = live.get(self.DEVICES)
+        if isinstance(devices, list):
+            live[self.DEVICES] = [
+                {
+                    self.DEVICE_NAME: device.get(self.DEVICE_NAME),
+                    self.INTERFACES: [
+                        {self.INTERFACE_NAME: interface.get(self.INTERFACE_NAME), self.SEGMENTATION_ID: interface.get(self.SEGMENTATION_ID) or None}
+                        for interface in device.get(self.INTERFACES) or []
+                    ],
+                }
+                for device in devices
+                if isinstance(device, Mapping)
+            ]
+        return live
+
 
 def resource_mapping() -> dict[str, type[ExtensionResource]]:
     return {"OS::Neutron::L2Gateway": L2Gateway}

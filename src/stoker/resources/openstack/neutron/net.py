@@ -206,6 +206,16 @@ class Net(NeutronResource):
                 if not (plugin.is_conflict(error) or plugin.is_not_found(error)):
                     raise
 
+    live_fields = {"qos_policy": "qos_policy_id"}
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's Net reading, without ``shared`` (as Heat: a policy may hide it) and the
+        DHCP agents (an admin's view)."""
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        result.pop(self.SHARED, None)
+        result.pop(self.DHCP_AGENT_IDS, None)
+        return result
+
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:
             return None

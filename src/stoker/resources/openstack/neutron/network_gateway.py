@@ -185,7 +185,7 @@ class NetworkGateway(NeutronRestResource):
         self._connect(list(self.properties[self.CONNECTIONS] or []), "disconnect")
         return super().handle_delete()
 
-    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: dict[str, Any]) -> None:
+    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: Mapping[str, Any]) -> None:
         changes = dict(prop_diff)
         connections = changes.pop(self.CONNECTIONS, None)
         if self.DEVICES in changes:

@@ -140,6 +140,15 @@ class NeutronResource(Resource):
             return None
         return self.client_plugin().show(self.entity, self.resource_id)
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's NeutronResource reading: the default, and of ``value_specs`` the keys
+        the stack set, as the live object has them."""
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        specs = resource_properties.get(self.VALUE_SPECS) if self.VALUE_SPECS in self.properties_schema else None
+        if specs:
+            result[self.VALUE_SPECS] = {key: resource_data.get(key) for key in specs}
+        return result
+
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:
             return None

@@ -8,7 +8,7 @@ from typing import Any
 
 from stoker.resources.openstack.neutron import dependencies
 from stoker.resources.openstack.neutron.neutron import NeutronResource
-from stoker.sdk import attributes, constraints, properties, support, translation
+from stoker.sdk import attributes, constraints, live_state, properties, support, translation
 from stoker.sdk.dependencies import ResourceView, StackView
 from stoker.sdk.exceptions import ValidationError
 
@@ -408,6 +408,26 @@ class Port(NeutronResource):
         if kept and self.resource_id is not None:
             self.client().update_port(self.resource_id, fixed_ips=[{k: v for k, v in entry.items() if k in ("subnet_id", "ip_address")} for entry in kept])
         self.data_delete(self.KEPT_ADDRESSES)
+
+    live_fields = {"qos_policy": "qos_policy_id"}
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's Port reading, in the stack's vocabulary: security groups by the names
+        the stack gave (ids otherwise), and of each fixed IP the fields the stack set."""
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        if self.SECURITY_GROUPS in result:
+            plugin = self.client_plugin()
+            result[self.SECURITY_GROUPS] = live_state.as_given(
+                result[self.SECURITY_GROUPS], resource_properties.get(self.SECURITY_GROUPS), lambda value: plugin.get_secgroup_uuids([value])[0]
+            )
+        given_ips = resource_properties.get(self.FIXED_IPS)
+        if given_ips:
+            keys = {key for item in given_ips for key, value in item.items() if value is not None}
+            live_of = {self.FIXED_IP_SUBNET: "subnet_id", self.FIXED_IP_SUBNET_ID: "subnet_id", self.FIXED_IP_IP_ADDRESS: "ip_address"}
+            result[self.FIXED_IPS] = [
+                {key: item.get(live_of.get(key, key)) for key in sorted(keys)} for item in resource_data.get(self.FIXED_IPS) or []
+            ]
+        return result
 
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:

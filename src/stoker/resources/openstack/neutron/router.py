@@ -246,6 +246,23 @@ class Router(NeutronResource):
         if changes:
             self.client().update_router(self.resource_id, **changes)
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's Router reading: the gateway's network (and SNAT where the stack set
+        it); not the L3 agents (an admin's view)."""
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        result.pop(self.L3_AGENT_ID, None)
+        result.pop(self.L3_AGENT_IDS, None)
+        gateway = resource_data.get(self.EXTERNAL_GATEWAY)
+        given = resource_properties.get(self.EXTERNAL_GATEWAY)
+        if not gateway:
+            result[self.EXTERNAL_GATEWAY] = None
+        else:
+            live = {self.EXTERNAL_GATEWAY_NETWORK: gateway.get("network_id")}
+            if isinstance(given, Mapping) and given.get(self.EXTERNAL_GATEWAY_ENABLE_SNAT) is not None:
+                live[self.EXTERNAL_GATEWAY_ENABLE_SNAT] = gateway.get("enable_snat")
+            result[self.EXTERNAL_GATEWAY] = live
+        return result
+
     def _replace_agents(self, agent_ids: list[str] | None) -> None:
         client = self.client()
         for agent in client.routers_hosting_l3_agents(self.resource_id):

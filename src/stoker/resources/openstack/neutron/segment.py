@@ -6,6 +6,7 @@ physical network, local and flat no id) runs before anything is made."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.openstack.neutron.neutron import NeutronResource
@@ -102,7 +103,7 @@ class Segment(NeutronResource):
         body["network_id"] = body.pop(self.NETWORK)
         return self.created(self.client().create_segment(**body))
 
-    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: dict[str, Any]) -> None:
+    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: Mapping[str, Any]) -> None:
         if prop_diff:
             changes = dict(prop_diff)
             self.prepare_update_properties(changes)

@@ -125,6 +125,17 @@ class Trunk(NeutronResource):
             for port, kind, number in sorted(_subport_key(subport) for subport in subports or [])
         ]
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's default, each subport as the template gives it (``port``, not Neutron's
+        ``port_id``)."""
+        live = super().parse_live_resource_data(resource_properties, resource_data)
+        if isinstance(live.get(self.SUB_PORTS), list):
+            live[self.SUB_PORTS] = [
+                {self.PORT: subport.get("port_id"), self.SEGMENTATION_TYPE: subport.get("segmentation_type"), self.SEGMENTATION_ID: subport.get("segmentation_id")}
+                for subport in live[self.SUB_PORTS]
+            ]
+        return live
+
     def handle_create(self) -> dict[str, Any]:
         body = self.prepare_properties()
         body["port_id"] = body.pop(self.PARENT_PORT)

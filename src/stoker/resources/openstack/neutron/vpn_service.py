@@ -5,6 +5,7 @@ and the connection can only be made after the service."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.openstack.neutron.rest_resource import NeutronRestResource
@@ -135,7 +136,7 @@ class VPNService(NeutronRestResource):
     def check_create_complete(self, token: Any) -> bool:
         return self.wait_status(("PENDING_CREATE", "ACTIVE"))
 
-    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: dict[str, Any]) -> None:
+    def handle_update(self, json_snippet: Any, tmpl_diff: Any, prop_diff: Mapping[str, Any]) -> None:
         changes = dict(prop_diff)
         self.prepare_update_properties(changes)
         self.rest_update(changes)

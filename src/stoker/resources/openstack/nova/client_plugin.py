@@ -160,15 +160,18 @@ class _NovaConstraint(LookupConstraint):
 
 
 class FlavorConstraint(_NovaConstraint):
-    name, entity = "nova.flavor", "flavor"
+    name, entity, listing = "nova.flavor", "flavor", "flavors"
+
+    def describe(self, item: Any) -> str:
+        return f"{item.name} ({item.vcpus} vCPU, {item.ram} MB RAM, {item.disk} GB disk)"
 
 
 class KeypairConstraint(_NovaConstraint):
-    name, entity = "nova.keypair", "keypair"
+    name, entity, listing = "nova.keypair", "keypair", "keypairs"
 
 
 class ServerConstraint(_NovaConstraint):
-    name, entity = "nova.server", "server"
+    name, entity, listing = "nova.server", "server", "servers"
 
 
 class HostConstraint(_NovaConstraint):

@@ -133,6 +133,18 @@ class HostAggregate(Resource):
     def handle_check(self) -> None:
         self.client().get_aggregate(self.resource_id)
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's reading of every property, ``metadata`` without the availability zone
+        Nova keeps in it (a property of its own), as the stack holds it when Nova has the
+        same strings."""
+        live = {key: resource_data.get(key) for key in self.PROPERTIES}
+        metadata = {key: value for key, value in (resource_data.get(self.METADATA) or {}).items() if key != "availability_zone"}
+        given = resource_properties.get(self.METADATA)
+        live[self.METADATA] = given if given is not None and self._strings(given) == metadata else metadata
+        if resource_properties.get(self.NAME) is None:
+            live.pop(self.NAME)
+        return live
+
     def _show_resource(self) -> dict[str, Any] | None:
         if self.resource_id is None:
             return None

@@ -172,6 +172,17 @@ class NovaQuota(Resource):
     def handle_check(self) -> None:
         self.client().get_quota_set(self.properties[self.PROJECT])
 
+    def _show_resource(self) -> dict[str, Any] | None:
+        """The project's quota set (the physical id is a name of the stack's, Heat's):
+        read at the microversion the limits the template sets are still in."""
+        if self.resource_id is None:
+            return None
+        limits = quotas.given_limits(self.properties.resolved(), self.PROJECT)
+        answer = self.client_plugin().rest(
+            "GET", f"/os-quota-sets/{self.properties[self.PROJECT]}", microversion=self._microversion(limits)
+        )
+        return dict(answer.json()["quota_set"])
+
 
 def resource_mapping() -> dict[str, type[Resource]]:
     return {"OS::Nova::Quota": NovaQuota}

@@ -25,7 +25,7 @@ from stoker.resources import server_transport
 from stoker.resources.heat.software_config import config_by_reference
 from stoker.resources.openstack.client_plugin import http_status
 from stoker.resources.openstack.neutron import dependencies
-from stoker.resources.openstack.nova import server_replace, server_update
+from stoker.resources.openstack.nova import server_live, server_replace, server_update
 from stoker.resources.openstack.nova import server_requests as requests
 from stoker.resources.openstack.nova import server_schema as s
 from stoker.resources.openstack.nova.server_networks import (
@@ -260,7 +260,7 @@ class Server(Resource):
             "scheduler_hints": props[s.SCHEDULER_HINTS] or None,
             "networks": nics,
             "availability_zone": props[s.AVAILABILITY_ZONE] or None,
-            "block_device_mapping": bdm_v1 + requests.block_devices_v2(props[s.BLOCK_DEVICE_MAPPING_V2]) or None,
+            "block_device_mapping": requests.booting_image(bdm_v1 + requests.block_devices_v2(props[s.BLOCK_DEVICE_MAPPING_V2]), props[s.IMAGE] or None) or None,
             # Unset (None) leaves it to Nova; a given false is sent.
             "config_drive": props[s.CONFIG_DRIVE] if props.data.get(s.CONFIG_DRIVE) is not None else None,
             "disk_config": props[s.DISK_CONFIG] or None,
@@ -591,6 +591,12 @@ class Server(Resource):
         body = server.to_dict(original_names=True, headers=False, computed=False)
         body.pop("location", None)
         return body
+
+    def get_live_resource_data(self) -> dict[str, Any] | None:
+        return server_live.live_server(self)
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any], resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        return server_live.parse(self, resource_properties, resource_data)
 
     def _console_urls(self, server: Any) -> dict[str, str]:
         urls = {}

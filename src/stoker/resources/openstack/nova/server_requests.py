@@ -209,6 +209,16 @@ def legacy_block_devices(mappings: Sequence[Mapping[str, Any]] | None, image: st
     return devices
 
 
+def booting_image(devices: list[dict[str, Any]], image: str | None) -> list[dict[str, Any]]:
+    """``devices`` with the image as the boot disk (index 0) first when the server has an
+    image and none of them boots: Nova refuses a mapping without a boot index 0 ("Boot
+    sequence ... is not valid"), and adds this entry itself only for a legacy mapping."""
+    if not image or not devices or any(device.get("boot_index") == 0 for device in devices):
+        return devices
+    boot = {"uuid": image, "source_type": "image", "destination_type": "local", "boot_index": 0, "delete_on_termination": True}
+    return [boot, *devices]
+
+
 _BDM_V2_PASSED_ON = (s.BDM_DEVICE_TYPE, s.BDM_DISK_BUS, s.BDM_BOOT_INDEX, s.BDM_VOLUME_SIZE, s.BDM_DELETE_ON_TERM, s.BDM_VOLUME_TYPE)
 
 

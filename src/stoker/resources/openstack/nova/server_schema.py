@@ -365,7 +365,7 @@ PROPERTIES_SCHEMA = {
         "ZAQAR_MESSAGE will create a dedicated zaqar queue and post the metadata for polling. "
         "stoker serves POLL_TEMP_URL (its default), POLL_SERVER_HEAT (a Keystone stack user "
         "reads the metadata from stoker's API) and POLL_SERVER_CFN (stoker's CFN API at /cfn/v1/, "
-        "which needs keystone auth mode); ZAQAR_MESSAGE posts it to a Zaqar queue the server's Keystone stack user reads.",
+        "signed with a keypair stoker issues to the server); ZAQAR_MESSAGE posts it to a Zaqar queue the server's Keystone stack user reads.",
         default="POLL_TEMP_URL",
         update_allowed=True,
         constraints=[constraints.AllowedValues(list(SOFTWARE_CONFIG_TRANSPORTS))],

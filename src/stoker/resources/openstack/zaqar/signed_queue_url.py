@@ -127,6 +127,12 @@ class ZaqarSignedQueueURL(Resource):
             return None
         return {name: self._resolve_attribute(name) for name in self.ATTRIBUTES}
 
+    @classmethod
+    def reads_live_state(cls) -> bool:
+        # The ``show`` attribute is the signature the stack keeps; nothing of it lives in
+        # Zaqar to compare (drift: NOT_CHECKED) or to take over (an import is refused).
+        return False
+
 
 def resource_mapping() -> dict[str, type[Resource]]:
     return {"OS::Zaqar::SignedQueueURL": ZaqarSignedQueueURL}
