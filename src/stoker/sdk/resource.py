@@ -248,8 +248,10 @@ class Resource:
 
     # -- references and attributes -------------------------------------------
 
-    def get_reference_id(self) -> str:
-        """What ``get_resource`` returns: the physical id, or the name before one exists."""
+    def get_reference_id(self) -> str | None:
+        """What ``get_resource`` returns: the physical id, or the name before one exists;
+        None where a plugin's reference is data it does not have (as in Heat, an
+        OS::Heat::RandomString adopted without its value)."""
         return self.resource_id if self.resource_id is not None else self.name
 
     def _resolve_attribute(self, name: str) -> Any:

@@ -55,6 +55,7 @@ class AutoScalingGroup(MemberAttributes, StackResource):
 
     support_status = support.SupportStatus(version="2014.1")
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (RESOURCE, MAX_SIZE, MIN_SIZE, COOLDOWN, DESIRED_CAPACITY, ROLLING_UPDATES) = (
         "resource",
         "max_size",
@@ -64,6 +65,7 @@ class AutoScalingGroup(MemberAttributes, StackResource):
         "rolling_updates",
     )
     _ROLLING_KEYS = (MIN_IN_SERVICE, MAX_BATCH_SIZE, PAUSE_TIME) = ("min_in_service", "max_batch_size", "pause_time")
+    ATTRIBUTES: tuple[str, ...]
     ATTRIBUTES = (OUTPUTS, OUTPUTS_LIST, CURRENT_SIZE, REFS, REFS_MAP) = (
         "outputs",
         "outputs_list",

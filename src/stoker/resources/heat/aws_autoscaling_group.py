@@ -168,7 +168,7 @@ class AWSAutoScalingGroup(InstanceGroup):
     def _tags(self) -> list[dict[str, str]]:
         """The InstanceGroup's tags and the one cfn-push-stats' dimensions name the group by."""
         return super()._tags() + [
-            {self.TAG_KEY: "metering.AutoScalingGroupName", self.TAG_VALUE: self.get_reference_id()}
+            {self.TAG_KEY: "metering.AutoScalingGroupName", self.TAG_VALUE: str(self.get_reference_id())}
         ]
 
     def conf_properties(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ nested stack's lifecycle is ``StackResource``'s.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote, urlparse
 
 from stoker.sdk import attributes, properties
@@ -67,7 +67,7 @@ class NestedStack(StackResource):
     }
 
     # The ``Outputs.<name>`` attributes are the child's outputs: this plugin checks them.
-    attributes_schema: dict[str, attributes.Schema] = {}
+    attributes_schema: ClassVar[dict[str, attributes.Schema]] = {}
 
     # -- the template ------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from stoker.sdk import constraints, properties, support
 from stoker.sdk.exceptions import ValidationError
@@ -76,7 +76,7 @@ class Delay(Resource):
         ),
     }
 
-    attributes_schema: Mapping[str, Any] = {}
+    attributes_schema: ClassVar[Mapping[str, Any]] = {}
 
     def _delay_parameters(self) -> tuple[float, float]:
         """The minimum delay and the maximum jitter, in seconds."""

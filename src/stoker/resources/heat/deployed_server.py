@@ -106,7 +106,7 @@ class DeployedServer(Resource):
     def handle_create(self) -> str:
         self.resource_id_set(self.uuid)
         server_transport.issue_metadata_url(self, self.properties[self.SOFTWARE_CONFIG_TRANSPORT])
-        return self.resource_id
+        return str(self.resource_id)
 
     def handle_update(self, json_snippet: Any, tmpl_diff: Mapping[str, Any], prop_diff: Mapping[str, Any]) -> None:
         if self.SOFTWARE_CONFIG_TRANSPORT in prop_diff:

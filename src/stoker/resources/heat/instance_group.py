@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from stoker.resources.heat.autoscaling_group import AutoScalingGroup
@@ -36,6 +36,9 @@ MEMBER_TYPE = "AWS::EC2::Instance"
 LAUNCH_CONFIGURATION_TYPE = "AWS::AutoScaling::LaunchConfiguration"
 # Heat's longest pause between batches.
 MAX_PAUSE_SECONDS = 3600
+# A property name of OS::Heat::AutoScalingGroup's this type does not have: None, typed so that
+# a subclass may name it again (AWS::AutoScaling::AutoScalingGroup's MinSize, MaxSize...).
+_NOT_HERE: str | None = None
 
 _DURATION = re.compile(
     r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$"
@@ -65,6 +68,7 @@ class InstanceGroup(AutoScalingGroup):
 
     support_status = StackResource.support_status
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (
         AVAILABILITY_ZONES,
         LAUNCH_CONFIGURATION_NAME,
@@ -88,7 +92,7 @@ class InstanceGroup(AutoScalingGroup):
     ATTRIBUTES = (INSTANCE_LIST,) = ("InstanceList",)
 
     # The OS group's names this type does not have.
-    RESOURCE = MIN_SIZE = MAX_SIZE = COOLDOWN = DESIRED_CAPACITY = ROLLING_UPDATES = None  # type: ignore[assignment]
+    RESOURCE = MIN_SIZE = MAX_SIZE = COOLDOWN = DESIRED_CAPACITY = ROLLING_UPDATES = _NOT_HERE  # type: ignore[assignment]
 
     properties_schema = {
         AVAILABILITY_ZONES: properties.Schema(
@@ -146,8 +150,9 @@ class InstanceGroup(AutoScalingGroup):
     # lifecycle runs it against the test cloud (tests/cloud/test_aws_autoscaling.py).
     default_client_name = "nova"
 
-    # Heat's InstanceGroup has no adjust: a scaling policy cannot find it as a group.
-    adjust = None  # type: ignore[assignment]
+    # Heat's InstanceGroup has no adjust: a scaling policy cannot find it as a group (an
+    # AWS::AutoScaling::AutoScalingGroup has it again).
+    adjust: Callable[..., tuple[bool, str, str]] | None = None  # type: ignore[assignment]
 
     # -- sizes ----------------------------------------------------------------------------
 

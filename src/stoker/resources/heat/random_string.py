@@ -241,7 +241,7 @@ class RandomString(Resource):
             return self.data().get("value")
         return None
 
-    def get_reference_id(self) -> str:
+    def get_reference_id(self) -> str | None:
         if self.resource_id is not None:
             return self.data().get("value")
         return self.name

@@ -34,7 +34,10 @@ def _batch_schema(verb: str) -> dict[str, properties.Schema]:
 
 
 # The mixin's base for type checkers only: at run time it is a plain mixin.
-_MixinBase = StackResource if TYPE_CHECKING else object
+if TYPE_CHECKING:
+    _MixinBase = StackResource
+else:
+    _MixinBase = object
 
 
 class MemberAttributes(_MixinBase):
@@ -91,6 +94,7 @@ class ResourceGroup(MemberAttributes, StackResource):
 
     support_status = support.SupportStatus(version="2014.1")
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (COUNT, INDEX_VAR, RESOURCE_DEF, REMOVAL_POLICIES, REMOVAL_POLICIES_MODE) = (
         "count",
         "index_var",
@@ -105,6 +109,7 @@ class ResourceGroup(MemberAttributes, StackResource):
     )
     REMOVAL_RSRC_LIST = "resource_list"
     REMOVAL_POLICY_APPEND, REMOVAL_POLICY_UPDATE = "append", "update"
+    ATTRIBUTES: tuple[str, ...]
     ATTRIBUTES = (REFS, REFS_MAP, ATTR_ATTRIBUTES, REMOVED_RSRC_LIST) = (
         "refs",
         "refs_map",

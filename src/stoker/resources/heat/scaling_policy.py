@@ -47,6 +47,7 @@ class ScalingPolicy(Resource):
         "cooldown",
         "min_adjustment_step",
     )
+    ATTRIBUTES: tuple[str, ...]
     ATTRIBUTES = (ALARM_URL, SIGNAL_URL) = ("alarm_url", "signal_url")
 
     properties_schema = {

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from stoker.resources import server_transport
 from stoker.resources.heat.resource_group import ResourceGroup
+from stoker.resources.heat.wait_condition_handle import kept_signals
 from stoker.resources.openstack.keystone import stack_user
 from stoker.resources.openstack.swift import temp_url_signal
 from stoker.resources.openstack.zaqar import signal_queue
@@ -114,6 +115,7 @@ class SoftwareDeployment(Resource):
 
     support_status = support.SupportStatus(version="2014.1")
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (CONFIG, SERVER, INPUT_VALUES, DEPLOY_ACTIONS, NAME, SIGNAL_TRANSPORT) = (
         "config",
         "server",
@@ -247,7 +249,7 @@ class SoftwareDeployment(Resource):
             self.data().get(temp_url_signal.SWIFT_OBJECT) or temp_url_signal.swift_offered(self)
         ):
             return temp_url_signal.signal_url(self)
-        signals = self.signals()
+        signals = kept_signals(self)
         credential = signals.issue_credential()
         url = signals.waitcondition_url(credential)
         self.data_set(CREDENTIAL_ID, credential.id)
@@ -422,7 +424,9 @@ class SoftwareDeployment(Resource):
         signals = self.signals()
         server = self.properties[self.SERVER]
         source = signals.find(server) if signals is not None and server else None
-        user_data_format = (source.properties if source is not None else {}).get("user_data_format")
+        if source is None:
+            return
+        user_data_format = source.properties.get("user_data_format")
         if user_data_format and user_data_format != "SOFTWARE_CONFIG":
             raise ValidationError(
                 f"Resource {source.name}'s property user_data_format should be set to SOFTWARE_CONFIG "
@@ -506,7 +510,7 @@ class SoftwareDeployment(Resource):
         if self.data().get(stack_user.USER_ID) or self._transport() in STACK_USER_TRANSPORTS:
             stack_user.delete_stack_user(self)
         if self.data().get(CREDENTIAL_ID):
-            self.signals().revoke_credentials()
+            kept_signals(self).revoke_credentials()
             self.data_delete(SIGNAL_URL)
             self.data_delete(CREDENTIAL_ID)
 
@@ -571,6 +575,7 @@ class SoftwareDeploymentGroup(ResourceGroup):
     member_type = "OS::Heat::SoftwareDeployment"
     member_class = SoftwareDeployment
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (SERVERS, CONFIG, INPUT_VALUES, DEPLOY_ACTIONS, NAME, SIGNAL_TRANSPORT) = (
         "servers",
         SoftwareDeployment.CONFIG,

@@ -62,7 +62,7 @@ class TemplateResource(StackResource):
         given = self.properties.data
         return {key: self.properties[key] for key in self.properties if given.get(key) is not None}
 
-    def get_reference_id(self) -> str:
+    def get_reference_id(self) -> str | None:
         if STACK_ID_OUTPUT in self.attributes_schema and self.resource_id is not None:
             view = self.nested_view()
             if view is not None:

@@ -74,7 +74,7 @@ class LookupCache:
                     owner = True
                 else:
                     owner = False
-        if pending is None:
+        if answers is None or pending is None:  # a context not cached (both are None then)
             return ask()
         if not owner:
             # Another thread asks; its answer (or failure) decides. Asked outside the
@@ -100,7 +100,9 @@ class LookupCache:
     def _handed_answer(self, context: Any, key: tuple[str, ...], answers: dict[tuple[str, ...], Any]) -> bool:
         """Take the answer a validation of this action's stack found (under the lock)."""
         stack_id = getattr(context, "id", None)
-        handed = self._handed.get(stack_id) if isinstance(stack_id, str) else None
+        if not isinstance(stack_id, str):
+            return False
+        handed = self._handed.get(stack_id)
         if handed is None or key not in handed[1]:
             return False
         if handed[0] < time.monotonic():

@@ -357,8 +357,11 @@ class ElasticIpAssociation(Resource):
                 prop_diff.get(self.NETWORK_INTERFACE_ID),
             )
             if self.properties[self.EIP]:
+                # Known bug, kept as Heat has it (_handle_update_portInfo): new_instance is None
+                # when only NetworkInterfaceId changed (the instance stays the same), so Nova is
+                # asked about server None and the update fails.
                 associate_with_server(
-                    self, new_instance, floating_ip_by_address(self, self.properties[self.EIP]).id
+                    self, new_instance, floating_ip_by_address(self, self.properties[self.EIP]).id  # type: ignore[arg-type]  # None: the bug above
                 )
             else:
                 self._associate_allocation(

@@ -10,8 +10,9 @@ by detach and attach), validation with Heat's messages, delete (the port it made
 suspend, resume, check and the attributes (AvailabilityZone, the addresses).
 
 Shares OS::Nova::Server's machinery rather than copying it: the live-server read
-(``fetch_server``), the wait for a deleted server (``_server_gone``), the resize and
-interface steps (``server_update``) and the interface calls (``ServerNetworks``).
+(``fetch_server``) and the wait for a deleted server (``_server_gone``) of their common
+base ``ServerReads``, the resize and interface steps (``server_update``) and the
+interface calls (``ServerNetworks``).
 
 Crash safety: the server and the port made for SubnetId are named by the physical resource
 name, so a create cut short finds the server (``find_created``) and a delete finds the port;
@@ -30,7 +31,7 @@ from stoker.resources.aws.ec2.instance_user_data import (
 )
 from stoker.resources.aws.ec2.tags import tags_to_metadata
 from stoker.resources.openstack.nova import server_live, server_update
-from stoker.resources.openstack.nova.server import DEFERRED_STATUSES, Server, status_of
+from stoker.resources.openstack.nova.server import DEFERRED_STATUSES, ServerReads, status_of
 from stoker.resources.openstack.nova.server_networks import ServerNetworks, server_networks
 from stoker.resources.openstack.nova.server_requests import encode_user_data
 from stoker.resources.openstack.nova.server_schema import MICROVERSION_STR_NETWORK, NETWORK_AUTO
@@ -42,7 +43,7 @@ __all__ = ["Instance", "resource_mapping"]
 IMPLICIT_PORT = "port_id"
 
 
-class Instance(Resource):
+class Instance(ServerReads):
     """An EC2-style instance: a Nova server booted with the cfn tools' user data."""
 
     default_client_name = "nova"
@@ -51,10 +52,6 @@ class Instance(Resource):
     ATTRIBUTES = schema.ATTRIBUTES
     properties_schema = schema.PROPERTIES_SCHEMA
     attributes_schema = schema.ATTRIBUTES_SCHEMA
-
-    # OS::Nova::Server's machinery, shared (it reads only the client and the resource id).
-    fetch_server = Server.fetch_server
-    _server_gone = Server._server_gone
 
     def networks_helper(self) -> ServerNetworks:
         return ServerNetworks(self)  # type: ignore[arg-type]

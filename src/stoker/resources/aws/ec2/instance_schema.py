@@ -6,7 +6,7 @@ Must not: call a cloud.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stoker.resources.aws.ec2.tags import tags_schema
@@ -246,7 +246,7 @@ ATTRIBUTES_SCHEMA = {
 def interface_ports(interfaces: Sequence[Any]) -> list[str]:
     """The ports of NetworkInterfaces in DeviceIndex order; a bare id is the next index
     (Heat's ``_build_nics``)."""
-    entries = []
+    entries: list[Mapping[str, Any]] = []
     for entry in interfaces:
         if isinstance(entry, str):
             entry = {INTERFACE_ID: entry, DEVICE_INDEX: len(entries)}

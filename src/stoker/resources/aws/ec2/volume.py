@@ -15,7 +15,7 @@ attaching, detaching and checking an attachment are inherited.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from stoker.resources.aws.ec2.tags import tags_schema, tags_to_metadata
 from stoker.resources.openstack.cinder.volume import CinderVolume
@@ -64,7 +64,7 @@ class Volume(CinderVolume):
             "The list of tags to associate with the volume.", on_list=True, immutable=True
         ),
     }
-    attributes_schema: dict[str, Any] = {}
+    attributes_schema: ClassVar[dict[str, Any]] = {}
 
     @classmethod
     def update_dependencies(cls, me: ResourceView, stack: StackView) -> list[str]:

@@ -143,7 +143,7 @@ class AodhAlarm(BaseAlarm):
         alarm = self.actions_to_urls(given)
         alarm["type"] = self.alarm_type
         prefix = "user_metadata." if alarm.get(self.METER_NAME) in NOVA_METERS else "metering."
-        rule = {
+        rule: dict[str, Any] = {
             field: alarm.pop(field)
             for field in (
                 "period",

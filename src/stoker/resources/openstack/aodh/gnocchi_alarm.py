@@ -66,6 +66,7 @@ class AodhGnocchiResourcesAlarm(BaseAlarm):
     support_status = support.SupportStatus(version="2015.1")
     alarm_type = "gnocchi_resources_threshold"
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (METRIC, RESOURCE_ID, RESOURCE_TYPE) = ("metric", "resource_id", "resource_type")
     PROPERTIES += COMMON_GNOCCHI_PROPERTIES
 
@@ -97,6 +98,7 @@ class AodhGnocchiAggregationByMetricsAlarm(AodhGnocchiResourcesAlarm):
     support_status = support.SupportStatus(version="2015.1")
     alarm_type = "gnocchi_aggregation_by_metrics_threshold"
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (METRICS,) = ("metrics",)
     PROPERTIES += COMMON_GNOCCHI_PROPERTIES
 
@@ -119,6 +121,7 @@ class AodhGnocchiAggregationByResourcesAlarm(AodhGnocchiResourcesAlarm):
     support_status = support.SupportStatus(version="2015.1")
     alarm_type = "gnocchi_aggregation_by_resources_threshold"
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (METRIC, QUERY, RESOURCE_TYPE) = ("metric", "query", "resource_type")
     PROPERTIES += COMMON_GNOCCHI_PROPERTIES
 

@@ -30,6 +30,7 @@ class CertificateContainer(GenericContainer):
 
     container_type: ClassVar[str] = "certificate"
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (NAME, CERTIFICATE_REF, PRIVATE_KEY_REF, PRIVATE_KEY_PASSPHRASE_REF, INTERMEDIATES_REF) = (
         "name", "certificate_ref", "private_key_ref", "private_key_passphrase_ref", "intermediates_ref",
     )  # fmt: skip

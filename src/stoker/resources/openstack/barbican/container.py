@@ -34,6 +34,7 @@ class GenericContainer(Resource):
     # Barbican's container type.
     container_type: ClassVar[str] = "generic"
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (NAME, SECRETS) = ("name", "secrets")
     ATTRIBUTES = (STATUS, CONTAINER_REF, SECRET_REFS, CONSUMERS) = (
         "status",

@@ -185,7 +185,7 @@ class Order(Resource):
         }
         if any(value is UNRESOLVED for value in given.values()):
             return
-        order_type = given.get(self.TYPE)
+        order_type = given[self.TYPE]  # required: super().validate() has seen it given
         path = f"resources.{self.name}.properties"
         if order_type != self.CERTIFICATE_TYPE:
             if given.get(self.ALGORITHM) is None or given.get(self.BIT_LENGTH) is None:

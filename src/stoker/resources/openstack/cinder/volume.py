@@ -54,6 +54,7 @@ class CinderVolume(Resource):
     default_client_name = "cinder"
     entity = "volume"
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (
         AVAILABILITY_ZONE, SIZE, SNAPSHOT_ID, BACKUP_ID, NAME,
         DESCRIPTION, VOLUME_TYPE, METADATA, IMAGE_REF, IMAGE,
@@ -64,6 +65,7 @@ class CinderVolume(Resource):
         "source_volid", "scheduler_hints", "read_only", "multiattach",
     )
 
+    ATTRIBUTES: tuple[str, ...]
     ATTRIBUTES = (
         AVAILABILITY_ZONE_ATTR, SIZE_ATTR, SNAPSHOT_ID_ATTR, DISPLAY_NAME_ATTR,
         DISPLAY_DESCRIPTION_ATTR, VOLUME_TYPE_ATTR, METADATA_ATTR,

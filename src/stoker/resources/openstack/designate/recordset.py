@@ -43,6 +43,7 @@ class DesignateRecordSet(Resource):
     default_client_name = "designate"
     entity = "recordset"
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (NAME, TTL, DESCRIPTION, TYPE, RECORDS, ZONE) = (
         "name",
         "ttl",
@@ -51,6 +52,7 @@ class DesignateRecordSet(Resource):
         "records",
         "zone",
     )
+    _ALLOWED_TYPES: tuple[str, ...]
     _ALLOWED_TYPES = (
         "A",
         "AAAA",

@@ -37,6 +37,7 @@ class DesignateZone(Resource):
     default_client_name = "designate"
     entity = "zone"
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (NAME, TTL, DESCRIPTION, EMAIL, TYPE, PRIMARIES, MASTERS, ATTRS) = (
         "name",
         "ttl",

@@ -12,6 +12,7 @@ is reported with it masked.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from stoker.resources.openstack.keystone.keystone import KeystoneResource, keystone_v3
@@ -175,7 +176,7 @@ class KeystoneUser(RoleAssignments, KeystoneResource):
         )
         self.resource_id_set(user.id)
         for group_id in self.properties[self.GROUPS] or []:
-            self.keystone(lambda group_id=group_id: client.add_user_to_group(user.id, group_id))
+            self.keystone(partial(client.add_user_to_group, user.id, group_id))
         self.grant_all(("user", user.id), self.assignments(self.properties[self.ROLES]))
 
     def handle_update(
@@ -201,16 +202,10 @@ class KeystoneUser(RoleAssignments, KeystoneResource):
             before = set(self.properties[self.GROUPS] or [])
             after = set(prop_diff[self.GROUPS] or [])
             for group_id in sorted(after - before):
-                self.keystone(
-                    lambda group_id=group_id: client.add_user_to_group(self.resource_id, group_id)
-                )
+                self.keystone(partial(client.add_user_to_group, self.resource_id, group_id))
             for group_id in sorted(before - after):
                 try:
-                    self.keystone(
-                        lambda group_id=group_id: client.remove_user_from_group(
-                            self.resource_id, group_id
-                        )
-                    )
+                    self.keystone(partial(client.remove_user_from_group, self.resource_id, group_id))
                 except Exception as error:  # noqa: BLE001 - openstacksdk's types
                     self.client_plugin().ignore_not_found(error)
         self.update_assignments(("user", str(self.resource_id)), prop_diff)

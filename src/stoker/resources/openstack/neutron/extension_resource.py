@@ -54,7 +54,7 @@ class ExtensionResource(NeutronResource):
         if not self.waits_for_active:
             return True
         return self.client_plugin().check_ext_resource_status(
-            self.extension_entity, self.resource_id
+            self.extension_entity, str(self.resource_id)
         )
 
     def handle_update(
@@ -66,7 +66,7 @@ class ExtensionResource(NeutronResource):
         if not changes:
             return False
         self.client_plugin().update_ext_resource(
-            self.extension_entity, changes, self.resource_id, parent=self.parent_id()
+            self.extension_entity, changes, str(self.resource_id), parent=self.parent_id()
         )
         return True
 
@@ -74,12 +74,12 @@ class ExtensionResource(NeutronResource):
         if not (token and self.waits_for_active):
             return True
         return self.client_plugin().check_ext_resource_status(
-            self.extension_entity, self.resource_id
+            self.extension_entity, str(self.resource_id)
         )
 
     def _delete(self) -> None:
         self.client_plugin().delete_ext_resource(
-            self.extension_entity, self.resource_id, parent=self.parent_id()
+            self.extension_entity, str(self.resource_id), parent=self.parent_id()
         )
 
     def handle_delete(self) -> Any:

@@ -19,6 +19,7 @@ class Net(NeutronResource):
 
     entity = "network"
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (
         NAME, VALUE_SPECS, ADMIN_STATE_UP, TENANT_ID, SHARED, DHCP_AGENT_IDS,
         PORT_SECURITY_ENABLED, QOS_POLICY, DNS_DOMAIN, AVAILABILITY_ZONE_HINTS, TAGS,
@@ -100,6 +101,7 @@ class Net(NeutronResource):
         ),
     }
 
+    ATTRIBUTES: tuple[str, ...]
     ATTRIBUTES = (
         STATUS, NAME_ATTR, SUBNETS, ADMIN_STATE_UP_ATTR, TENANT_ID_ATTR,
         PORT_SECURITY_ENABLED_ATTR, MTU_ATTR, QOS_POLICY_ATTR, L2_ADJACENCY, SEGMENTS,

@@ -9,7 +9,7 @@ deletion that tolerates "already gone" and waits until the object is gone, ``che
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, overload
 
 from stoker.resources.openstack.constraints import CACHE
 from stoker.resources.openstack.neutron.client_plugin import NeutronClientPlugin, as_dict
@@ -85,7 +85,12 @@ class NeutronResource(Resource):
 
     VALUE_SPECS = "value_specs"
 
-    def client_plugin(self, name: str | None = None) -> NeutronClientPlugin:
+    @overload
+    def client_plugin(self, name: None = None) -> NeutronClientPlugin: ...
+    @overload
+    def client_plugin(self, name: str | None = None) -> Any: ...
+    def client_plugin(self, name: str | None = None) -> Any:
+        """Neutron's client plugin; another one by its name (a BGPVPN's keystone)."""
         return super().client_plugin(name)
 
     # -- validation -----------------------------------------------------------------
@@ -235,5 +240,6 @@ class NeutronResource(Resource):
         # What this action made exists: the constraints of the resources naming it
         # (a server's port) need not ask Neutron again.
         plugin = self.client_plugin()
-        CACHE.remember(plugin.context, (plugin.name, "find", self.entity, str(found.id)), found)
+        if self.entity is not None:  # (every type that calls this has one)
+            CACHE.remember(plugin.context, (plugin.name, "find", self.entity, str(found.id)), found)
         return as_dict(found)

@@ -19,6 +19,15 @@ from stoker.sdk.exceptions import ResourceFailure, ValidationError
 __all__ = ["SubnetPool", "resource_mapping"]
 
 
+def _subnet_of(inner: ipaddress.IPv4Network | ipaddress.IPv6Network, outer: ipaddress.IPv4Network | ipaddress.IPv6Network) -> bool:
+    """``inner`` lies within ``outer`` (False across IP versions)."""
+    if isinstance(inner, ipaddress.IPv4Network) and isinstance(outer, ipaddress.IPv4Network):
+        return inner.subnet_of(outer)
+    if isinstance(inner, ipaddress.IPv6Network) and isinstance(outer, ipaddress.IPv6Network):
+        return inner.subnet_of(outer)
+    return False
+
+
 def _length(description: str) -> properties.Schema:
     return properties.Schema(
         properties.Schema.INTEGER,
@@ -170,7 +179,7 @@ class SubnetPool(NeutronResource):
         if self.PREFIXES in changes:
             old = [ipaddress.ip_network(p, strict=False) for p in self.properties[self.PREFIXES]]
             new = [ipaddress.ip_network(p, strict=False) for p in changes[self.PREFIXES]]
-            if not all(any(o.version == n.version and o.subnet_of(n) for n in new) for o in old):
+            if not all(any(_subnet_of(o, n) for n in new) for o in old):
                 raise ResourceFailure(
                     f"Property prefixes updated value {sorted(changes[self.PREFIXES])} should be superset "
                     f"of existing value {sorted(self.properties[self.PREFIXES])}."

@@ -40,7 +40,7 @@ from stoker.sdk.exceptions import EntityNotFound, ResourceFailure, ValidationErr
 from stoker.sdk.properties import Properties, contains_unresolved
 from stoker.sdk.resource import Resource
 
-__all__ = ["Server", "resource_mapping"]
+__all__ = ["Server", "ServerReads", "resource_mapping"]
 
 # Statuses a server passes through on its way somewhere (Heat's deferred_server_statuses).
 DEFERRED_STATUSES = frozenset(
@@ -65,7 +65,48 @@ def status_of(server: Any) -> str:
     return str(server.status or "").split("(")[0]
 
 
-class Server(Resource):
+class ServerReads(Resource):
+    """What OS::Nova::Server shares with AWS::EC2::Instance (not a type itself): reading the
+    live server and waiting for its delete, from the clients and the resource id only."""
+
+    def fetch_server(self, server_id: str, polling: bool = False) -> Any:
+        """The live server, or None on an answer worth asking again (over limit, 500,
+        503), as Heat's fetch_server. Not found raises. ``polling``: a poll of a create
+        or delete, answered from the action's shared listing (a second old at most)."""
+        try:
+            if polling:
+                return self.client_plugin().listed_server(server_id)
+            return self.client().get_server(server_id)
+        except Exception as error:  # noqa: BLE001 - openstacksdk's types, classified below
+            if self.client_plugin().is_over_limit(error) or http_status(error) in (500, 503):
+                return None
+            raise
+
+    def _server_gone(self, server_id: str) -> bool:
+        """Heat's check_delete_server_complete."""
+        try:
+            server = self.fetch_server(server_id, polling=True)
+        except Exception as error:  # noqa: BLE001
+            self.client_plugin().ignore_not_found(error)
+            return True
+        if server is None:
+            return False
+        status = status_of(server)
+        if status == "DELETED":  # whatever task state the deleted row kept
+            return True
+        if server.task_state == "deleting":
+            return False
+        if status == "SOFT_DELETED":
+            self.client().delete_server(server_id, force=True)
+        elif status == "ERROR":
+            fault = server.fault or {}
+            raise ResourceFailure(
+                f"Went to status ERROR due to \"Server {server.name} delete failed: ({fault.get('code')}) {fault.get('message', 'Unknown')}\""
+            )
+        return False
+
+
+class Server(ServerReads):
     """A resource for managing Nova instances.
 
     A Server resource manages the running virtual machine instance within an OpenStack
@@ -105,19 +146,6 @@ class Server(Resource):
 
     def server_name(self) -> str:
         return self.properties[s.NAME] or self.physical_resource_name()
-
-    def fetch_server(self, server_id: str, polling: bool = False) -> Any:
-        """The live server, or None on an answer worth asking again (over limit, 500,
-        503), as Heat's fetch_server. Not found raises. ``polling``: a poll of a create
-        or delete, answered from the action's shared listing (a second old at most)."""
-        try:
-            if polling:
-                return self.client_plugin().listed_server(server_id)
-            return self.client().get_server(server_id)
-        except Exception as error:  # noqa: BLE001 - openstacksdk's types, classified below
-            if self.client_plugin().is_over_limit(error) or http_status(error) in (500, 503):
-                return None
-            raise
 
     def _get_server(self) -> Any:
         try:
@@ -474,29 +502,6 @@ class Server(Resource):
         if token.get("server") and not self._server_gone(token["server"]):
             return False
         return self.networks_helper().delete_auto_network()
-
-    def _server_gone(self, server_id: str) -> bool:
-        """Heat's check_delete_server_complete."""
-        try:
-            server = self.fetch_server(server_id, polling=True)
-        except Exception as error:  # noqa: BLE001
-            self.client_plugin().ignore_not_found(error)
-            return True
-        if server is None:
-            return False
-        status = status_of(server)
-        if status == "DELETED":  # whatever task state the deleted row kept
-            return True
-        if server.task_state == "deleting":
-            return False
-        if status == "SOFT_DELETED":
-            self.client().delete_server(server_id, force=True)
-        elif status == "ERROR":
-            fault = server.fault or {}
-            raise ResourceFailure(
-                f"Went to status ERROR due to \"Server {server.name} delete failed: ({fault.get('code')}) {fault.get('message', 'Unknown')}\""
-            )
-        return False
 
     # -- suspend, resume, check ------------------------------------------------------------------
 

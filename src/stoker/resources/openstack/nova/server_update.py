@@ -70,6 +70,7 @@ def network_steps(server: Server, old_networks: Any, after: Mapping[str, Any]) -
     for port in plan.delete_internal:
         helper.delete_internal_port(port)
     for index, entry in enumerate(plan.attach):
+        request: dict[str, Any]
         if entry.get(s.ALLOCATE_NETWORK) == s.NETWORK_AUTO and server.client_plugin().is_version_supported(s.MICROVERSION_STR_NETWORK):
             request = {"port_id": None, "net_id": None, "fixed_ip": None, "security_groups": []}
         else:

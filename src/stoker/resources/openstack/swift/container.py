@@ -41,6 +41,7 @@ class SwiftContainer(Resource):
 
     default_client_name = "swift"
 
+    PROPERTIES: tuple[str, ...]
     PROPERTIES = (
         NAME,
         X_CONTAINER_READ,
@@ -57,6 +58,7 @@ class SwiftContainer(Resource):
         "PurgeOnDelete",
     )
 
+    ATTRIBUTES: tuple[str, ...]
     ATTRIBUTES = (DOMAIN_NAME, WEBSITE_URL, ROOT_URL, OBJECT_COUNT, BYTES_USED, HEAD_CONTAINER) = (
         "DomainName",
         "WebsiteURL",

@@ -14,7 +14,7 @@ into a message.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from stoker.sdk import attributes, support
 from stoker.sdk.resource import Resource
@@ -35,7 +35,7 @@ class SwiftSignalHandle(Resource):
     support_status = support.SupportStatus(version="2014.2")
     default_client_name = "swift"
 
-    properties_schema: dict[str, Any] = {}
+    properties_schema: ClassVar[dict[str, Any]] = {}
 
     ATTRIBUTES = (TOKEN, ENDPOINT, CURL_CLI) = ("token", "endpoint", "curl_cli")
 
