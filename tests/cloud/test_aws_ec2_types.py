@@ -282,12 +282,13 @@ def public_network(admin_cloud):
     admin.network.delete_network(network.id, ignore_missing=True)
 
 
-def gateway_stack(cidr: str, second: bool) -> dict:
+def gateway_stack(cidr: str, second: bool, interface_too: bool = False) -> dict:
     """An instance on a VPC subnet routed to the external network, elastic IPs, one put
     on the instance by InstanceId, one on an interface by allocation. ``second``: the
     instance's IP is taken off it, the interface gets the spare allocation, and the first
     loose address goes on the instance by address (after both: Neutron allows one
-    floating IP per fixed IP)."""
+    floating IP per fixed IP). ``interface_too``: that association names the interface
+    too (its address stays on the instance)."""
     resources = {
         "vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.0.0.0/8"}},
         "subnet": {
@@ -338,6 +339,8 @@ def gateway_stack(cidr: str, second: bool) -> dict:
             "DependsOn": ["direct", "by_allocation"],
             "Properties": {"InstanceId": ref("web"), "EIP": ref("loose")},
         }
+        if interface_too:
+            resources["by_address"]["Properties"]["NetworkInterfaceId"] = ref("iface")
     values = {
         "allocation": {"Fn::GetAtt": ["direct", "AllocationId"]},
         "direct": ref("direct"),
@@ -389,6 +392,14 @@ def test_aws_ec2_elastic_ips_and_the_internet_gateway(admin_cloud, public_networ
     assert connection.network.get_ip(spare.id).port_id == ids["iface"]
     assert connection.network.get_ip(loose.id).port_id == port.id
     assert ids_of(service, name)["by_address"] == loose.floating_ip_address
+
+    # Only NetworkInterfaceId changes on an EIP association: Heat asks Nova for server None
+    # and fails; the address stays on the instance.
+    again = service.update_stack(name, from_data(gateway_stack("10.42.0.0/24", second=True, interface_too=True)))
+
+    assert again.state == "UPDATE_COMPLETE", again.status_reason
+    assert states(service, name)["by_address"] == "UPDATE_COMPLETE"
+    assert connection.network.get_ip(loose.id).port_id == port.id
 
     assert service.delete_stack(name).state == "DELETE_COMPLETE"
 

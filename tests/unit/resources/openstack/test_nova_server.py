@@ -248,6 +248,21 @@ def test_server_software_config_user_data_keeps_each_part_of_a_multipart_script(
     assert [(kind, payload) for kind, _, payload in plain][1:] == [("text/plain", "echo hi"), ("text/x-cfninitdata", '{"k": "v"}')]
 
 
+def test_server_software_config_user_data_keeps_a_nested_multipart_part_whole():
+    # Heat fails here (AttributeError: a nested multipart's payload is a list of parts).
+    inner = requests.build_user_data("echo inner", "SOFTWARE_CONFIG", None)
+    outer = email.message_from_string(requests.build_user_data("echo outer", "SOFTWARE_CONFIG", None))
+    outer.attach(email.message_from_string(inner))
+    built = email.message_from_string(requests.build_user_data(outer.as_string(), "SOFTWARE_CONFIG", {"k": "v"}))
+    pieces = built.get_payload()
+    assert [piece.get_content_type() for piece in pieces] == [
+        "text/part-handler", "text/part-handler", "text/plain", "multipart/mixed", "text/x-cfninitdata",
+    ]
+    assert [part.get_payload(decode=True).decode() for part in pieces[3].get_payload()] == [
+        requests._PART_HANDLER, "echo inner",
+    ]
+
+
 def test_server_software_config_ignition_gets_the_metadata_as_files():
     ignition = json.dumps({"ignition": {"version": "3.0.0"}})
     built = json.loads(requests.build_user_data(ignition, "SOFTWARE_CONFIG", {"k": "v"}))

@@ -357,11 +357,14 @@ class ElasticIpAssociation(Resource):
                 prop_diff.get(self.NETWORK_INTERFACE_ID),
             )
             if self.properties[self.EIP]:
-                # Known bug, kept as Heat has it (_handle_update_portInfo): new_instance is None
-                # when only NetworkInterfaceId changed (the instance stays the same), so Nova is
-                # asked about server None and the update fails.
+                # An EIP goes on an instance (validate requires InstanceId with it): the new
+                # one, or the same one when only NetworkInterfaceId changed (Heat's
+                # _handle_update_portInfo asks Nova for server None then, and fails).
+                after_instance = new_instance if self.INSTANCE_ID in prop_diff else instance_id
+                if not after_instance:
+                    raise ResourceFailure("Must specify 'InstanceId' if you specify 'EIP'.")
                 associate_with_server(
-                    self, new_instance, floating_ip_by_address(self, self.properties[self.EIP]).id  # type: ignore[arg-type]  # None: the bug above
+                    self, after_instance, floating_ip_by_address(self, self.properties[self.EIP]).id
                 )
             else:
                 self._associate_allocation(

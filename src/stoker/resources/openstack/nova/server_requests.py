@@ -164,7 +164,7 @@ def build_user_data(user_data: str | None, user_data_format: str, metadata: Mapp
         return user_data or None
     if user_data_format == s.SOFTWARE_CONFIG and is_ignition(user_data):
         return _ignition_with_metadata(metadata, user_data or "") if metadata else user_data
-    parts = [_part(_PART_HANDLER, "part-handler.py", "part-handler")]
+    parts: list[Message] = [_part(_PART_HANDLER, "part-handler.py", "part-handler")]
     if user_data_format == s.HEAT_CFNTOOLS:
         parts.append(_part(user_data, "cfn-userdata", "x-cfninitdata"))
         parts.append(_part(_RUN_CFN_USERDATA, "run-cfn-userdata.sh", "x-shellscript"))
@@ -173,9 +173,12 @@ def build_user_data(user_data: str | None, user_data_format: str, metadata: Mapp
         if user_data and given.is_multipart():
             # A multipart message's payload is the list of its parts (compat32 Messages).
             for piece in cast("list[Message]", given.get_payload()):
-                # Known bug, kept as Heat has it (make_subpart): a part that is multipart itself
-                # has a list as payload, and _part fails on it.
-                parts.append(_part(piece.get_payload(), piece.get_filename() or "", piece.get_content_subtype()))  # type: ignore[arg-type]  # a list: the bug above
+                # A part that is multipart itself goes in whole (Heat's make_subpart fails on
+                # its payload, a list of parts); cloud-init walks nested multiparts.
+                if piece.is_multipart():
+                    parts.append(piece)
+                else:
+                    parts.append(_part(cast("str", piece.get_payload()), piece.get_filename() or "", piece.get_content_subtype()))
         else:
             parts.append(_part(user_data, "", "plain"))
     if metadata:
