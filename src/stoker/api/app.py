@@ -29,21 +29,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.routing import Mount
 
-from stoker.api import (
-    capabilities,
-    catalog,
-    cfn,
-    cors,
-    errors,
-    imports,
-    openapi,
-    plans,
-    policy,
-    resources,
-    software_configs,
-    software_deployments,
-    stacks,
-)
+from stoker.api import cors, errors, policy, routes
 from stoker.api.auth import KeystoneTokens, authenticator_for, check_listening
 from stoker.api.call import ACCESS_ATTRIBUTE, MAX_JSON_BODY_BYTES
 from stoker.api.connections import (
@@ -56,7 +42,6 @@ from stoker.api.connections import (
 from stoker.api.event_hub import EventStreams
 from stoker.service import Service
 from stoker.settings import Settings
-from stoker.typedocs.routes import routes as typedocs_routes
 from stoker.web import pages as dashboard
 
 LOG = logging.getLogger(__name__)
@@ -101,15 +86,15 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
             if owned:
                 current.close()
 
-    routes = [*catalog.routes, *stacks.routes, *resources.routes, *software_configs.routes, *software_deployments.routes, *capabilities.routes, *plans.routes, *imports.routes, *openapi.routes, *cfn.routes]
-    # The resource type reference (HTML, not API; not in the OpenAPI document).
-    routes += typedocs_routes(catalog.page_endpoint)
-    policy.bind(routes, ACCESS_ATTRIBUTE)
+    # Every operation of the API (api.routes: each declared once, beside its handler),
+    # the resource type reference's pages among them; each endpoint given its rule.
+    api_routes = routes.starlette()
+    policy.bind(api_routes, ACCESS_ATTRIBUTE, routes.RULES)
     # The web dashboard (stoker.web): pages that call the routes above with the user's
     # token, so the same authentication and policy apply.
     # Other origins' pages may call the API only when the operator names them (api.cors).
     app = Starlette(
-        routes=[*routes, Mount(dashboard.PREFIX, app=dashboard.routes())],
+        routes=[*api_routes, Mount(dashboard.PREFIX, app=dashboard.routes())],
         exception_handlers={HTTPException: errors.http_exception},
         lifespan=lifespan,
         middleware=cors.middleware(settings.cors_allowed_origins),

@@ -10,9 +10,9 @@ Every request is authenticated and authorised here, before its handler runs, so 
 modules need not think of it: the app's authenticator (``api.auth``) makes the context
 (401 without a valid token), the path's ``{tenant_id}`` must be the token's project
 unless the caller is a cloud admin (403, as Heat's ``registered_policy_enforce``), and
-the route's policy rule (``api.policy.ROUTES``, bound to each endpoint by ``app.py``)
-must pass (403). Capability URLs need no token; a resource signal takes a wait
-condition handle's own token instead of one (``api.policy.SIGNAL``).
+the route's policy rule (declared with the route, ``api.operations``; bound to each
+endpoint by ``app.py``) must pass (403). Capability URLs need no token; a resource
+signal takes a wait condition handle's own token instead of one (``api.policy.SIGNAL_RULE``).
 
 Nothing the client sends reaches a handler unchecked: the body is read up to its size
 limit (413 past it, chunked or not), parsed as strict JSON (no NaN or Infinity), and

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from starlette.routing import Route
-
 from stoker.api import schemas
-from stoker.api.call import Call, endpoint
+from stoker.api.call import Call
 from stoker.api.errors import BadRequestError
+from stoker.api.openapi_components import OBJECT, obj, ok, operation, ref
+from stoker.api.operations import Operation
 from stoker.environment import capabilities
 
 
@@ -80,7 +80,13 @@ def summary(call: Call) -> dict[str, Any]:
     return capabilities.describe_templates(data.files, names, environment)
 
 
-routes = [
-    Route("/v1/{tenant_id}/capabilities/find", endpoint(find), methods=["POST"]),
-    Route("/v1/{tenant_id}/template_capabilities", endpoint(summary), methods=["POST"]),
+OPERATIONS = [
+    Operation("POST", "/v1/{tenant_id}/capabilities/find", find, "capabilities:find", operation(
+        "The templates whose capabilities satisfy every requirement (stoker's)", ok(ref("CapabilitiesFound")),
+        tag="capabilities", body={"allOf": [ref("CapabilitiesInput"), obj(optional={"capabilities": OBJECT})]},
+    )),
+    Operation("POST", "/v1/{tenant_id}/template_capabilities", summary, "capabilities:template_capabilities", operation(
+        "What a set of templates offers, and how registry lists resolve (stoker's)", ok(ref("TemplateCapabilities")),
+        tag="capabilities", body=ref("CapabilitiesInput"),
+    )),
 ]

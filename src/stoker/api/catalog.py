@@ -1,6 +1,7 @@
 """What the engine offers, over the Orchestration API v1: template validation, resource
 types (list, schema, a generated template), template versions and their functions,
-build info, the engines serving (``/services``), and the version document at ``/``.
+build info, the engines serving (``/services``); and the resource type reference's
+pages (``typedocs``), made from the same reads.
 Bodies follow ``heat/api/openstack/v1/stacks.py``, ``build_info.py`` and ``services.py``.
 """
 
@@ -10,16 +11,31 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from starlette.responses import HTMLResponse, JSONResponse
-from starlette.routing import Route
+from starlette.responses import HTMLResponse
 
 import stoker
 from stoker.api import schemas
-from stoker.api.call import Call, endpoint
+from stoker.api.call import Call
 from stoker.api.errors import BadRequestError, NotFoundError, error_response
+from stoker.api.openapi_components import (
+    ANY,
+    BOOLEAN,
+    OBJECT,
+    STRING,
+    array,
+    flag,
+    nullable,
+    obj,
+    ok,
+    operation,
+    query,
+    ref,
+)
+from stoker.api.operations import PUBLIC, Operation
 from stoker.api.policy import ForbiddenError
 from stoker.sdk import patterns
 from stoker.sdk.exceptions import StokerError
+from stoker.typedocs import routes as typedocs
 
 
 def validate(call: Call) -> Any:
@@ -160,9 +176,9 @@ class PageTypes(CallTypes):
         return super().resource_type_template(type_name, template_type)
 
 
-def page_endpoint(page: Callable[[PageTypes, Mapping[str, str]], str]) -> Callable[..., Any]:
-    """An endpoint of a reference page (``typedocs.routes``): authenticated and
-    authorised as any route (``api.call.endpoint``), its HTML made from the caller's
+def page_handler(page: Callable[[PageTypes, Mapping[str, str]], str]) -> Callable[[Call], HTMLResponse]:
+    """The handler of a reference page (``typedocs.routes``): an endpoint authenticated
+    and authorised as any route (``api.call.endpoint``), its HTML made from the caller's
     ``PageTypes``. A refusal is a page with the status and message the type routes
     answer it with (``api.errors.error_response``, the one place they are decided)."""
     from stoker.typedocs.pages import SERVED_LINKS, error_page
@@ -179,7 +195,7 @@ def page_endpoint(page: Callable[[PageTypes, Mapping[str, str]], str]) -> Callab
 
     handler.__name__ = page.__name__
     handler.__doc__ = page.__doc__
-    return endpoint(handler)
+    return handler
 
 
 def type_template(service: Any, type_name: str, template_type: str) -> dict[str, Any]:
@@ -269,22 +285,60 @@ def _package_version() -> str:
         return "unknown"
 
 
-async def versions(request: Any) -> JSONResponse:
-    """``GET /``: the API versions (Heat answers 300 Multiple Choices)."""
-    href = str(request.base_url).rstrip("/") + "/v1/"
-    body = {"versions": [{"status": "CURRENT", "id": "v1.0", "links": [{"href": href, "rel": "self"}]}]}
-    return JSONResponse(body, status_code=300)
+TENANT = "/v1/{tenant_id}"
+_SERVICE = obj({"id": STRING, "binary": STRING, "engine_id": STRING, "host": STRING, "hostname": STRING, "topic": STRING, "report_interval": {"type": "integer"},
+                "created_at": STRING, "updated_at": nullable(STRING), "deleted_at": nullable(STRING), "status": {"enum": ["up", "down"]}})
 
-
-routes = [
-    Route("/", versions, methods=["GET"]),
-    Route("/v1/{tenant_id}/validate", endpoint(validate), methods=["POST"]),
-    Route("/v1/{tenant_id}/resource_types", endpoint(resource_types), methods=["GET"]),
-    Route("/v1/{tenant_id}/resource_types/{type_name}", endpoint(resource_type), methods=["GET"]),
-    Route("/v1/{tenant_id}/resource_types/{type_name}/template", endpoint(generate_template), methods=["GET"]),
-    Route("/v1/{tenant_id}/template_versions", endpoint(template_versions), methods=["GET"]),
-    Route("/v1/{tenant_id}/template_versions/{template_version}/functions", endpoint(template_functions), methods=["GET"]),
-    Route("/v1/{tenant_id}/build_info", endpoint(build_info), methods=["GET"]),
-    Route("/v1/{tenant_id}/custom_constraints/{constraint_name}/values", endpoint(constraint_values), methods=["GET"]),
-    Route("/v1/{tenant_id}/services", endpoint(services), methods=["GET"]),
+OPERATIONS = [
+    Operation("POST", TENANT + "/validate", validate, "stacks:validate_template", operation(
+        "Validate a template",
+        ok(obj(optional={"Description": STRING, "Parameters": OBJECT, "ParameterGroups": array(ANY), "Environment": OBJECT, "NestedParameters": OBJECT, "Warnings": array(ANY), "Notes": array(STRING)})),
+        tag="templates", body=ref("StackInput"),
+        parameters=[
+            flag("show_nested", "the nested templates' parameters too (NestedParameters)"),
+            flag("with_notes", "stoker's: what a create would still need (Notes)"),
+        ],
+    )),
+    Operation("GET", TENANT + "/resource_types", resource_types, "stacks:list_resource_types", operation(
+        "List the resource types", ok(obj({"resource_types": {"anyOf": [array(STRING), array(obj({"resource_type": STRING, "description": STRING}))]}})),
+        tag="resource_types",
+        parameters=[
+            query("name", STRING, "a regular expression (RE2) the name matches"),
+            query("support_status", {"enum": ["UNKNOWN", "SUPPORTED", "DEPRECATED", "UNSUPPORTED", "HIDDEN"]}, "only types of this support status"),
+            query("version", STRING, "only types whose support status names this version (e.g. 2014.1)"),
+            flag("with_description", "objects with each type's description"),
+        ],
+    )),
+    Operation("GET", TENANT + "/resource_types/{type_name}", resource_type, "stacks:resource_schema", operation(
+        "A resource type's schema", ok(obj({"resource_type": STRING, "properties": OBJECT, "attributes": OBJECT}, {"description": STRING, "support_status": OBJECT})),
+        tag="resource_types", parameters=[flag("with_description", "the description too (default true)")],
+    )),
+    Operation("GET", TENANT + "/resource_types/{type_name}/template", generate_template, "stacks:generate_template", operation(
+        "A template with one resource of the type", ok(OBJECT, "A HOT or CFN template"), tag="resource_types",
+        parameters=[query("template_type", {"enum": ["hot", "cfn"]}, "cfn (default) or hot")],
+    )),
+    Operation("GET", TENANT + "/template_versions", template_versions, "stacks:list_template_versions", operation(
+        "List the template versions", ok(obj({"template_versions": array(obj({"version": STRING, "type": {"enum": ["hot", "cfn"]}}, {"aliases": array(STRING)}))})),
+        tag="templates",
+    )),
+    Operation("GET", TENANT + "/template_versions/{template_version}/functions", template_functions, "stacks:list_template_functions", operation(
+        "List a template version's functions", ok(obj({"template_functions": array(obj({"functions": STRING, "description": STRING}))})),
+        tag="templates", parameters=[flag("with_condition_func", "the condition functions too")],
+    )),
+    Operation("GET", TENANT + "/custom_constraints/{constraint_name}/values", constraint_values, "custom_constraints:values", operation(
+        "The values a custom constraint accepts in the caller's cloud, for a form's list (stoker's)",
+        ok(obj({"constraint": STRING, "values": array(obj({"value": STRING, "id": STRING, "label": STRING}, extra=False)), "truncated": BOOLEAN})),
+        tag="resource_types",
+        description="At most 500 values, sorted by label; a value is the object's name, or its id where the name is not unique. 404 for a constraint not registered; 400 for one that does not list its values, or a cloud that did not answer.",
+    )),
+    Operation("GET", TENANT + "/build_info", build_info, "build_info:build_info", operation(
+        "The build's revision", ok(obj({"api": obj({"revision": STRING}), "engine": obj({"revision": STRING})})), tag="build_info",
+    )),
+    Operation("GET", TENANT + "/services", services, "service:index", operation("List the engines", ok(obj({"services": array(_SERVICE)})), tag="services")),
+    # stoker's resource type reference (typedocs): HTML pages of what the type routes
+    # answer, under their rules (a type's page shows its generated template too); not
+    # API, so not in the OpenAPI document. Its assets (CSS and script) need no token.
+    Operation("GET", typedocs.INDEX_PATH, page_handler(typedocs.index), "stacks:list_resource_types", None),
+    Operation("GET", typedocs.ASSET_PATH, typedocs.asset, PUBLIC, None, plain=True),
+    Operation("GET", typedocs.TYPE_PATH, page_handler(typedocs.type_page), "stacks:resource_schema", None),
 ]

@@ -42,8 +42,9 @@ from xml.etree import ElementTree
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
+from stoker.api.openapi_components import NO_TOKEN, OBJECT, STRING, obj, query
+from stoker.api.operations import PUBLIC, Operation
 from stoker.api.views import isotime
 from stoker.store import ResourceRecord, StackRecord
 
@@ -396,4 +397,32 @@ async def serve(request: Request) -> Response:
     return answer(result, as_json)
 
 
-routes = [Route(path, serve, methods=["GET", "POST"]) for path in PATHS]
+# Its answers and errors are AWS's XML (JSON with ContentType=JSON), not Heat's faults:
+# the operation is written whole.
+_AWS_ERROR = {
+    "description": "AWS's ErrorResponse (Error: Type, Code, Message), as Heat's heat-api-cfn answers it",
+    "content": {"application/xml": {"schema": STRING}, "application/json": {"schema": obj({"ErrorResponse": obj({"Error": obj({"Type": STRING, "Code": STRING, "Message": STRING})})})}},
+}
+_SPEC = {
+    "summary": "DescribeStackResource: a server's resource and its Metadata, for its agent (the cfn collector, cfn-init)",
+    "description": "Heat's CFN API, signed with the server's EC2 keypair (AWS signature version 2 in the parameters, "
+    "or version 4 in the Authorization header); POST may send the parameters as a form. A keypair reads its own server only.",
+    "tags": ["signals"], "security": NO_TOKEN,
+    "parameters": [
+        query("Action", STRING, "DescribeStackResource (the one action served)"),
+        query("StackName", STRING, "the stack's name, id or ARN"),
+        query("LogicalResourceId", STRING, "the resource's name: the keypair's own server"),
+        query("ContentType", STRING, "JSON for a JSON answer (XML otherwise)"),
+        query("AWSAccessKeyId", STRING, "the keypair's access key (signature version 2)"),
+        query("SignatureVersion", STRING, "2 (version 4 signs in the Authorization header)"),
+        query("SignatureMethod", STRING, "HmacSHA256 or HmacSHA1"),
+        query("Signature", STRING, "the request's signature (version 2)"),
+    ],
+    "responses": {
+        "200": {"description": "DescribeStackResourceResponse", "content": {"application/xml": {"schema": STRING}, "application/json": {"schema": OBJECT}}},
+        "400": _AWS_ERROR, "403": _AWS_ERROR,
+    },
+}
+
+# No token: the request's signature is checked here.
+OPERATIONS = [Operation(method, path, serve, PUBLIC, _SPEC, plain=True) for path in PATHS for method in ("GET", "POST")]

@@ -12,11 +12,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from starlette.routing import Route
-
 from stoker.api import schemas
-from stoker.api.call import Call, Reply, endpoint
+from stoker.api.call import Call, Reply
 from stoker.api.errors import BadRequestError
+from stoker.api.openapi_components import (
+    IMPLEMENTATIONS,
+    LOCATION,
+    OBJECT,
+    STRING,
+    array,
+    obj,
+    ok,
+    operation,
+    ref,
+)
+from stoker.api.operations import Operation
 
 
 def _imports(body: Any) -> dict[str, str]:
@@ -86,7 +96,23 @@ def import_stack(call: Call) -> Reply:
     return Reply(201, {"stack": {"id": stack.id, "links": [call.link(href)]}}, {"Location": href})
 
 
-routes = [
-    Route("/v1/{tenant_id}/imports", endpoint(import_stack), methods=["POST"]),
-    Route("/v1/{tenant_id}/imports/preview", endpoint(preview), methods=["POST"]),
+# The create's body, and the objects its resources take over.
+_BODY = {"allOf": [ref("StackCreate"), obj(
+    {"resources": {"type": "object", "additionalProperties": STRING, "description": "resource name -> the id of the object it takes over"}},
+    optional={"accept_differences": {"type": "boolean", "description": "take the objects over although their live properties differ from the template"}},
+)]}
+
+OPERATIONS = [
+    Operation("POST", "/v1/{tenant_id}/imports", import_stack, "stacks:import", operation(
+        "Import: a stack whose named resources take over objects that exist already (stoker's)",
+        ok(obj({"stack": obj({"id": STRING, "links": array(ref("Link"))})}), "Created: the stack's import goes on", 201, LOCATION),
+        tag="stacks", body=_BODY, faults=(409,),
+        description="400 for a resource the template does not have, a type that cannot read its live object, an empty id, an object that does not exist, or differences not accepted: no stack is made. The stack's ADOPT action checks the objects again as it starts.",
+    )),
+    Operation("POST", "/v1/{tenant_id}/imports/preview", preview, "stacks:import", operation(
+        "The plan of an import: what it takes over (and how it differs from the template) and makes (stoker's)",
+        ok(obj({"plan": ref("Plan")}, {"resource_changes": OBJECT, "implementations": IMPLEMENTATIONS})),
+        tag="stacks", body=_BODY, faults=(409,),
+        description="400 as the import's (an object that does not exist included); differences are shown, not refused.",
+    )),
 ]

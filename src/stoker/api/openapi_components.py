@@ -1,14 +1,16 @@
 """The pieces the OpenAPI document (``api.openapi``) is composed of: the schemas of
 Heat's bodies (``components.schemas``: stacks, resources, events, snapshots, software
 configs and deployments, the fault, the request bodies), the path and query parameters,
-the responses, and ``operation``, which gives an operation its fault responses and its
-security from its policy rule.
+the responses, and ``operation``, an operation's description, which gets its fault
+responses and its security from the policy rule of the operation it describes.
 
-What this module must not do: know the paths (``api.openapi`` does) or serve anything.
+What this module must not do: know the paths (each route module declares its own,
+``api.operations``) or serve anything.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from stoker.api.call import MAX_INTEGER
@@ -476,11 +478,45 @@ TOKEN: list[dict[str, list[str]]] = [{"token": []}]  # a security requirement: s
 NO_TOKEN: list[Schema] = []
 
 
+@dataclass(frozen=True)
+class OperationSpec:
+    """An operation's description without its policy rule (``operation``): its rule is
+    its declaration's (``api.operations.Operation``), given to ``document``."""
+
+    summary: str
+    responses: dict[str, Schema]
+    tag: str
+    parameters: list[Schema] | None = None
+    body: Schema | None = None
+    body_required: bool = True
+    faults: tuple[int, ...] = ()
+    security: list[Schema] | None = None
+    description: str | None = None
+
+    def document(self, rule: str | None) -> Schema:
+        """The OpenAPI operation object; ``rule``: its policy rule (None: a route that
+        needs no token), which decides its security and its 401, 403 and 503."""
+        secured = rule is not None
+        codes = {400, 404, *self.faults} | ({401, 403, 503} if secured else set())
+        if self.body is not None:
+            codes |= {400, 413}
+        result: Schema = {"summary": self.summary, "tags": [self.tag], "responses": {**self.responses, **{str(code): fault(code) for code in sorted(codes)}}}
+        if self.description:
+            result["description"] = self.description
+        if self.parameters:
+            result["parameters"] = self.parameters
+        if self.body is not None:
+            result["requestBody"] = {"required": self.body_required, "content": {JSON: {"schema": self.body}}}
+        result["security"] = self.security if self.security is not None else (TOKEN if secured else NO_TOKEN)
+        if rule:
+            result["x-policy-rule"] = rule
+        return result
+
+
 def operation(
     summary: str,
     responses: dict[str, Schema],
     *,
-    rule: str | None,
     tag: str,
     parameters: list[Schema] | None = None,
     body: Schema | None = None,
@@ -488,20 +524,7 @@ def operation(
     faults: tuple[int, ...] = (),
     security: list[Schema] | None = None,
     description: str | None = None,
-) -> Schema:
-    """One operation; ``rule``: its policy rule (None: a route that needs no token)."""
-    secured = rule is not None
-    codes = {400, 404, *faults} | ({401, 403, 503} if secured else set())
-    if body is not None:
-        codes |= {400, 413}
-    result: Schema = {"summary": summary, "tags": [tag], "responses": {**responses, **{str(code): fault(code) for code in sorted(codes)}}}
-    if description:
-        result["description"] = description
-    if parameters:
-        result["parameters"] = parameters
-    if body is not None:
-        result["requestBody"] = {"required": body_required, "content": {JSON: {"schema": body}}}
-    result["security"] = security if security is not None else (TOKEN if secured else NO_TOKEN)
-    if rule:
-        result["x-policy-rule"] = rule
-    return result
+) -> OperationSpec:
+    """One operation's description; its fault responses and security come from the rule
+    of the operation it describes (``OperationSpec.document``)."""
+    return OperationSpec(summary, responses, tag, parameters, body, body_required, faults, security, description)

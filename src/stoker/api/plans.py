@@ -9,11 +9,11 @@ that is not a plan of this version with 400.
 
 from __future__ import annotations
 
-from starlette.routing import Route
-
 from stoker.api import projects
-from stoker.api.call import Call, Reply, endpoint
+from stoker.api.call import Call, Reply
 from stoker.api.errors import BadRequestError
+from stoker.api.openapi_components import LOCATION, STRING, array, obj, ok, operation, ref
+from stoker.api.operations import Operation
 
 
 def apply(call: Call) -> Reply:
@@ -32,4 +32,17 @@ def apply(call: Call) -> Reply:
     return Reply(202, body)
 
 
-routes = [Route("/v1/{tenant_id}/plans/apply", endpoint(apply), methods=["POST"])]
+_CREATED = obj({"stack": obj({"id": STRING, "links": array(ref("Link"))})})
+
+OPERATIONS = [
+    Operation("POST", "/v1/{tenant_id}/plans/apply", apply, "stacks:apply_plan", operation(
+        "Apply a saved plan: exactly the create or update it shows (stoker's)",
+        {
+            **ok(_CREATED, "Accepted: an update's plan goes on", 202),
+            **ok(_CREATED, "Created: a create's (or an import's) plan goes on", 201, LOCATION),
+            **ok(_CREATED, "Done: a refresh's plan (no job)"),
+        },
+        tag="stacks", body=ref("Plan"), faults=(409,),
+        description="409 when the stack changed since the plan was made, or its inputs would now make another plan; 400 for a document that is not a plan of version 1.",
+    )),
+]

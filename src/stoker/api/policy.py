@@ -1,5 +1,5 @@
-"""Who may do what: Heat's policy rules, enforced with oslo.policy, and the table that
-names the rule of every route.
+"""Who may do what: Heat's policy rules, enforced with oslo.policy, and the binding of
+each route's rule to its endpoint.
 
 The rules are Heat's own names and check strings (``heat/policies/*.py``, the
 2023.1+ defaults, "secure RBAC"): a project's ``reader`` reads, its ``member`` writes
@@ -8,12 +8,13 @@ too, ``admin`` lists the engines (``service:index``). An operator's policy file
 name. Where stoker's default differs from Heat's it says so beside the rule, and
 docs/auth.md has the table of both.
 
-``ROUTES`` maps each route (method, path template) to its rule; ``PUBLIC`` are the
-routes that need no token at all (the version document and the capability URLs, which
-carry their own secret) and ``SIGNAL`` the one where a token is optional (a wait
-condition handle's own token stands in for one). ``api.call`` enforces a route's rule
-in one place; a route without an entry is refused when the app is built, so a new
-route cannot be left open by forgetting it.
+Each route's rule is declared with the route (``api.operations.Operation``: a rule name,
+or ``PUBLIC`` for the routes that need no token at all, the version document and the
+capability URLs, which carry their own secret); ``api.routes.RULES`` is the table of
+them, which ``bind`` gives the endpoints when the app is built. The signal route's rule
+(``SIGNAL_RULE``) lets a wait condition handle's own token stand in for one. ``api.call``
+enforces a route's rule in one place; an endpoint without a rule is refused when the app
+is built, so a new route cannot be left open by forgetting it.
 
 What this module must not do: authenticate (``api.auth`` makes the context it reads)
 or decide which stacks a project reaches (``api.projects``).
@@ -169,101 +170,15 @@ ADMIN_RESOURCE_TYPES = (
 )  # fmt: skip
 DEFAULTS.update({RESOURCE_TYPE_RULE % name: ("rule:project_admin", None) for name in ADMIN_RESOURCE_TYPES})
 
-TENANT = "/v1/{tenant_id}"
-STACKS = TENANT + "/stacks"
-STACK = STACKS + "/{stack_name}/{stack_id}"
-ANY = ("GET", "POST", "PUT", "PATCH", "DELETE")
-# The body key of POST .../actions names its rule (Heat's ActionController).
+# The rule of POST .../actions: the body's key names the action's own (Heat's
+# ActionController; ``rules_of``).
 ACTIONS = "actions:*"
-
-# Routes a caller reaches with no token: the version document and the OpenAPI document
-# (``api.openapi``; neither is an ``endpoint``, so neither needs an entry here) and the
-# capability URLs, whose secret is checked by the service.
-PUBLIC = {
-    ("PUT", "/v1/waitcondition/{credential_id}"),
-    ("POST", "/v1/waitcondition/{credential_id}"),
-    ("GET", "/v1/server_metadata/{credential_id}"),
-    # The CFN API (api/cfn.py): EC2-signed requests, the signature checked there.
-    *((method, path) for method in ("GET", "POST") for path in ("/cfn/v1/", "/v1/")),
-}
 # A signal to a resource: with a token of the project, as Heat's resource:signal; or
 # with a wait condition handle's own token (``curl_cli``), which the service checks.
-SIGNAL = ("POST", STACK + "/resources/{resource_name}/signal")
 SIGNAL_RULE = "resource:signal"
 # The rule of an endpoint no app bound a table to (``api.call``): authenticated by the
 # app's authenticator, if any, and no rule checked.
 UNBOUND = ""
-
-ROUTES: dict[tuple[str, str], str] = {
-    ("GET", STACKS): "stacks:index",
-    ("POST", STACKS): "stacks:create",
-    ("POST", STACKS + "/preview"): "stacks:preview",
-    ("GET", STACKS + "/detail"): "stacks:detail",
-    **{(method, STACKS + "/{stack_name}"): "stacks:lookup" for method in ANY},
-    **{(method, STACKS + "/{stack_name}/" + sub): "stacks:lookup" for sub in ("resources", "events", "template", "actions", "environment", "files", "outputs", "snapshots", "drift") for method in ANY},
-    ("GET", STACK): "stacks:show",
-    ("PUT", STACK): "stacks:update",
-    ("PATCH", STACK): "stacks:update_patch",
-    ("DELETE", STACK): "stacks:delete",
-    ("GET", STACK + "/template"): "stacks:template",
-    ("GET", STACK + "/environment"): "stacks:environment",
-    ("GET", STACK + "/files"): "stacks:files",
-    ("PUT", STACK + "/preview"): "stacks:preview_update",
-    ("PATCH", STACK + "/preview"): "stacks:preview_update_patch",
-    ("DELETE", STACK + "/abandon"): "stacks:abandon",
-    ("GET", STACK + "/export"): "stacks:export",
-    ("GET", STACK + "/outputs"): "stacks:list_outputs",
-    ("GET", STACK + "/outputs/{output_key}"): "stacks:show_output",
-    ("POST", STACK + "/drift"): "stacks:drift",
-    ("GET", STACK + "/drift"): "stacks:show_drift",
-    ("GET", STACK + "/snapshots"): "stacks:list_snapshots",
-    ("POST", STACK + "/snapshots"): "stacks:snapshot",
-    ("GET", STACK + "/snapshots/{snapshot_id}"): "stacks:show_snapshot",
-    ("DELETE", STACK + "/snapshots/{snapshot_id}"): "stacks:delete_snapshot",
-    ("POST", STACK + "/snapshots/{snapshot_id}/restore"): "stacks:restore_snapshot",
-    ("POST", STACK + "/actions"): ACTIONS,
-    ("POST", STACK + "/actions/preview"): "stacks:preview_action",
-    ("GET", STACK + "/resources"): "resource:index",
-    ("GET", STACK + "/resources/{resource_name}"): "resource:show",
-    ("PATCH", STACK + "/resources/{resource_name}"): "resource:mark_unhealthy",
-    ("GET", STACK + "/resources/{resource_name}/metadata"): "resource:metadata",
-    SIGNAL: SIGNAL_RULE,
-    ("GET", STACK + "/events"): "events:index",
-    # stoker's own: the events as they are recorded (server-sent events), a list's rule.
-    ("GET", STACK + "/events/stream"): "events:index",
-    ("GET", STACKS + "/{stack_name}/events/stream"): "stacks:lookup",
-    ("GET", STACK + "/events/{event_id}"): "events:show",
-    ("GET", STACK + "/resources/{resource_name}/events"): "events:index",
-    ("GET", STACK + "/resources/{resource_name}/events/{event_id}"): "events:show",
-    ("POST", TENANT + "/validate"): "stacks:validate_template",
-    ("GET", TENANT + "/resource_types"): "stacks:list_resource_types",
-    ("GET", TENANT + "/resource_types/{type_name}"): "stacks:resource_schema",
-    ("GET", TENANT + "/resource_types/{type_name}/template"): "stacks:generate_template",
-    ("GET", TENANT + "/template_versions"): "stacks:list_template_versions",
-    ("GET", TENANT + "/template_versions/{template_version}/functions"): "stacks:list_template_functions",
-    ("GET", TENANT + "/build_info"): "build_info:build_info",
-    ("GET", TENANT + "/custom_constraints/{constraint_name}/values"): "custom_constraints:values",
-    ("GET", TENANT + "/services"): "service:index",
-    ("GET", TENANT + "/software_configs"): "software_configs:index",
-    ("POST", TENANT + "/software_configs"): "software_configs:create",
-    ("GET", TENANT + "/software_configs/{config_id}"): "software_configs:show",
-    ("DELETE", TENANT + "/software_configs/{config_id}"): "software_configs:delete",
-    ("GET", TENANT + "/software_deployments"): "software_deployments:index",
-    ("POST", TENANT + "/software_deployments"): "software_deployments:create",
-    ("GET", TENANT + "/software_deployments/metadata/{server_id}"): "software_deployments:metadata",
-    ("GET", TENANT + "/software_deployments/{deployment_id}"): "software_deployments:show",
-    ("PUT", TENANT + "/software_deployments/{deployment_id}"): "software_deployments:update",
-    ("DELETE", TENANT + "/software_deployments/{deployment_id}"): "software_deployments:delete",
-    ("POST", TENANT + "/plans/apply"): "stacks:apply_plan",
-    ("POST", TENANT + "/imports"): "stacks:import",
-    ("POST", TENANT + "/imports/preview"): "stacks:import",
-    ("POST", TENANT + "/capabilities/find"): "capabilities:find",
-    ("POST", TENANT + "/template_capabilities"): "capabilities:template_capabilities",
-    # stoker's resource type reference (typedocs): pages of what the type routes answer,
-    # under their rules (a type's page shows its generated template too).
-    ("GET", "/dashboard/types/"): "stacks:list_resource_types",
-    ("GET", "/dashboard/types/{type_name}"): "stacks:resource_schema",
-}
 
 # A list that asks for every project's items (``global_tenant=true``) is checked
 # against a second rule too, as Heat's index calls its global_index.
@@ -271,10 +186,11 @@ GLOBAL_INDEX = {"stacks:index": "stacks:global_index", "software_configs:index":
 _ACTION_NAMES = ("suspend", "resume", "check", "cancel_update", "cancel_without_rollback")
 
 
-def bind(routes: list[Any], attribute: str) -> None:
+def bind(routes: list[Any], attribute: str, rules: Mapping[tuple[str, str], str | None]) -> None:
     """Give each endpoint of ``routes`` (those made by ``api.call.endpoint``, which
-    have ``attribute``) its rule by method: None for a public route. A route missing
-    from ``ROUTES`` and ``PUBLIC`` is an error here, when the app is built."""
+    have ``attribute``) its rule by method from ``rules`` ((method, path) -> rule, None
+    for a public route: ``api.routes.RULES``). A route missing from ``rules`` is an
+    error here, when the app is built."""
     missing = []
     for route in routes:
         target = getattr(route, "endpoint", None)
@@ -285,15 +201,14 @@ def bind(routes: list[Any], attribute: str) -> None:
             if method == "HEAD":
                 continue
             key = (method, route.path)
-            rule = None if key in PUBLIC else ROUTES.get(key)
-            if rule is None and key not in PUBLIC:
+            if key not in rules:
                 missing.append(f"{method} {route.path}")
-            elif access.get(method, rule) != rule:
+            elif access.get(method, rules[key]) != rules[key]:
                 raise ValueError(f"{method} {route.path}: one endpoint on two routes with different rules")
             else:
-                access[method] = rule
+                access[method] = rules[key]
     if missing:
-        raise ValueError("routes without a policy rule (add them to api.policy.ROUTES or PUBLIC): " + ", ".join(missing))
+        raise ValueError("routes without a policy rule (declare them as an api.operations.Operation): " + ", ".join(missing))
 
 
 def rules_of(body: Any, query: Mapping[str, str], rule: str) -> list[str]:

@@ -9,11 +9,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from starlette.routing import Route
-
 from stoker.api import event_stream, projects, views
-from stoker.api.call import Call, endpoint, parse_bool
+from stoker.api.call import Call, parse_bool
 from stoker.api.errors import BadRequestError, NotFoundError
+from stoker.api.openapi_components import (
+    ANY,
+    BOOLEAN,
+    COUNT,
+    EVENT_LIST_QUERY,
+    NULL,
+    OBJECT,
+    RESOURCE_LIST_QUERY,
+    SECRET,
+    STRING,
+    array,
+    obj,
+    ok,
+    operation,
+    query,
+    ref,
+)
+from stoker.api.operations import PUBLIC, Operation
+from stoker.api.policy import SIGNAL_RULE
 from stoker.api.views import _RESOURCE_FILTERS, RESOURCE_FILTER_KEYS, resource_matches  # noqa: F401 - the API's names for them
 from stoker.store import StackRecord
 
@@ -216,20 +233,60 @@ def event_show(call: Call) -> dict[str, Any]:
     raise NotFoundError(f"No event {event_id} found")
 
 
-routes = [
-    Route(STACK + "/resources", endpoint(resource_list), methods=["GET"]),
-    Route(STACK + "/resources/{resource_name}", endpoint(resource_show), methods=["GET"]),
-    Route(STACK + "/resources/{resource_name}", endpoint(mark_unhealthy), methods=["PATCH"]),
-    Route(STACK + "/resources/{resource_name}/metadata", endpoint(resource_metadata), methods=["GET"]),
-    Route(STACK + "/resources/{resource_name}/signal", endpoint(resource_signal), methods=["POST"]),
-    # stoker's capability URLs for signals (Heat's CFN API has /waitcondition/{arn}).
-    Route("/v1/waitcondition/{credential_id}", endpoint(waitcondition_signal), methods=["PUT", "POST"]),
-    Route("/v1/server_metadata/{credential_id}", endpoint(server_metadata), methods=["GET"]),
-    Route(STACK + "/events", endpoint(event_list), methods=["GET"]),
-    # stoker's own (docs/api.md): before /events/{event_id}, which would take "stream".
-    Route(STACK + "/events/stream", endpoint(event_stream.event_stream), methods=["GET"]),
+RESOURCE = STACK + "/resources/{resource_name}"
+_EVENTS = ok(obj({"events": array(ref("Event"))}))
+_EVENT = ok(obj({"event": ref("EventDetail")}))
+_STREAM = {"200": {"description": (
+    "Server-sent events: `event: event` messages (an item of the event list plus stack_path, the message id a cursor), "
+    "and a last `event: stack` message ({\"stack\": the stack as listed}) when the stream ends: when the stack is deleted, "
+    "or with until=terminal once it is no longer IN_PROGRESS. `: ping` comments keep an idle stream open."
+), "content": {"text/event-stream": {"schema": ref("StreamMessage")}}}}
+_SIGNALLED = ok(obj({"resource": STRING, "metadata": OBJECT}), "The resource's name and its signals by id (Heat's CFN answer)")
+
+OPERATIONS = [
+    Operation("GET", STACK + "/resources", resource_list, "resource:index", operation("List the resources", ok(obj({"resources": array(ref("Resource"))})), tag="resources", parameters=RESOURCE_LIST_QUERY)),
+    Operation("GET", RESOURCE, resource_show, "resource:show", operation("Show a resource, with its attributes", ok(obj({"resource": ref("ResourceDetail")})), tag="resources")),
+    Operation("PATCH", RESOURCE, mark_unhealthy, "resource:mark_unhealthy", operation(
+        "Mark a resource unhealthy (or healthy again)", ok(NULL, "Marked (a JSON null body)"), tag="resources",
+        body=obj({"mark_unhealthy": BOOLEAN}, {"resource_status_reason": STRING}, extra=False), faults=(409,),
+    )),
+    Operation("GET", RESOURCE + "/metadata", resource_metadata, "resource:metadata", operation("A resource's metadata", ok(obj({"metadata": ANY})), tag="resources")),
+    # With a token of the project, as Heat's resource:signal; or with a wait condition
+    # handle's own token (its curl_cli), which the service checks (api.call).
+    Operation("POST", RESOURCE + "/signal", resource_signal, SIGNAL_RULE, operation(
+        "Signal a resource", ok(NULL, "Delivered (a JSON null body)"), tag="resources",
+        body=OBJECT, body_required=False, faults=(409,), security=[{"token": []}, {}],
+        description="Takes an API token, or in place of one a wait condition handle's own token (its curl_cli sends it).",
+    )),
+    Operation("GET", STACK + "/events", event_list, "events:index", operation("List the stack's events", _EVENTS, tag="events", parameters=EVENT_LIST_QUERY)),
+    # stoker's own (docs/api.md), the events as they are recorded (server-sent events),
+    # a list's rule: before /events/{event_id}, which would take "stream".
+    Operation("GET", STACK + "/events/stream", event_stream.event_stream, "events:index", operation(
+        "Stream the stack's events as they are recorded (stoker's)", _STREAM, tag="events", faults=(429,),
+        description="429 when the project already has as many streams open as the server allows (STOKER_MAX_EVENT_STREAMS_PER_PROJECT): "
+        "close streams no longer read, or poll the event list instead.",
+        parameters=[
+            query("nested_depth", COUNT, "follow nested stacks this many levels down (default: all)"),
+            query("until", {"enum": ["terminal", "next_action"]}, "end the stream once the stack is no longer IN_PROGRESS (terminal), or once an action of the stack begun on this stream has ended (next_action: open with from=now, then start the action); default: when the client goes"),
+            query("from", {"enum": ["start", "now"]}, "the stack's recorded events first (start, the default), or only those from now on"),
+            query("last_event_id", STRING, "resume after this message's id (as the Last-Event-ID header, which wins)"),
+            {"name": "Last-Event-ID", "in": "header", "required": False, "description": "resume after this message's id (an EventSource sends it)", "schema": STRING},
+        ],
+    )),
     # Not in Heat's API (whose event show names the resource), but handy: an event by id.
-    Route(STACK + "/events/{event_id}", endpoint(event_show), methods=["GET"]),
-    Route(STACK + "/resources/{resource_name}/events", endpoint(event_list), methods=["GET"]),
-    Route(STACK + "/resources/{resource_name}/events/{event_id}", endpoint(event_show), methods=["GET"]),
+    Operation("GET", STACK + "/events/{event_id}", event_show, "events:show", operation("Show an event by its id (stoker's)", _EVENT, tag="events")),
+    Operation("GET", RESOURCE + "/events", event_list, "events:index", operation("List a resource's events", _EVENTS, tag="events", parameters=EVENT_LIST_QUERY)),
+    Operation("GET", RESOURCE + "/events/{event_id}", event_show, "events:show", operation("Show a resource's event", _EVENT, tag="events")),
+    # stoker's capability URLs for signals (Heat's CFN API has /waitcondition/{arn}):
+    # the secret is the credential, no token needed.
+    *(
+        Operation(method, "/v1/waitcondition/{credential_id}", waitcondition_signal, PUBLIC, operation(
+            "Signal the resource whose capability URL this is (cfn-signal)", _SIGNALLED, tag="signals",
+            parameters=[SECRET], body=OBJECT, body_required=False, faults=(403,),
+        ))
+        for method in ("PUT", "POST")
+    ),
+    Operation("GET", "/v1/server_metadata/{credential_id}", server_metadata, PUBLIC, operation(
+        "A server's metadata, for its agent (os-collect-config)", ok(OBJECT, "The metadata itself"), tag="signals", parameters=[SECRET], faults=(403,),
+    )),
 ]

@@ -16,11 +16,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from starlette.routing import Route
-
 from stoker.api import projects
-from stoker.api.call import Call, Reply, endpoint
+from stoker.api.call import Call, Reply
 from stoker.api.errors import BadRequestError
+from stoker.api.openapi_components import (
+    ANY,
+    COUNT,
+    OBJECT,
+    STRING,
+    array,
+    empty,
+    flag,
+    nullable,
+    obj,
+    ok,
+    operation,
+    query,
+    ref,
+)
+from stoker.api.operations import Operation
 from stoker.engine.software_configs import MAX_NAME_LENGTH, StoredSoftwareConfigs
 
 
@@ -100,9 +114,17 @@ def delete(call: Call) -> Reply:
 COLLECTION = "/v1/{tenant_id}/software_configs"
 CONFIG = COLLECTION + "/{config_id}"
 
-routes = [
-    Route(COLLECTION, endpoint(index), methods=["GET"]),
-    Route(COLLECTION, endpoint(create), methods=["POST"]),
-    Route(CONFIG, endpoint(show), methods=["GET"]),
-    Route(CONFIG, endpoint(delete), methods=["DELETE"]),
+_CONFIG = ok(obj({"software_config": ref("SoftwareConfig")}))
+
+OPERATIONS = [
+    Operation("GET", COLLECTION, index, "software_configs:index", operation(
+        "List the software configs", ok(obj({"software_configs": array(ref("SoftwareConfigSummary"))})), tag="software_configs",
+        parameters=[query("limit", COUNT, "at most this many"), query("marker", STRING, "the id of the last config of the previous page"), flag("global_tenant", "every project's (denied by default)")],
+    )),
+    Operation("POST", COLLECTION, create, "software_configs:create", operation(
+        "Create a software config", _CONFIG, tag="software_configs",
+        body=obj(optional={"name": nullable({"type": "string", "maxLength": 255}), "group": nullable({"type": "string", "maxLength": 255}), "config": ANY, "inputs": nullable(array(OBJECT)), "outputs": nullable(array(OBJECT)), "options": nullable(OBJECT)}),
+    )),
+    Operation("GET", CONFIG, show, "software_configs:show", operation("Show a software config", _CONFIG, tag="software_configs")),
+    Operation("DELETE", CONFIG, delete, "software_configs:delete", operation("Delete a software config", empty(204, "Deleted"), tag="software_configs")),
 ]

@@ -26,11 +26,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from starlette.routing import Route
-
 from stoker.api import projects
-from stoker.api.call import Call, Reply, endpoint
+from stoker.api.call import Call, Reply
 from stoker.api.errors import BadRequestError
+from stoker.api.openapi_components import (
+    OBJECT,
+    STRING,
+    array,
+    empty,
+    nullable,
+    obj,
+    ok,
+    operation,
+    query,
+    ref,
+)
+from stoker.api.operations import Operation
 from stoker.api.software_configs import refuse_nul
 from stoker.engine.software_deployments import StoredSoftwareDeployments
 from stoker.sdk.exceptions import ValidationError
@@ -150,11 +161,30 @@ COLLECTION = "/v1/{tenant_id}/software_deployments"
 DEPLOYMENT = COLLECTION + "/{deployment_id}"
 METADATA = COLLECTION + "/metadata/{server_id}"
 
-routes = [
-    Route(COLLECTION, endpoint(index), methods=["GET"]),
-    Route(COLLECTION, endpoint(create), methods=["POST"]),
-    Route(METADATA, endpoint(metadata), methods=["GET"]),
-    Route(DEPLOYMENT, endpoint(show), methods=["GET"]),
-    Route(DEPLOYMENT, endpoint(update), methods=["PUT"]),
-    Route(DEPLOYMENT, endpoint(delete), methods=["DELETE"]),
+_DEPLOYMENT = ok(obj({"software_deployment": ref("SoftwareDeployment")}))
+_TEXT = nullable(STRING)
+
+OPERATIONS = [
+    Operation("GET", COLLECTION, index, "software_deployments:index", operation(
+        "List the software deployments", ok(obj({"software_deployments": array(ref("SoftwareDeployment"))})), tag="software_deployments",
+        parameters=[query("server_id", STRING, "only this server's")],
+    )),
+    Operation("POST", COLLECTION, create, "software_deployments:create", operation(
+        "Create a software deployment", _DEPLOYMENT, tag="software_deployments",
+        body=obj({"config_id": STRING, "server_id": STRING}, {"id": _TEXT, "input_values": nullable(OBJECT), "action": _TEXT, "status": _TEXT, "status_reason": _TEXT, "stack_user_project_id": _TEXT}),
+        description=(
+            "400 for a config that is not the project's (as for a missing one); 404 for a server of another project's stack; "
+            "403 for a stack_user_project_id other than the caller's project, unless the caller is a cloud admin."
+        ),
+    )),
+    Operation("GET", METADATA, metadata, "software_deployments:metadata", operation(
+        "The configs deployed to a server, for its agent", ok(obj({"metadata": array(ref("SoftwareConfig"))})), tag="software_deployments",
+        description="404 for a server of another project's stack.",
+    )),
+    Operation("GET", DEPLOYMENT, show, "software_deployments:show", operation("Show a software deployment", _DEPLOYMENT, tag="software_deployments")),
+    Operation("PUT", DEPLOYMENT, update, "software_deployments:update", operation(
+        "Update a software deployment", _DEPLOYMENT, tag="software_deployments",
+        body=obj(optional={"config_id": _TEXT, "input_values": nullable(OBJECT), "output_values": nullable(OBJECT), "action": _TEXT, "status": _TEXT, "status_reason": _TEXT, "updated_at": _TEXT}),
+    )),
+    Operation("DELETE", DEPLOYMENT, delete, "software_deployments:delete", operation("Delete a software deployment", empty(204, "Deleted"), tag="software_deployments")),
 ]

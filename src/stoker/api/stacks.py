@@ -17,11 +17,32 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from starlette.routing import Route
-
 from stoker.api import projects, schemas, views
-from stoker.api.call import Call, Reply, endpoint
+from stoker.api.call import Call, Reply
 from stoker.api.errors import BadRequestError, NotFoundError
+from stoker.api.openapi_components import (
+    ANY,
+    BOOLEAN,
+    IMPLEMENTATIONS,
+    LOCATION,
+    NULL,
+    OBJECT,
+    REDIRECT,
+    RESOURCE_CHANGES,
+    STACK_LIST_QUERY,
+    STRING,
+    array,
+    empty,
+    flag,
+    nullable,
+    obj,
+    ok,
+    operation,
+    query,
+    ref,
+)
+from stoker.api.operations import Operation
+from stoker.api.policy import ACTIONS
 from stoker.engine.errors import StackNotFoundError
 from stoker.engine.states import Action
 
@@ -417,52 +438,125 @@ def action_preview(call: Call) -> Any:
     return call.service.plan_stack_action(stack.id, action, projects.project(call))
 
 
-STACK = "/v1/{tenant_id}/stacks/{stack_name}/{stack_id}"
-ALL = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+TENANT = "/v1/{tenant_id}"
+STACKS = TENANT + "/stacks"
+STACK = STACKS + "/{stack_name}/{stack_id}"
+ALL = ("GET", "POST", "PUT", "PATCH", "DELETE")
+# The lookups: /stacks/{stack_name}[/subpath], by the stack's name or id, redirect to
+# the stack's own URL, with the methods heatclient sends there.
+LOOKUPS: dict[str | None, tuple[str, ...]] = {
+    None: ALL,
+    "resources": ("GET", "POST"),
+    "events": ("GET", "POST"),
+    "template": ("GET", "POST"),
+    "actions": ("GET", "POST"),
+    "environment": ("GET",),
+    "files": ("GET",),
+    "outputs": ("GET",),
+    "snapshots": ("GET", "POST"),
+    "drift": ("GET", "POST"),
+    "events/stream": ("GET",),
+}
+
+
+def _lookups() -> list[Operation]:
+    operations = []
+    for subpath, methods in LOOKUPS.items():
+        where, to = (f"the stack's {subpath}", f"/{subpath}") if subpath else ("the stack", "")
+        spec = operation(f"Find {where} by the stack's name or id", REDIRECT, tag="stacks", description="302 to /stacks/{stack_name}/{stack_id}" + to + ", the query kept.")
+        handler = _lookup_to(subpath) if subpath else lookup
+        operations += [Operation(method, STACKS + "/{stack_name}" + to, handler, "stacks:lookup", spec) for method in methods]
+    return operations
+
+
+_WRITES = (409,)  # the stack is busy, or exists already
+_LIST = ok(obj({"stacks": array(ref("StackSummary"))}, {"links": array(ref("Link"))}))
+_REFRESHED = ok(obj({"plan": ref("Plan")}), "stoker's refresh_only: done, what the stack took from the live objects")
+_SHOW_NESTED = [
+    query("show_nested", BOOLEAN, "also the changes to the resources of nested stacks (Heat's)"),
+    flag("plan", "stoker's: the plan document too (plan), which POST /plans/apply takes"),
+]
+_ACTION_BODY = {name: {"type": "null"} for name in _ACTIONS}
+_PLANNED = {name: {"type": "null"} for name in ("suspend", "resume", "check", "delete", "snapshot")} | {"restore": {**STRING, "description": "the id of the snapshot to restore"}}
 
 # Order matters: a fixed path comes before a path parameter that would match it, and
 # the lookup subpaths before /stacks/{stack_name}/{stack_id}.
-routes = [
-    Route("/v1/{tenant_id}/stacks", endpoint(index), methods=["GET"]),
-    Route("/v1/{tenant_id}/stacks", endpoint(create), methods=["POST"]),
-    Route("/v1/{tenant_id}/stacks/preview", endpoint(preview), methods=["POST"]),
-    Route("/v1/{tenant_id}/stacks/detail", endpoint(index), methods=["GET"]),
-    Route("/v1/{tenant_id}/stacks/{stack_name}", endpoint(lookup), methods=ALL),
-    *[
-        Route(f"/v1/{{tenant_id}}/stacks/{{stack_name}}/{sub}", endpoint(_lookup_to(sub)), methods=methods)
-        for sub, methods in [
-            ("resources", ["GET", "POST"]),
-            ("events", ["GET", "POST"]),
-            ("events/stream", ["GET"]),
-            ("template", ["GET", "POST"]),
-            ("actions", ["GET", "POST"]),
-            ("environment", ["GET"]),
-            ("files", ["GET"]),
-            ("outputs", ["GET"]),
-            ("snapshots", ["GET", "POST"]),
-            ("drift", ["GET", "POST"]),
-        ]
-    ],
-    Route(STACK, endpoint(show), methods=["GET"]),
-    Route(STACK, endpoint(update), methods=["PUT"]),
-    Route(STACK, endpoint(update_patch), methods=["PATCH"]),
-    Route(STACK, endpoint(delete), methods=["DELETE"]),
-    Route(STACK + "/template", endpoint(template), methods=["GET"]),
-    Route(STACK + "/environment", endpoint(environment), methods=["GET"]),
-    Route(STACK + "/files", endpoint(files), methods=["GET"]),
-    Route(STACK + "/preview", endpoint(preview_update), methods=["PUT"]),
-    Route(STACK + "/preview", endpoint(preview_update_patch), methods=["PATCH"]),
-    Route(STACK + "/abandon", endpoint(abandon), methods=["DELETE"]),
-    Route(STACK + "/export", endpoint(export), methods=["GET"]),
-    Route(STACK + "/outputs", endpoint(outputs), methods=["GET"]),
-    Route(STACK + "/outputs/{output_key}", endpoint(output), methods=["GET"]),
-    Route(STACK + "/drift", endpoint(drift_detect), methods=["POST"]),
-    Route(STACK + "/drift", endpoint(drift_last), methods=["GET"]),
-    Route(STACK + "/snapshots", endpoint(snapshot_list), methods=["GET"]),
-    Route(STACK + "/snapshots", endpoint(snapshot_create), methods=["POST"]),
-    Route(STACK + "/snapshots/{snapshot_id}", endpoint(snapshot_show), methods=["GET"]),
-    Route(STACK + "/snapshots/{snapshot_id}", endpoint(snapshot_delete), methods=["DELETE"]),
-    Route(STACK + "/snapshots/{snapshot_id}/restore", endpoint(snapshot_restore), methods=["POST"]),
-    Route(STACK + "/actions", endpoint(action), methods=["POST"]),
-    Route(STACK + "/actions/preview", endpoint(action_preview), methods=["POST"]),
+OPERATIONS = [
+    Operation("GET", STACKS, index, "stacks:index", operation("List the project's stacks", _LIST, tag="stacks", parameters=STACK_LIST_QUERY)),
+    Operation("POST", STACKS, create, "stacks:create", operation(
+        "Create a stack (or adopt one)", ok(obj({"stack": obj({"id": STRING, "links": array(ref("Link"))})}), "Created: the stack's create goes on", 201, LOCATION),
+        tag="stacks", body=ref("StackCreate"), faults=_WRITES,
+    )),
+    Operation("POST", STACKS + "/preview", preview, "stacks:preview", operation(
+        "Preview a stack create", ok(obj({"stack": ref("StackPreview")}, {"resource_changes": RESOURCE_CHANGES, "implementations": IMPLEMENTATIONS, "plan": ref("Plan")})),
+        tag="stacks", body=ref("StackCreate"), faults=(409,),
+        parameters=[
+            flag("with_plan", "stoker's: the plan beside the stack (resource_changes in the create's order, implementations)"),
+            flag("plan", "stoker's: with_plan's and the plan document (plan), which POST /plans/apply takes"),
+        ],
+    )),
+    Operation("GET", STACKS + "/detail", index, "stacks:detail", operation("List the project's stacks (as GET /stacks)", _LIST, tag="stacks", parameters=STACK_LIST_QUERY)),
+    *_lookups(),
+    Operation("GET", STACK, show, "stacks:show", operation(
+        "Show a stack (a deleted one too)", ok(obj({"stack": ref("StackDetail")})), tag="stacks", parameters=[flag("resolve_outputs", "resolve the outputs (default true)")],
+    )),
+    Operation("PUT", STACK, update, "stacks:update", operation(
+        "Update a stack", {**empty(202, "Accepted: the update goes on"), **_REFRESHED}, tag="stacks", body=ref("StackUpdate"), faults=_WRITES,
+    )),
+    Operation("PATCH", STACK, update_patch, "stacks:update_patch", operation(
+        "Update a stack, keeping what is not given", {**empty(202, "Accepted: the update goes on"), **_REFRESHED}, tag="stacks", body=ref("StackUpdate"), body_required=False, faults=_WRITES,
+    )),
+    Operation("DELETE", STACK, delete, "stacks:delete", operation("Delete a stack", empty(204, "The delete goes on"), tag="stacks", faults=_WRITES)),
+    Operation("GET", STACK + "/template", template, "stacks:template", operation("The stack's template", ok(OBJECT, "The template as stored"), tag="stacks")),
+    Operation("GET", STACK + "/environment", environment, "stacks:environment", operation(
+        "The stack's environment",
+        ok(obj(optional={"parameters": OBJECT, "parameter_defaults": OBJECT, "resource_registry": OBJECT, "event_sinks": array(ANY), "encrypted_param_names": array(STRING)}), "The environment; hidden parameters' values masked"),
+        tag="stacks",
+    )),
+    Operation("GET", STACK + "/files", files, "stacks:files", operation("The stack's files", ok({"type": "object", "additionalProperties": STRING}, "name -> text"), tag="stacks")),
+    Operation("PUT", STACK + "/preview", preview_update, "stacks:preview_update", operation(
+        "Preview an update", ok(ref("ResourceChanges")), tag="stacks", body=ref("StackUpdate"), faults=_WRITES, parameters=_SHOW_NESTED,
+    )),
+    Operation("PATCH", STACK + "/preview", preview_update_patch, "stacks:preview_update_patch", operation(
+        "Preview a PATCH update", ok(ref("ResourceChanges")), tag="stacks", body=ref("StackUpdate"), body_required=False, faults=_WRITES, parameters=_SHOW_NESTED,
+    )),
+    Operation("DELETE", STACK + "/abandon", abandon, "stacks:abandon", operation(
+        "Abandon a stack: forget it, keep its resources", ok(obj({"id": STRING, "name": STRING, "action": STRING, "status": STRING, "template": OBJECT, "resources": OBJECT}), "The adopt data"),
+        tag="stacks", faults=_WRITES, description="400 unless the server enables it (STOKER_ENABLE_STACK_ABANDON), as Heat.",
+    )),
+    Operation("GET", STACK + "/export", export, "stacks:export", operation(
+        "Export a stack's data", ok(obj({"id": STRING, "name": STRING, "action": STRING, "status": STRING, "template": OBJECT, "resources": OBJECT})), tag="stacks",
+    )),
+    Operation("GET", STACK + "/outputs", outputs, "stacks:list_outputs", operation(
+        "List the outputs (not resolved)", ok(obj({"outputs": array(obj({"output_key": STRING, "description": STRING}))})), tag="stacks",
+    )),
+    Operation("GET", STACK + "/outputs/{output_key}", output, "stacks:show_output", operation("Show an output, resolved", ok(obj({"output": ref("Output")})), tag="stacks")),
+    Operation("POST", STACK + "/drift", drift_detect, "stacks:drift", operation(
+        "Detect drift: compare every resource with its live object", ok(obj({"drift": ref("Drift")}), "The detection, kept as the stack's last"),
+        tag="stacks", faults=_WRITES, body_required=False,
+        description="stoker's own (docs/drift.md). 409 while an action runs on the stack.",
+    )),
+    Operation("GET", STACK + "/drift", drift_last, "stacks:show_drift", operation(
+        "The stack's last drift detection", ok(obj({"drift": ref("Drift")})), tag="stacks", description="stoker's own (docs/drift.md). 404 before the first detection.",
+    )),
+    Operation("GET", STACK + "/snapshots", snapshot_list, "stacks:list_snapshots", operation("List the snapshots", ok(obj({"snapshots": array(ref("Snapshot"))})), tag="snapshots")),
+    Operation("POST", STACK + "/snapshots", snapshot_create, "stacks:snapshot", operation(
+        "Snapshot a stack", ok(ref("Snapshot"), "The snapshot (IN_PROGRESS while it is taken)"), tag="snapshots",
+        body=obj(optional={"name": nullable({"type": "string", "maxLength": 255})}), body_required=False, faults=_WRITES,
+    )),
+    Operation("GET", STACK + "/snapshots/{snapshot_id}", snapshot_show, "stacks:show_snapshot", operation("Show a snapshot", ok(obj({"snapshot": ref("Snapshot")})), tag="snapshots")),
+    Operation("DELETE", STACK + "/snapshots/{snapshot_id}", snapshot_delete, "stacks:delete_snapshot", operation("Delete a snapshot", empty(204, "Deleted"), tag="snapshots", faults=_WRITES)),
+    Operation("POST", STACK + "/snapshots/{snapshot_id}/restore", snapshot_restore, "stacks:restore_snapshot", operation(
+        "Restore a snapshot", empty(202, "Accepted: the restore goes on"), tag="snapshots", faults=_WRITES,
+    )),
+    # The body's key names the rule (policy.ACTIONS: actions:<action>).
+    Operation("POST", STACK + "/actions", action, ACTIONS, operation(
+        "Suspend, resume, check or cancel", ok(NULL, "The action goes on (a JSON null body)"), tag="stacks",
+        body={**obj(optional=_ACTION_BODY, extra=False), "minProperties": 1, "maxProperties": 1, "description": "exactly one action; its rule is actions:<action>"},
+        faults=_WRITES,
+    )),
+    Operation("POST", STACK + "/actions/preview", action_preview, "stacks:preview_action", operation(
+        "What a suspend, resume, check, delete, snapshot or restore would do to each resource (stoker's)", ok(obj({"plan": ref("Plan")})), tag="stacks",
+        body={**obj(optional=_PLANNED, extra=False), "minProperties": 1, "maxProperties": 1, "description": "exactly one action"},
+    )),
 ]

@@ -2,21 +2,19 @@
 ``/dashboard/types/{type_name}`` (a type's page), with the assets at
 ``/dashboard/types/_static/{name}``.
 
-The pages are made from the same calls as the API's answers: the app gives ``routes``
-its ``serve`` wrapper, which makes an endpoint of a page function, authenticates and
-authorises the request as every API route is (``api.call``; the rules are
-``api.policy.ROUTES``), and hands the page the API's reads for the caller (a
-``TypeSource``). The assets (CSS and script, the same for everyone) need no token.
+The pages are made from the same calls as the API's answers: the app declares the
+routes (``api.catalog.OPERATIONS``, with their rules) and makes an endpoint of each page
+function that authenticates and authorises the request as every API route is
+(``api.call``), and hands the page the API's reads for the caller (a ``TypeSource``).
+The assets (CSS and script, the same for everyone) need no token.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Route
 
 from stoker.typedocs import pages
 from stoker.typedocs.sources import TypeSource
@@ -53,12 +51,3 @@ async def asset(request: Request) -> Response:
         media_type=_MEDIA_TYPES[name[name.rfind(".") :]],
         headers={"Cache-Control": "max-age=3600"},
     )
-
-
-def routes(serve: Callable[[Page], Any]) -> list[Route]:
-    """The routes; ``serve`` makes an authenticated endpoint of a page (``api.catalog.page_endpoint``)."""
-    return [
-        Route(INDEX_PATH, serve(index), methods=["GET"]),
-        Route(ASSET_PATH, asset, methods=["GET"]),
-        Route(TYPE_PATH, serve(type_page), methods=["GET"]),
-    ]

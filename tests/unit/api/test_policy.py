@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from starlette.routing import Route
 
-from stoker.api import policy
+from stoker.api import policy, routes
 from stoker.api.auth import NONE_ROLES, RequestContext, with_implied_roles
 from stoker.api.call import ACCESS_ATTRIBUTE, endpoint
 
@@ -25,7 +25,7 @@ def allowed(enforcer: policy.Policy, caller: RequestContext, rule: str, project:
 
 
 def test_policy_every_route_rule_is_registered():
-    rules = {rule for rule in policy.ROUTES.values() if rule != policy.ACTIONS}
+    rules = {rule for rule in routes.ROUTES.values() if rule != policy.ACTIONS}
     rules |= {f"actions:{name}" for name in ("suspend", "resume", "check", "cancel_update", "cancel_without_rollback", "action")}
     rules |= set(policy.GLOBAL_INDEX.values())
     assert rules - set(policy.DEFAULTS) == set()
@@ -83,7 +83,7 @@ def test_policy_bind_refuses_a_route_without_a_rule():
         return None
 
     known = Route("/v1/{tenant_id}/stacks", endpoint(handler), methods=["GET"])
-    policy.bind([known], ACCESS_ATTRIBUTE)
+    policy.bind([known], ACCESS_ATTRIBUTE, routes.RULES)
     assert getattr(known.endpoint, ACCESS_ATTRIBUTE) == {"GET": "stacks:index"}
     with pytest.raises(ValueError, match="POST /v1/{tenant_id}/brand_new"):
-        policy.bind([Route("/v1/{tenant_id}/brand_new", endpoint(handler), methods=["POST"])], ACCESS_ATTRIBUTE)
+        policy.bind([Route("/v1/{tenant_id}/brand_new", endpoint(handler), methods=["POST"])], ACCESS_ATTRIBUTE, routes.RULES)
