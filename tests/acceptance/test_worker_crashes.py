@@ -21,6 +21,7 @@ from tests.support.workers import (
     stack_tree,
     started_actions,
     wait_until_held_by,
+    wait_until_polled,
 )
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -201,6 +202,7 @@ def test_a_dead_workers_action_resumes_within_the_lease_and_one_look(cluster):
     assert status == 201, body
     stack_id = body["stack"]["id"]
     wait_until_held_by(cluster, first)
+    wait_until_polled(cluster, "slow")
     cluster.start_worker()
     first.send_signal(signal.SIGKILL)
     first.wait()
@@ -225,6 +227,7 @@ def test_two_workers_settling_one_stalled_job_settle_it_once(cluster):
     stack_id = body["stack"]["id"]
     wait_until_held_by(cluster, first)
     wait_until(lambda: stack_events(cluster, stack_id, "Stack CREATE started") == 1, "the create started")
+    wait_until_polled(cluster, "slow")
     job_id = cluster.scalar("SELECT id FROM procrastinate_jobs WHERE status = 'doing'")
     first.send_signal(signal.SIGKILL)
     first.wait()

@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from tests.support.workers import Cluster, stack_tree, started_actions, wait_until_held_by
+from tests.support.workers import Cluster, stack_tree, started_actions, wait_until_held_by, wait_until_polled
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -100,8 +100,9 @@ def test_a_worker_killed_mid_action_is_replaced_by_another(cluster):
     first = cluster.start_worker()
     status, body = cluster.server.request("POST", "/stacks", {"stack_name": "lazy", "template": SLOW})
     assert status == 201, body
-    # The first worker holds the stack's lock; a second one waits for work.
+    # The first worker holds the stack's lock and polls slow; a second one waits for work.
     wait_until_held_by(cluster, first)
+    wait_until_polled(cluster, "slow")
     second = cluster.start_worker()
     first.send_signal(signal.SIGKILL)
     first.wait()

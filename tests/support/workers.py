@@ -106,6 +106,15 @@ def wait_until_held_by(cluster: Cluster, worker: subprocess.Popen) -> None:
     wait_until(lambda: cluster.scalar("SELECT pid FROM stack_locks") == worker.pid, "the worker to take the stack")
 
 
+def wait_until_polled(cluster: Cluster, resource: str) -> None:
+    """Until ``resource``'s create handler has returned and its token is stored: the engine
+    polls it now, and an engine that dies from here is resumed by another. (Killed before,
+    the resource's progress is unknown and it is failed, by design: on a loaded machine
+    that window, from the lock taken to the token stored, lasted long enough to be hit.)"""
+    query = "SELECT count(*) FROM resources WHERE name = :name AND handler_token IS NOT NULL AND handler_token::text <> 'null'"
+    wait_until(lambda: cluster.scalar(query, name=resource) == 1, f"{resource}'s handler to return")
+
+
 def stack_tree(cluster: Cluster, stack_id: str) -> list[str]:
     """The ids of a stack and every stack below it."""
     engine = sa.create_engine(cluster.database_url.replace("postgresql://", "postgresql+psycopg://", 1))

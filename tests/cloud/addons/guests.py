@@ -318,8 +318,10 @@ class Guests:
         (self.libvirt / "etc" / "libvirtd.conf").write_text(
             LIBVIRTD_CONF.format(log=self.logs / "libvirtd.log")
         )
+        # The mount points made first: a machine whose libvirt never ran has no /run/libvirt
+        # (its service makes it), and mount refuses a missing one (exit 32, seen in CI).
         mounts = "; ".join(
-            f"mount --bind {shlex.quote(str(self.libvirt / name))} {path}"
+            f"mkdir -p {path} && mount --bind {shlex.quote(str(self.libvirt / name))} {path}"
             for path, name in LIBVIRT_PATHS.items()
         )
         # Its own host name too (a UTS namespace): libvirt names the compute node after
