@@ -11,7 +11,13 @@ from collections import Counter
 
 import pytest
 
-from tests.support.workers import Cluster, stack_tree, started_actions, wait_until_held_by, wait_until_polled
+from tests.support.workers import (
+    Cluster,
+    stack_tree,
+    started_actions,
+    wait_until_held_by,
+    wait_until_polled,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 

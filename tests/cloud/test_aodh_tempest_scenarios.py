@@ -8,8 +8,9 @@ notifier fire the alarm). The plugin's own Keystone client is used unchanged
 
 Which scenario tests can run here is decided by what their guests must do: the six services'
 Nova runs the fake virt driver, so a server goes ACTIVE but never boots an operating system;
-the guests' host (``addons/guests.py``) boots real guests, which run their user data but have
-no network yet, so none signals stoker, answers ping or SSH. A test that needs that is listed in
+the guests' host (``addons/guests.py``) boots real guests, which run their user data and have
+a network (``test_guests.py``), but this run does not yet hand tempest the guests' image,
+flavor and external network. A test that needs a guest is listed in
 ``CANNOT_RUN_HERE`` with its obstacle (tempest's ``skip_scenario_test_list``, so the plugin
 skips it); the README's table (tests/cloud/README.md, "heat-tempest-plugin's scenario tests")
 says the same. Every other scenario test must pass, except those in ``KNOWN_FAILURES``,
@@ -44,26 +45,26 @@ SCENARIO_TESTS = 10
 CANNOT_RUN_HERE = {
     "CfnInitIntegrationTest": (
         "its server must run cfn-init and cfn-signal to a WaitCondition, answer ping on its "
-        "floating IP and SSH as ec2-user: the guests' host (addons/guests.py) boots such an "
-        "image, but its guests have no network yet"
+        "floating IP and SSH as ec2-user: "
+        "guests boot with a network (addons/guests.py, test_guests.py), but this run does not yet give tempest the guests' image, flavor and external network, nor serve stoker on an address a guest reaches"
     ),
     "ServerSignalIntegrationTest": (
         "its server's user data (cloud-init) must signal a WaitCondition, and the test pings the "
-        "floating IP: guests boot (addons/guests.py) with no network yet"
+        "floating IP: guests boot with a network (addons/guests.py, test_guests.py), but this run does not yet give tempest the guests' image, flavor and external network, nor serve stoker on an address a guest reaches"
     ),
     "SoftwareConfigIntegrationTest": (
         "its servers must run os-collect-config and the config hooks, which signal the "
-        "deployments over the network: guests boot (addons/guests.py) with no network yet"
+        "deployments over the network: guests boot with a network (addons/guests.py, test_guests.py), but this run does not yet give tempest the guests' image, flavor and external network, nor serve stoker on an address a guest reaches"
     ),
     "VolumeBackupRestoreIntegrationTest": (
         "its server's user data must mount the volume, write a file and signal a "
-        "WaitCondition with the data read back after a restore: guests boot "
-        "(addons/guests.py) with no network yet"
+        "WaitCondition with the data read back after a restore: guests boot with a network (addons/guests.py, test_guests.py), but this run does not yet give tempest the guests' image, flavor and external network, nor serve stoker on an address a guest reaches; and the "
+        "cloud's Cinder back end is a no-op one, whose volumes a guest cannot mount"
     ),
     "LoadBalancerTest": (
         "each pool member's server runs a netcat web server from user data and signals a "
         "WaitCondition before its PoolMember is made, and the test reaches them through the "
-        "load balancer: guests have no network yet, and Octavia runs here with the no-op "
+        "load balancer: Octavia runs here with the no-op "
         "amphora driver, which forwards no traffic (see test_octavia_*.py)"
     ),
 }

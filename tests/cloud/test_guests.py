@@ -10,12 +10,15 @@ console, which Nova's console log shows.
 
 from __future__ import annotations
 
+import json
 import secrets
+import subprocess
 import time
 
 from tests.cloud import identity
 from tests.cloud.addons.guests import GuestsService
 from tests.cloud.fixture import admin_cloud, deleting_service  # noqa: F401 - fixtures
+from tests.support.server import Server
 from tests.support.stacks import from_data
 
 # Seconds a guest may take to boot and run its user data under emulation (about 100 s on
@@ -125,3 +128,134 @@ def test_guests_only_the_guest_image_goes_to_the_guests_host(
         assert "No valid host was found" in shown["fault"]["message"], shown["fault"]
     finally:
         identity.request("DELETE", f"{compute}/servers/{server_id}", token=keystone.token)
+
+
+NETWORKED_TEMPLATE = """\
+heat_template_version: 2021-04-16
+parameters:
+  image: {type: string}
+  flavor: {type: string}
+  public_net: {type: string}
+resources:
+  net: {type: OS::Neutron::Net}
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.77.0.0/24, dns_nameservers: []}
+  router:
+    type: OS::Neutron::Router
+    properties: {external_gateway_info: {network: {get_param: public_net}}}
+  router_interface:
+    type: OS::Neutron::RouterInterface
+    properties: {router: {get_resource: router}, subnet: {get_resource: subnet}}
+  sg:
+    type: OS::Neutron::SecurityGroup
+    properties:
+      rules: [{protocol: icmp}, {protocol: tcp, port_range_min: 22, port_range_max: 22}]
+  handle: {type: OS::Heat::WaitConditionHandle}
+  vm:
+    type: OS::Nova::Server
+    depends_on: router_interface
+    properties:
+      image: {get_param: image}
+      flavor: {get_param: flavor}
+      networks: [{subnet: {get_resource: subnet}}]
+      security_groups: [{get_resource: sg}]
+      user_data_format: RAW
+      user_data:
+        str_replace:
+          template: |
+            #!/bin/sh
+            wc_notify --data-binary '{"status": "SUCCESS", "data": "signalled from the guest"}'
+          params:
+            wc_notify: {get_attr: [handle, curl_cli]}
+  fip:
+    type: OS::Neutron::FloatingIP
+    depends_on: router_interface
+    properties: {floating_network: {get_param: public_net}}
+  fip_association:
+    type: OS::Neutron::FloatingIPAssociation
+    properties:
+      floatingip_id: {get_resource: fip}
+      port_id: {get_attr: [vm, addresses, {get_resource: net}, 0, port]}
+  wait:
+    type: OS::Heat::WaitCondition
+    properties: {handle: {get_resource: handle}, timeout: 600}
+outputs:
+  wc_data: {value: {get_attr: [wait, data]}}
+  server_ip: {value: {get_attr: [fip, floating_ip_address]}}
+  server_id: {value: {get_resource: vm}}
+"""
+
+
+def test_guests_a_guest_on_a_stack_network_signals_its_wait_condition_and_answers_ping(
+    openstack_cloud, guests_service: GuestsService, tmp_path
+):
+    # heat-tempest-plugin's ServerSignalIntegrationTest, as stoker's own test: a network, a
+    # router to the guests' external network, a floating IP, and a guest whose user data
+    # signals the stack's wait condition with the handle's curl_cli, reaching `stoker
+    # serve` on the host's address through the router. Then the host pings the guest.
+    token = secrets.token_hex(16)
+    tokens = tmp_path / "tokens.yaml"
+    project = openstack_cloud.connect("demo").current_project_id
+    tokens.write_text(
+        f"tokens:\n  {token}: {{project_id: {project}, user_id: tester, roles: [member]}}\n"
+    )
+    host = guests_service.external_network.host_address
+    server = Server(
+        f"sqlite:///{tmp_path / 'stoker.sqlite'}",
+        tmp_path / "serve.log",
+        host=host,
+        token=token,
+        STOKER_AUTH_MODE="token",
+        STOKER_AUTH_TOKENS_FILE=str(tokens),
+        **openstack_cloud.cloud_environ("demo"),
+    )
+    server.environment["STOKER_PUBLIC_URL"] = server.url
+    server.endpoint = f"{server.url}/v1/{project}"
+    server.start()
+    connection = openstack_cloud.connect("admin")
+    try:
+        name = f"signal-{secrets.token_hex(3)}"
+        parameters = {
+            "image": guests_service.image_id,
+            "flavor": guests_service.flavor_id,
+            "public_net": guests_service.external_network.id,
+        }
+        status, body = server.request(
+            "POST",
+            "/stacks",
+            {"stack_name": name, "template": NETWORKED_TEMPLATE, "parameters": parameters},
+        )
+        assert status == 201, body
+        stack_id = body["stack"]["id"]
+        created = server.wait_for(stack_id, timeout=BOOT_TIMEOUT_S + 120)
+        status, shown = server.request("GET", f"/stacks/{name}/{stack_id}")
+        outputs = {
+            output["output_key"]: output.get("output_value")
+            for output in shown["stack"].get("outputs") or []
+        }
+        if created["stack_status"] != "CREATE_COMPLETE":
+            console = (
+                console_log(connection, outputs["server_id"]) if outputs.get("server_id") else ""
+            )
+            raise AssertionError(
+                f"{created['stack_status']}: {created['stack_status_reason']}\nthe guest's console:\n{console[-4000:]}"
+            )
+        assert json.loads(outputs["wc_data"]) == {"1": "signalled from the guest"}
+        address = outputs["server_ip"]
+        deadline = time.monotonic() + 120
+        while (
+            subprocess.run(
+                ["ping", "-c", "1", "-W", "2", address], capture_output=True, check=False
+            ).returncode
+            != 0
+        ):
+            assert time.monotonic() < deadline, f"the guest never answered ping on {address}"
+        status, _ = server.request("DELETE", f"/stacks/{name}/{stack_id}")
+        assert status == 204
+        deleted = server.wait_for(stack_id, timeout=300)
+        assert deleted["stack_status"] == "DELETE_COMPLETE", deleted["stack_status_reason"]
+    finally:
+        connection.close()
+        log = server.stop()
+    assert "Traceback" not in log, log[-4000:]

@@ -31,17 +31,31 @@ def free_port() -> int:
 class Server:
     """``stoker serve`` on a free port; its output goes to ``log_path``."""
 
-    def __init__(self, database_url: str, log_path: Path, *, file_limit: int | None = None, start_timeout_s: float = 30, **environment: str):
+    def __init__(
+        self,
+        database_url: str,
+        log_path: Path,
+        *,
+        file_limit: int | None = None,
+        start_timeout_s: float = 30,
+        host: str = "127.0.0.1",
+        token: str | None = None,
+        **environment: str,
+    ):
         """``file_limit``: the process's open-file limit (soft and hard), when a test
         needs a server that can open only so many; ``start_timeout_s``: how long it may
-        take to answer (keystone mode loads keystonemiddleware first)."""
+        take to answer (keystone mode loads keystonemiddleware first); ``host``: the
+        address it listens on (another than loopback needs an auth mode); ``token``: the
+        X-Auth-Token ``request`` sends."""
         self.database_url = database_url
         self.log_path = log_path
         self.file_limit = file_limit
         self.start_timeout_s = start_timeout_s
         self.environment = environment
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.host = host
+        self.token = token
+        self.url = f"http://{host}:{self.port}"
         self.endpoint = f"{self.url}/v1/{TENANT}"
         self.process: subprocess.Popen | None = None
 
@@ -49,7 +63,7 @@ class Server:
         env = {**os.environ, "STOKER_DATABASE_URL": self.database_url, **self.environment}
         self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [STOKER, "serve", "--port", str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT,
+            [STOKER, "serve", "--host", self.host, "--port", str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT,
             preexec_fn=self._limit_files if self.file_limit is not None else None,
         )
         deadline = time.monotonic() + self.start_timeout_s
@@ -82,7 +96,8 @@ class Server:
 
     def request(self, method: str, path: str, body: Any = None, timeout: float = 60) -> tuple[int, Any]:
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.endpoint + path, data=data, method=method, headers={"Content-Type": "application/json"})
+        headers = {"Content-Type": "application/json", **({"X-Auth-Token": self.token} if self.token else {})}
+        request = urllib.request.Request(self.endpoint + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 return response.status, json.loads(response.read() or b"null")

@@ -20,10 +20,13 @@ aggregate whose metadata requires that trait, and the image asks for it; the sch
 ``enable_isolated_aggregate_filtering`` (configuration/nova.conf) keeps every other
 server off the aggregate. The other tests' servers stay on the fake driver.
 
-Not yet (the next steps of issue 29): a guest's network. Its ports are bound by the
-cloud's no-op ML2 driver, so a test's guest boots with ``networks: none`` for now;
-Open vSwitch (its userspace datapath: this kernel has no openvswitch module) with
-Neutron's agents comes next.
+Their network (``_guest_network.py``): a session's own Open vSwitch (its userspace
+datapath: this kernel has no openvswitch module) and Neutron's Open vSwitch, L3 and DHCP
+agents for this host, so a guest's port is bound by ML2's ``openvswitch`` driver, gets
+its address from the network's DHCP server and reaches the host (``stoker serve`` on the
+external bridge's address) through its router; the host reaches a guest's floating IP.
+The other tests' ports stay on the fake host and the no-op driver. The fixture lives for
+one test module: the agents serve every network and router made while they run.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.cloud import guest_image, identity
+from tests.cloud.addons._guest_network import DIE_WITH_THE_RUN, ExternalNetwork, GuestNetwork
 from tests.cloud.addons._service import (
     Launcher,
     process_environment,
@@ -64,6 +68,12 @@ PACKAGES = (
     "pkg-config",
     "genisoimage",
     "mmdebstrap",
+    # The guests' network (_guest_network.py): the switch, the DHCP servers, the routers'
+    # NAT; and ping, which tests reach guests with.
+    "openvswitch-switch",
+    "dnsmasq-base",
+    "iptables",
+    "iputils-ping",
 )
 # The bindings Nova's libvirt driver imports, built against Debian 12's libvirt 9.0.0.
 LIBVIRT_PYTHON = "libvirt-python==9.0.0"
@@ -71,9 +81,6 @@ TRAIT = "CUSTOM_STOKER_GUEST"
 # The flavor guests boot with: the root file system's image is 1.4 GiB.
 FLAVOR = {"name": "stoker.guest", "ram": 1024, "vcpus": 1, "disk": 3}
 READY_TIMEOUT_S = 180
-# A process's command prefix: it gets SIGKILL, not the cloud's SIGTERM, when the test run
-# dies (for processes that ignore SIGTERM or take long over it).
-DIE_WITH_THE_RUN = ("setpriv", "--pdeathsig", "KILL", "--")
 
 QEMU_CONF = """\
 # The session's libvirtd runs QEMU as root with no confinement (a test machine, no
@@ -111,6 +118,11 @@ mkisofs_cmd = genisoimage
 # Nova's images are qcow2 overlays of the image in _base, kept as Glance has it (no copy
 # to raw: 1.4 GiB per image).
 force_raw_images = false
+# Neutron sends Nova no events here (notify_nova_on_port_status_changes is off in the
+# cloud): a guest boots while its port is wired (seconds; the guest takes longer to ask
+# for its address).
+vif_plugging_is_fatal = false
+vif_plugging_timeout = 0
 
 [libvirt]
 virt_type = qemu
@@ -120,6 +132,9 @@ cpu_mode = none
 
 [compute]
 provider_config_location = {provider_config}
+
+[os_vif_ovs]
+ovsdb_connection = unix:{ovsdb}
 
 [oslo_concurrency]
 lock_path = {nova}/lock
@@ -159,6 +174,7 @@ class GuestsService:
     flavor_id: str
     libvirt_uri: str
     directory: Path
+    external_network: ExternalNetwork
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -209,6 +225,7 @@ class Guests:
         self.node_uuid = ""
         self.image_ids: list[str] = []
         self.timings: dict[str, float] = {}
+        self.network = GuestNetwork(cloud, self.directory, self.host, self.suffix, self.launcher)
 
     def _environment(self) -> dict[str, str]:
         """The cloud's service environment, the libvirt bindings on PYTHONPATH, and the
@@ -217,7 +234,7 @@ class Guests:
             self.cloud.environment.path, tmpdir=self.directory / "tmp", pythonpath=self.bindings
         )
         environment["PATH"] += ":/usr/sbin:/sbin"
-        return environment
+        return self.network.environment(environment)
 
     def start(self) -> GuestsService:
         started = time.monotonic()
@@ -264,19 +281,32 @@ class Guests:
         image, self.timings["image_build_s"] = guest_image.ensure(self.cloud.environment.cache)
         self.timings["bindings_s"] = self._bindings()
         phase = time.monotonic()
+        self.network.start_switch(self._environment())
         self._libvirtd()
+        self.network.start_agents(
+            self._agents_environment(), self.cloud.environment.bin("privsep-helper")
+        )
         self._compute()
         self.timings["ready_s"] = time.monotonic() - phase
         phase = time.monotonic()
         connection = self.cloud.connect("admin")
         try:
+            external = self.network.make_external_network(connection)
             self._isolate(connection)
             image_id = self._upload(connection, image)
             flavor_id = self._flavor(connection)
         finally:
             connection.close()
         self.timings["image_upload_s"] = time.monotonic() - phase
-        return GuestsService(self.host, image_id, flavor_id, self.uri, self.directory)
+        return GuestsService(self.host, image_id, flavor_id, self.uri, self.directory, external)
+
+    def _agents_environment(self) -> dict[str, str]:
+        """Neutron's processes: the cloud's own drivers on PYTHONPATH (as its API has them)."""
+        from tests.cloud.services import DRIVERS
+
+        environment = self._environment()
+        environment["PYTHONPATH"] = str(DRIVERS)
+        return environment
 
     # -- the parts ------------------------------------------------------------------------
 
@@ -324,6 +354,9 @@ class Guests:
             f"mkdir -p {path} && mount --bind {shlex.quote(str(self.libvirt / name))} {path}"
             for path, name in LIBVIRT_PATHS.items()
         )
+        # Open vSwitch's sockets where libvirt's ovs-vsctl looks for them.
+        ovs = shlex.quote(str(self.network.ovs))
+        mounts += f"; mkdir -p /run/openvswitch; mount --bind {ovs} /run/openvswitch"
         # Its own host name too (a UTS namespace): libvirt names the compute node after
         # it, and placement refuses a second resource provider of the same name (a second
         # test run beside this one, or an earlier run's, on the dev cloud). And its own
@@ -371,6 +404,7 @@ class Guests:
                 nova=self.nova,
                 uri=self.uri,
                 provider_config=self.directory / "provider-config",
+                ovsdb=self.network.socket,
                 privsep="".join(
                     f"\n[{section}]\nhelper_command = {helper}\n" for section in PRIVSEP_SECTIONS
                 ),
@@ -491,26 +525,49 @@ class Guests:
     # -- stop -------------------------------------------------------------------------
 
     def stop(self) -> None:
-        """Every guest ended (QEMU runs outside libvirtd's process group), then the
-        processes. Safe to call twice."""
+        """Every guest ended (QEMU runs outside libvirtd's process group), the processes
+        stopped, then what the host left in the cloud and on the machine deleted. Safe to
+        call twice."""
         if self.socket.exists():
             for domain in virsh(self.uri, "list", "--name").stdout.split():
                 virsh(self.uri, "destroy", domain)
+        try:
+            connection = self.cloud.connect("admin")
+        except Exception as error:  # noqa: BLE001 - best effort
+            print(f"the guests' compute host left its records in the cloud: {error}")
+            connection = None
+        namespaces = (
+            self._best_effort(
+                "its namespaces' names", lambda: self.network.hosted_namespaces(connection)
+            )
+            if connection
+            else None
+        )
         self.launcher.stop()
-        self._forget()
+        self.network.end_processes()
+        if connection is not None:
+            try:
+                self._forget(connection)
+                for problem in self.network.forget(connection, namespaces or []):
+                    print(f"the guests' compute host could not delete {problem}")
+            finally:
+                connection.close()
         if self.record is not None:
             self.record.remove()
 
-    def _forget(self) -> None:
+    @staticmethod
+    def _best_effort(what: str, step: Callable[[], object]) -> object:
+        try:
+            return step()
+        except Exception as error:  # noqa: BLE001 - best effort, said
+            print(f"the guests' compute host could not read {what}: {error}")
+            return None
+
+    def _forget(self, connection) -> None:
         """What the host left in the cloud, deleted (the dev cloud outlives a test run):
         its aggregate, its images, its compute service (and with it its node and resource
         provider). Best effort, each step on its own: what fails is printed, and a
         session's own cloud goes with the session anyway."""
-        try:
-            connection = self.cloud.connect("admin")
-        except Exception as error:  # noqa: BLE001 - best effort
-            print(f"the guests' compute host left its aggregate, images and service: {error}")
-            return
         aggregate_id, self.aggregate_id = self.aggregate_id, None
         image_ids, self.image_ids = self.image_ids, []
         steps: list[tuple[str, Callable[[], object]]] = []
@@ -528,14 +585,11 @@ class Guests:
                 )
             )
         steps.append(("its compute service", lambda: self._delete_service(connection)))
-        try:
-            for what, step in steps:
-                try:
-                    step()
-                except Exception as error:  # noqa: BLE001 - best effort, said
-                    print(f"the guests' compute host could not delete {what}: {error}")
-        finally:
-            connection.close()
+        for what, step in steps:
+            try:
+                step()
+            except Exception as error:  # noqa: BLE001 - best effort, said
+                print(f"the guests' compute host could not delete {what}: {error}")
 
     def _delete_aggregate(self, connection, aggregate_id: int) -> None:
         connection.compute.remove_host_from_aggregate(aggregate_id, self.host)
@@ -552,11 +606,15 @@ def start_for(cloud: DevCloud, directory: Path) -> tuple[GuestsService, Callable
     return guests.start(), guests.stop
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def guests_service(
     openstack_cloud: DevCloud, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[GuestsService]:
-    """A compute host whose servers boot (libvirt, QEMU), with the guest image and flavor."""
+    """A compute host whose servers boot (libvirt, QEMU), with the guest image and flavor.
+
+    For one test module only: the Neutron agents it brings serve the networks and routers
+    made while they run, any test's (a test group's modules run one after another, so
+    none but this module's), and are gone before the next module's tests."""
     guests = Guests(openstack_cloud, tmp_path_factory.mktemp("guests"))
     try:
         service = guests.start()

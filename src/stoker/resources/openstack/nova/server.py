@@ -355,9 +355,10 @@ class Server(ServerReads):
     def prepare_for_replace(self) -> None:
         """Before its replacement is created (Heat's hook): the old server gives up its
         ports, so the replacement can have a port it was given (``port``) or an address it
-        names (``fixed_ip``). Ports it was given are detached (and waited for); ports it
-        made are deleted, as the old server's delete would have. An old server in ERROR
-        only has its own ports deleted, as in Heat."""
+        names (``fixed_ip``). Every port is detached (and waited for); then the ports it
+        made are deleted, as the old server's delete would have (detached first: Neutron's
+        policy, 2025.1 on, refuses a member the delete of a port bound to a server). An old
+        server in ERROR only has its own ports deleted, as in Heat."""
         if self.resource_id is None:
             return
         helper = self.networks_helper()
@@ -366,10 +367,10 @@ class Server(ServerReads):
         except EntityNotFound:
             return
         if server.status != "ERROR":
-            given = [port["id"] for port in helper.ports(EXTERNAL_PORTS)]
-            for port_id in given:
+            ports = [port["id"] for port in helper.ports(EXTERNAL_PORTS)] + helper.internal_port_ids()
+            for port_id in ports:
                 helper.detach(self.resource_id, port_id)
-            server_replace.wait_for_ports(self, self.resource_id, given, attached=False)
+            server_replace.wait_for_ports(self, self.resource_id, ports, attached=False)
         helper.delete_internal_ports()
 
     def restore_prev_rsrc(self, convergence: bool = False) -> None:
@@ -471,9 +472,9 @@ class Server(ServerReads):
     def _delete(self) -> dict[str, Any] | None:
         server_transport.forget_metadata_url(self)
         helper = self.networks_helper()
-        helper.delete_internal_ports()
         self.data_delete(EXTERNAL_PORTS)
         if self.resource_id is None:
+            helper.delete_internal_ports()
             return {"server": None} if not helper.delete_auto_network() else None
         try:
             self.client().delete_server(self.resource_id, ignore_missing=False)
@@ -501,7 +502,12 @@ class Server(ServerReads):
             token.update(self._delete() or {"server": None})
         if token.get("server") and not self._server_gone(token["server"]):
             return False
-        return self.networks_helper().delete_auto_network()
+        # The ports stoker made go once the server has (Heat deletes them first): Neutron's
+        # policy (2025.1 on) refuses a member the delete of a port bound to a server
+        # (device_owner compute:*), and Nova unbinds them when the server goes.
+        helper = self.networks_helper()
+        helper.delete_internal_ports()
+        return helper.delete_auto_network()
 
     # -- suspend, resume, check ------------------------------------------------------------------
 
