@@ -13,6 +13,9 @@ let other processes act before it sends SIGCONT. The points:
 - ``lock-taken``: a job holds its stack's lock and has recorded nothing yet, its action
   not IN_PROGRESS (``Engine.run``); a scaling signal holds the lock and its policy
   has not acted (``engine.scaling.signal``).
+- ``token-saved``: a resource's handler has returned and its token is stored: the engine
+  polls the resource from here (``engine.lifecycle._save_token``), and one that dies now
+  is resumed, not failed.
 - ``delete-complete``: a delete has recorded its stack DELETE_COMPLETE and has not yet
   deleted the stack's resource rows nor marked the stack deleted (``engine.delete``).
 - ``stalled-jobs-listed``: a worker's recovery round has listed the stalled jobs of

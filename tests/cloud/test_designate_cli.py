@@ -160,10 +160,10 @@ def test_public_designate_templates_create_and_delete(designate_service, tmp_pat
     assert dns.find_zone(domain) is None and dns.find_zone(record_domain) is None
 
 
-def _zone_row(url: str, stack_name: str):
+def _zone_row(url: str, stack_name: str, name: str = "zone"):
     service = Service(Settings(database_url=url))
     try:
-        rows = [row for row in service.list_resources(stack_name) if row.name == "zone"]
+        rows = [row for row in service.list_resources(stack_name) if row.name == name]
         return rows[0] if rows else None
     except Exception:  # noqa: BLE001 - the stack row may not be written yet
         return None
@@ -200,30 +200,19 @@ def test_crash_during_zone_create_then_retry_leaves_nothing_orphaned(designate_s
             }
         )
     )
-    creating = subprocess.Popen(
+    # The engine dies while Designate's worker is still making the zone, or its record set
+    # when the zone was ready at the first look (a quiet machine): the first whose handler
+    # returned a token, its id and token recorded (STOKER_FAULT_AT: the process kills
+    # itself there; watching the rows for that moment missed it when Designate was quick).
+    creating = subprocess.run(
         [STOKER, *demo, "stack", "create", stack_name, "-t", str(template), "--wait"],
-        env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**environment, "STOKER_FAULT_AT": "token-saved"}, capture_output=True, text=True, timeout=WAIT_S,
     )  # fmt: skip
-
-    # The engine dies while Designate's worker is still making the zone: its id is recorded.
-    deadline = time.monotonic() + WAIT_S
-    while True:
-        row = _zone_row(environment["STOKER_DATABASE_URL"], stack_name)
-        if (
-            row is not None
-            and row.action == "CREATE"
-            and row.status == "IN_PROGRESS"
-            and row.physical_resource_id
-        ):
-            creating.send_signal(signal.SIGKILL)
-            creating.wait()
-            break
-        assert creating.poll() is None, (
-            f"stoker ended before the crash point: {creating.communicate()}"
-        )
-        assert time.monotonic() < deadline, "the crash point was never reached"
-        time.sleep(0.05)
-    recorded = _zone_row(environment["STOKER_DATABASE_URL"], stack_name).physical_resource_id
+    assert creating.returncode == -signal.SIGKILL, (creating.stdout, creating.stderr)
+    rows = [_zone_row(environment["STOKER_DATABASE_URL"], stack_name, name) for name in ("zone", "www")]
+    interrupted = [row for row in rows if row is not None and (row.action, row.status) == ("CREATE", "IN_PROGRESS")]
+    assert len(interrupted) == 1 and interrupted[0].physical_resource_id, rows
+    recorded = rows[0].physical_resource_id
     assert [zone.id for zone in dns.zones() if zone.name == zone_name] == [recorded]
 
     # The next command resumes the interrupted create, then does its own work.

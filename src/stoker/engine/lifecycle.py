@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from stoker import faults
 from stoker.engine import hooks
 from stoker.engine.events import Recorder
 from stoker.engine.handlers import SNAPSHOT_DELETE, HandlerRunner, handler_pair
@@ -248,6 +249,8 @@ async def _save_token(context: ActionContext, record: ResourceRecord, token: Any
     if fields:
         await context.store.update_resource_async(record, **fields)
     record.handler_token = fields.get("handler_token")
+    if record.handler_token is not None:
+        faults.point("token-saved")
 
 
 def _nothing_to_delete(instance: Resource) -> bool:
