@@ -9,8 +9,10 @@ its own stacks, as on a fresh embedded store."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -48,6 +50,21 @@ def cli_backend(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str
     project = f"cli-{uuid.uuid4().hex[:12]}"
     # The local store is never read remotely: a path that cannot be made shows it if it were.
     return {"STOKER_URL": f"{server.url}/v1/{project}", "STOKER_DATABASE_URL": f"sqlite:///{tmp_path}/no-such-dir/local.sqlite", "mode": "remote"}
+
+
+def cli_invoker(env: dict[str, str], cwd: Path) -> Callable[..., subprocess.CompletedProcess]:
+    """``invoke(*args, check=True)``: the ``stoker`` command run in ``cwd`` with ``env`` (no
+    stdin, 120 s at most), never a traceback, and with ``check`` exit status 0."""
+    stoker = str(Path(sys.executable).with_name("stoker"))
+
+    def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run([stoker, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120, stdin=subprocess.DEVNULL)
+        assert "Traceback" not in result.stderr, result.stderr
+        if check:
+            assert result.returncode == 0, result.stderr
+        return result
+
+    return invoke
 
 
 def environment_of(backend: dict[str, str], **extra: str) -> dict[str, str]:

@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 
 from stoker.plans import document as plan_document
-from tests.acceptance.conftest import client_environment
+from tests.acceptance.conftest import cli_invoker, client_environment
 from tests.support.server import Server
 
 PLUGINS = str(Path(__file__).resolve().parents[1] / "support" / "plugins")
@@ -69,20 +69,7 @@ def run(request: pytest.FixtureRequest, tmp_path: Path):
             {"STOKER_URL": f"{server.url}/v1/drift-{uuid.uuid4().hex[:12]}", "COLUMNS": "200"}
         )
 
-    def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-        result = subprocess.run(
-            [STOKER, *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
-        assert "Traceback" not in result.stderr, result.stderr
-        if check:
-            assert result.returncode == 0, result.stderr
-        return result
+    invoke = cli_invoker(env, tmp_path)
 
     invoke.env = env  # type: ignore[attr-defined]
     return invoke

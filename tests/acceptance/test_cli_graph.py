@@ -7,14 +7,10 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from tests.acceptance.conftest import environment_of
-
-STOKER = str(Path(sys.executable).with_name("stoker"))
+from tests.acceptance.conftest import cli_invoker, environment_of
 
 # An odd name (quotes, markup, a backslash, '#') that must come out as a label only.
 ODD = 'odd "name" <b>#1</b> \\n'
@@ -62,20 +58,7 @@ def stoker(tmp_path, cli_backend):
     (tmp_path / "t.yaml").write_text(TEMPLATE)
     (tmp_path / "member.yaml").write_text(MEMBER)
 
-    def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-        result = subprocess.run(
-            [STOKER, *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
-        assert "Traceback" not in result.stderr, result.stderr
-        if check:
-            assert result.returncode == 0, result.stderr
-        return result
+    invoke = cli_invoker(env, tmp_path)
 
     invoke("stack", "create", "web", "-t", "t.yaml", "--wait")
     return invoke

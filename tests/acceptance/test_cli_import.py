@@ -7,8 +7,6 @@ created by the stack, and its modification time shows whether anything wrote it.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 import uuid
 from collections.abc import Iterator
@@ -19,11 +17,10 @@ import jsonschema
 import pytest
 
 from stoker.plans import document as plan_document
-from tests.acceptance.conftest import client_environment
+from tests.acceptance.conftest import cli_invoker, client_environment
 from tests.support.server import Server
 
 PLUGINS = str(Path(__file__).resolve().parents[1] / "support" / "plugins")
-STOKER = str(Path(sys.executable).with_name("stoker"))
 
 TEMPLATE = """
 heat_template_version: 2021-04-16
@@ -76,20 +73,7 @@ def run(request: pytest.FixtureRequest, tmp_path: Path):
             {"STOKER_URL": f"{server.url}/v1/import-{uuid.uuid4().hex[:12]}", "COLUMNS": "200"}
         )
 
-    def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-        result = subprocess.run(
-            [STOKER, *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
-        assert "Traceback" not in result.stderr, result.stderr
-        if check:
-            assert result.returncode == 0, result.stderr
-        return result
+    invoke = cli_invoker(env, tmp_path)
 
     return invoke
 
