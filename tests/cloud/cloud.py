@@ -35,7 +35,7 @@ from tests.cloud.sessions import (
 )
 
 CLOUD_NAME = "stoker-devcloud"
-DATABASES = ["placement", "neutron", "glance", "cinder", "nova_api", "nova_cell0", "nova"]
+DATABASES = ["keystone", "placement", "neutron", "glance", "cinder", "nova_api", "nova_cell0", "nova"]
 # Seconds the whole wait for readiness may take.
 READY_TIMEOUT_S = 300
 # What every session offers beyond an empty cloud, so tests can boot servers at once:

@@ -2,7 +2,7 @@
 registered, so later starts restore them in a second instead of migrating for a minute.
 
 Owns where the copy lives (keyed by the pinned requirements' hash, like the venv), saving it
-(mysqldump of each database, Keystone's SQLite file and keys) and restoring it into a new
+(mysqldump of each database, Keystone's keys) and restoring it into a new
 session's databases, rewriting what differs per session: the catalog's URLs and Nova's cell
 mappings. It must not start services.
 """
@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from tests.cloud.infrastructure import MariaDB
 from tests.cloud.installation import ServiceEnvironment, cache_lock
 
 # Bumped when what the golden copy holds changes, so old copies are not restored.
-GOLDEN_FORMAT = 1
+GOLDEN_FORMAT = 2  # 2: Keystone's database in MariaDB, no SQLite file
 # Seconds loading one dump may take.
 RESTORE_TIMEOUT_S = 600
 
@@ -73,18 +72,7 @@ def save(
         building.mkdir(parents=True)
         for name, database in databases.items():
             mariadb.dump(database, building / f"{name}.sql")
-        shutil.copytree(
-            keystone_directory,
-            building / "keystone",
-            ignore=shutil.ignore_patterns("keystone.sqlite*"),
-        )
-        # Keystone is running: copy its database through SQLite's backup API, not the file.
-        source = sqlite3.connect(keystone_directory / "keystone.sqlite")
-        target = sqlite3.connect(building / "keystone" / "keystone.sqlite")
-        with target:
-            source.backup(target)
-        source.close()
-        target.close()
+        shutil.copytree(keystone_directory, building / "keystone")
         (building / "complete").write_text(json.dumps({"format": GOLDEN_FORMAT}))
         shutil.rmtree(golden, ignore_errors=True)
         building.rename(golden)
@@ -133,14 +121,12 @@ def restore(
             + f"\nDelete {golden} (python -m tests.cloud forget-golden) to rebuild it."
         )
     # The copy was made by another session: its ports, databases and vhost were not ours.
-    keystone = sqlite3.connect(keystone_directory / "keystone.sqlite")
-    with keystone:
-        for service_type, url in endpoints.items():
-            keystone.execute(
-                "UPDATE endpoint SET url = ? WHERE service_id IN (SELECT id FROM service WHERE type = ?)",
-                (url, service_type),
-            )
-    keystone.close()
+    statements = [
+        f"UPDATE endpoint SET url = '{url}' WHERE service_id IN "
+        f"(SELECT id FROM service WHERE type = '{service_type}');"
+        for service_type, url in endpoints.items()
+    ]
+    mariadb.execute(" ".join(statements), database=databases["keystone"])
     statements = []
     for cell, columns in cells.items():
         assignments = ", ".join(f"{column} = '{value}'" for column, value in columns.items())

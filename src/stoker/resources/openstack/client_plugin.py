@@ -20,6 +20,7 @@ field a newer microversion removed is sent at the last one that has it (``create
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
@@ -36,6 +37,11 @@ OVER_LIMIT_STATUSES = (413, 429)
 TRANSIENT_STATUSES = (502, 503, 504)
 # Tries of a read that failed transiently (see ClientPlugin.read).
 READ_ATTEMPTS = 3
+# Tries of a create that failed transiently, and the seconds between them (see
+# OpenStackClientPlugin.create_or_find): at least a second, so what the service stamps with
+# the time to the second (a Keystone trust's expiry on MySQL) differs the next time.
+CREATE_ATTEMPTS = 3
+CREATE_PAUSE_S = 1.0
 
 
 class AmbiguousNameError(ClientPluginError):
@@ -144,6 +150,30 @@ class OpenStackClientPlugin(ClientPlugin):
             except Exception as error:  # noqa: BLE001 - openstacksdk's and keystoneauth's types
                 if attempt == attempts or not self.is_transient(error):
                     raise
+        raise AssertionError("unreachable")
+
+    def create_or_find(
+        self,
+        create: Callable[[], str],
+        find_created: Callable[[], str | None],
+        attempts: int = CREATE_ATTEMPTS,
+        pause_s: float = CREATE_PAUSE_S,
+    ) -> str:
+        """``create()`` (a POST answering the new object's id), sent again after a
+        transient failure (``is_transient``) unless ``find_created()`` finds the object it
+        made before its answer was lost; at most ``attempts`` times in all, ``pause_s``
+        apart. For a create whose object can be found again by what only this resource
+        gives it (its physical name, a queue's subscriber)."""
+        for attempt in range(1, attempts + 1):
+            try:
+                return create()
+            except Exception as error:  # noqa: BLE001 - openstacksdk's and keystoneauth's types
+                if attempt == attempts or not self.is_transient(error):
+                    raise
+            found = find_created()
+            if found is not None:
+                return found
+            time.sleep(pause_s)
         raise AssertionError("unreachable")
 
     # -- finders -----------------------------------------------------------------------

@@ -21,10 +21,6 @@ from stoker.sdk.resource import Resource
 
 __all__ = ["KeystoneResource", "keystone_v3"]
 
-# Tries of a create Keystone left unanswered (see KeystoneResource.create_object).
-CREATE_ATTEMPTS = 3
-
-
 def keystone_v3(version: str) -> support.SupportStatus:
     """Heat's support status of a Keystone type: since ``version``, on Keystone v3."""
     return support.SupportStatus(version=version, message="Supported versions: keystone v3")
@@ -72,17 +68,7 @@ class KeystoneResource(Resource):
         """``create()`` (a POST, answering the new id) for an object whose name Keystone
         does not keep unique: when no answer came, the object the physical resource name
         finds (it was made) or, if none, ``create()`` again."""
-        plugin = self.client_plugin()
-        for attempt in range(1, CREATE_ATTEMPTS + 1):
-            try:
-                return create()
-            except Exception as error:
-                if attempt == CREATE_ATTEMPTS or not plugin.is_transient(error):
-                    raise
-                found = self.find_created()
-                if found is not None:
-                    return found
-        raise AssertionError("unreachable")
+        return self.client_plugin().create_or_find(create, self.find_created)
 
     def keystone(self, call: Callable[[], Any]) -> Any:
         """``call`` (a request safe to send twice: ``KeystoneClientPlugin.repeatable``)."""

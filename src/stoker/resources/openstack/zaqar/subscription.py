@@ -7,7 +7,11 @@ shares (``mistral_trigger.py``): how the subscription's data is made is its to c
 
 Zaqar keeps one subscription per project, queue and subscriber: a create cut short after
 Zaqar answered (its id never recorded) is found again by its subscriber (``find_created``)
-instead of being refused as a duplicate, so nothing is orphaned.
+instead of being refused as a duplicate, so nothing is orphaned. A create Zaqar answers
+with 503 is sent again a second later (``create_or_find``): Zaqar answers so when its
+Keystone refuses the trust of a ``trust+`` subscriber, and a Keystone on MySQL refuses a
+second trust of one user with the same expiry to the second as a duplicate (409), which two
+subscriptions made at once (the members of an autohealing group) have.
 """
 
 from __future__ import annotations
@@ -47,8 +51,12 @@ class ZaqarSubscriptionBase(Resource):
 
     def handle_create(self) -> None:
         data = self._subscription_data()
-        created = self.client().create_subscription(self.properties[self.QUEUE_NAME], **data)
-        self.resource_id_set(created.id)
+        queue = self.properties[self.QUEUE_NAME]
+        self.resource_id_set(
+            self.client_plugin().create_or_find(
+                lambda: str(self.client().create_subscription(queue, **data).id), self.find_created
+            )
+        )
 
     def find_created(self) -> str | None:
         """The subscription an interrupted create made: the queue's one with our subscriber."""
