@@ -1,6 +1,7 @@
-"""Plans made, saved and applied (docs/plans.md). A mixin of ``Service``.
+"""Previews, and plans made, saved and applied (docs/plans.md). A part of ``Service``.
 
-What it owns: making the plan document of a create or an update (the engine's
+What it owns: Heat's previews of a create (``preview_create``, ``preview_stack``) and
+of an update (``preview_update``), decided as the action decides; making the plan document of a create or an update (the engine's
 previews, nested stacks always followed, the outputs before and after, the stack's
 fingerprint and the inputs that make it); applying a saved plan: refused, saying why,
 when the stack changed since (its fingerprint), when a stack of the name was created
@@ -8,13 +9,13 @@ since (a create's), or when the inputs no longer make the same plan; otherwise t
 create or update of exactly those inputs, as any other.
 
 What it must not do: decide what changes (engine.preview does) or run the action
-itself (``create_stack``/``update_stack`` do, with their own checks).
+itself (``stack_actions``' ``create_stack``/``update_stack``/``import_stack`` do, with
+their own checks).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from stoker import plan_contents as contents
@@ -32,10 +33,13 @@ from stoker.plans import diff
 from stoker.plans import document as plan_document
 from stoker.plans.errors import PlanError, StalePlanError
 from stoker.plans.fingerprint import fingerprint
-from stoker.reads import Project
+from stoker.reads import Project, StackReads
+from stoker.request_checks import RequestChecks
 from stoker.sdk.exceptions import StokerError, ValidationError
 from stoker.sdk.properties import UNRESOLVED
-from stoker.stack_requests import Source, check_stack_name
+from stoker.stack_actions import StackActions
+from stoker.stack_copies import StackCopies
+from stoker.stack_requests import Source, check_stack_name, new_stack
 from stoker.store import StackRecord, Store
 from stoker.store.repository import utcnow
 from stoker.template.functions.base import resolve
@@ -45,43 +49,159 @@ from stoker.template.hot import Template
 _SHOWN_DIFFERENCES = 5
 
 
-@dataclass
-class CheckedImport:
-    """An import's request as checked (``Service._import_request``): the stack to make
-    (not stored), its template, environment and validation, the objects to take over
-    (resource name -> id), what refuses it and each resource's differences."""
-
-    stack: StackRecord
-    parsed: Template
-    environment: Environment
-    result: ValidationResult
-    imports: dict[str, str]
-    problems: list[str]
-    found: dict[str, Any]
-
-
-
 class PlanActions:
-    """Plans of a ``Service``; ``Service`` gives the store, the engine, the registry,
-    its parsing and validation and its actions."""
+    """Previews and plans of a ``Service``'s stacks: requests judged by ``checks``,
+    stacks found by ``reads``, snapshots by ``copies``; a plan applied is the create,
+    update or import of ``actions``."""
 
-    store: Store
-    engine: Engine
-    registry: ResourceRegistry
-    get_stack: Callable[..., StackRecord]
-    parse_template: Callable[..., Any]
-    parse_environments: Callable[..., Any]
-    hidden_values: Callable[[StackRecord], HiddenValues]
-    _validate: Callable[..., ValidationResult]
-    _check_limits: Callable[..., None]
-    _create_plan: Callable[..., dict[str, Any]]
-    _update_request: Callable[..., Any]
-    _update_preview_runtime: Callable[..., tuple[Any, Any, HiddenValues]]
-    get_snapshot: Callable[..., Any]
-    _import_request: Callable[..., CheckedImport]
-    import_stack: Callable[..., StackRecord]
-    create_stack: Callable[..., StackRecord]
-    update_stack: Callable[..., StackRecord]
+    def __init__(
+        self,
+        store: Store,
+        engine: Engine,
+        registry: ResourceRegistry,
+        checks: RequestChecks,
+        reads: StackReads,
+        copies: StackCopies,
+        actions: StackActions,
+    ):
+        self.store = store
+        self.engine = engine
+        self.registry = registry
+        self.checks = checks
+        self.reads = reads
+        self.copies = copies
+        self.actions = actions
+
+    def preview_create(
+        self, name: str, template: Source, environments: Sequence[Source] = (), parameters: Mapping[str, Any] | None = None, files: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        """What a create would do (everything is added, in the create's order), after the
+        same validation."""
+
+        check_stack_name(name)
+        parsed = self.checks.parse_template(template, files)
+        environment = self.checks.parse_environments(environments, parsed, files)
+        result = self.checks.validate_stack(parsed, environment, dict(parameters or {}))
+        hidden = HiddenValues.of(parsed.parameters, parameters, result.params, environment.parameters, environment.parameter_defaults)
+        return self._create_plan(result, parsed, environment, hidden)
+
+    @staticmethod
+    def _create_plan(result: ValidationResult, parsed: Template, environment: Environment, hidden: HiddenValues) -> dict[str, Any]:
+        """Every resource added, in the create's order; where the registry lists
+        candidates, the template chosen for each resource (seed 003)."""
+        from stoker.engine import preview
+
+        return implementations.with_preview(hidden.data(preview.as_result(preview.preview_create(result.template, result.implicit))), parsed, environment)
+
+    def preview_stack(
+        self,
+        name: str,
+        template: Source,
+        environments: Sequence[Source] = (),
+        parameters: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        disable_rollback: bool = True,
+        timeout_mins: int | None = None,
+        tags: Sequence[str] | None = None,
+        project_id: str = "",
+        plan: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Heat's preview_stack (``format_stack_preview``): the stack a create would make,
+        checked as create checks it (name, template, parameters), with no id (``"None"``),
+        its parameters (pseudo parameters included) and its resources, each with its
+        properties resolved. ``stack_identity`` is for the API to make ``id`` and links of.
+        ``plan``: filled with what ``preview_create`` gives, from the same validation."""
+        from stoker.engine import preview
+        from stoker.engine.outputs import output_entries
+        from stoker.reads import shown_parameters
+        from stoker.template.functions.base import resolve
+
+        check_stack_name(name)
+        if self.store.find_stack(name, project_id) is not None:  # names are unique per project
+            raise StackExistsError(name)
+        parsed = self.checks.parse_template(template, files)
+        environment = self.checks.parse_environments(environments, parsed, files)
+        user = dict(parameters or {})
+        stack = new_stack(name, user, disable_rollback, timeout_mins, tags or ())
+        stack.id, stack.project_id = "None", project_id
+        self.checks.check_limits(parsed)
+        result = self.checks.validate_stack(parsed, environment, user, stack, hand_over=False)  # no action follows
+        hidden = HiddenValues.of(parsed.parameters, user, result.params, environment.parameters, environment.parameter_defaults)
+        context = preview.preview_context(result, self.registry)
+        description = parsed.description or "No description"
+        body = {
+            "stack_identity": {"stack_name": name, "stack_id": "None", "tenant": project_id, "path": ""},
+            "stack_name": name,
+            "creation_time": utcnow(),
+            "updated_time": None,
+            "deletion_time": None,
+            "notification_topics": [],
+            "parameters": shown_parameters(result.template, result.params, context),
+            "description": description,
+            "template_description": description,
+            "capabilities": [],
+            "disable_rollback": disable_rollback,
+            "timeout_mins": timeout_mins,
+            "stack_owner": None,
+            "parent": None,
+            "stack_user_project_id": None,
+            "tags": list(tags) if tags else None,
+            "outputs": output_entries(result.template.outputs.values(), lambda value: resolve(value, context)),
+            "resources": preview.preview_resources(result, self.registry, name, project_id),
+        }
+        if plan is not None:
+            plan.update(self._create_plan(result, parsed, environment, hidden))
+        return hidden.data(body)
+
+    def preview_update(
+        self,
+        name_or_id: str,
+        template: Source | None = None,
+        environments: Sequence[Source] = (),
+        parameters: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        existing: bool = False,
+        show_nested: bool = False,
+        converge: bool = False,
+    ) -> dict[str, Any]:
+        """What an update would do to each resource, decided as the update decides; with
+        ``show_nested``, to the resources of its nested stacks too (engine.nested_preview);
+        with ``converge``, from the live objects (a drift detection runs first)."""
+        from stoker.engine import preview
+
+        stack = self.reads.get_stack(name_or_id)
+        parsed, environment, user, _ = self.checks.update_request(stack, template, environments, parameters, files, existing)
+        current, runtime, hidden = self._update_preview_runtime(stack, parsed, environment, user, converge)
+        planned = preview.preview_update(runtime, current.template)
+        if show_nested:
+            from stoker.engine.nested_preview import with_nested
+
+            planned = with_nested(self.engine, runtime, planned)
+        # Old values too: a change's old value may be the stack's hidden parameter's as it was.
+        changes = self.reads.hidden_values(stack).data(hidden.data(preview.as_result(planned)))
+        # where the registry lists candidates: which resources change implementation
+        return implementations.with_update_preview(changes, current.template, current.environment, parsed, environment)
+
+    def _update_preview_runtime(
+        self, stack: StackRecord, parsed: Template, environment: Environment, user: Mapping[str, Any], converge: bool = False
+    ) -> tuple[Any, Any, HiddenValues]:
+        """What an update's preview decides on: the stack's runtime now, the runtime of the
+        update (``engine.preview.preview_runtime``: what it would make has no values yet),
+        and the request's hidden values. ``converge``: the stack's resources as a drift
+        detection finds them now (what ``update_stack`` stores first), nested ones too."""
+        from stoker.engine import preview
+        from stoker.engine.stack import parameter_values
+
+        current = self.engine.load_runtime(stack)
+        found = drift.found(self.engine, self.store, stack) if converge else {}
+        drift.as_found(current, found)
+        params = parameter_values(parsed, environment, user, stack.name, stack.id, stack.project_id)
+        runtime = preview.preview_runtime(current, parsed.with_conditions(params), params)
+        runtime.found = found
+        runtime.environment = environment
+        runtime.aliases = environment.type_aliases()
+        hidden = HiddenValues.of(parsed.parameters, user, params, environment.parameters, environment.parameter_defaults)
+        return current, runtime, hidden
 
     def plan_create(
         self,
@@ -100,11 +220,11 @@ class PlanActions:
         check_stack_name(name)
         if self.store.find_stack(name, project_id) is not None:  # names are unique per project
             raise StackExistsError(name)
-        parsed = self.parse_template(template, files)
-        environment = self.parse_environments(environments, parsed, files)
+        parsed = self.checks.parse_template(template, files)
+        environment = self.checks.parse_environments(environments, parsed, files)
         user = dict(parameters or {})
-        self._check_limits(parsed)
-        result = self._validate(parsed, environment, user)
+        self.checks.check_limits(parsed)
+        result = self.checks.validate_stack(parsed, environment, user)
         hidden = HiddenValues.of(
             parsed.parameters,
             user,
@@ -158,9 +278,9 @@ class PlanActions:
         """The update's preview (``preview_update``'s body) with its ``plan``: every
         resource, nested stacks' always, and each output, old -> new. ``converge``: from
         the live objects, as that update would start (a drift detection runs first)."""
-        stack = self.get_stack(name_or_id, project)
+        stack = self.reads.get_stack(name_or_id, project)
         made_from = fingerprint(self.store, stack)
-        parsed, environment, user, _ = self._update_request(
+        parsed, environment, user, _ = self.checks.update_request(
             stack, template, environments, parameters, files, existing, clear_parameters
         )
         if converge:
@@ -168,7 +288,7 @@ class PlanActions:
         current, runtime, hidden = self._update_preview_runtime(
             stack, parsed, environment, user, converge
         )
-        hidden = hidden.with_values_of(self.hidden_values(stack))
+        hidden = hidden.with_values_of(self.reads.hidden_values(stack))
         body, plan = self._update_plan("update", stack, made_from, current, runtime, parsed, environment, hidden, show_nested)
         plan["inputs"] = contents.plan_inputs(
             template,
@@ -217,8 +337,8 @@ class PlanActions:
         from stoker.engine.snapshot import restored_definitions
         from stoker.engine.stack import parameter_values
 
-        stack = self.get_stack(name_or_id, project)
-        record = self.get_snapshot(stack.id, snapshot_id)
+        stack = self.reads.get_stack(name_or_id, project)
+        record = self.copies.get_snapshot(stack.id, snapshot_id)
         if record.status != "COMPLETE":
             raise ValidationError(f"Snapshot {snapshot_id} is {record.status}: only a complete snapshot can be restored")
         made_from = fingerprint(self.store, stack)
@@ -232,14 +352,14 @@ class PlanActions:
         runtime.environment, runtime.aliases = environment, environment.type_aliases()
         restored_definitions(runtime, data)
         hidden = HiddenValues.of(parsed.parameters, user, params, environment.parameters, environment.parameter_defaults)
-        _, plan = self._update_plan("restore", stack, made_from, current, runtime, parsed, environment, hidden.with_values_of(self.hidden_values(stack)))
+        _, plan = self._update_plan("restore", stack, made_from, current, runtime, parsed, environment, hidden.with_values_of(self.reads.hidden_values(stack)))
         return {"plan": contents.as_json(plan)}
 
     def plan_refresh(self, name_or_id: str, project: Project | None = None) -> dict[str, Any]:
         """What ``refresh_stack`` would take into the stack now, as ``{"plan": ...}``
         (operation ``refresh``): a drift detection runs (and is kept as the stack's
         last), nothing else is written."""
-        stack = self.get_stack(name_or_id, project)
+        stack = self.reads.get_stack(name_or_id, project)
         self._refuse_busy(stack)
         made_from = fingerprint(self.store, stack)
         _, results = drift.examine(self.engine, self.store, stack)
@@ -250,7 +370,7 @@ class PlanActions:
         the cloud (Terraform's refresh-only apply; ``engine.drift.absorb``): each
         resource that drifted holds its live values, one whose object is gone is marked
         CHECK_FAILED. ``{"plan": ...}`` of what was taken (``done``: true)."""
-        stack = self.get_stack(name_or_id, project)
+        stack = self.reads.get_stack(name_or_id, project)
         self._refuse_busy(stack)
         made_from = fingerprint(self.store, stack)
         _, results = drift.absorb(self.engine, self.store, stack, refresh=True)
@@ -274,7 +394,7 @@ class PlanActions:
         (old: the live value, new: the template's), the others ``create`` with their
         values, and the outputs. Its objects are read; nothing is stored. An object gone
         or unreadable refuses the plan as it would the import."""
-        checked = self._import_request(name, template, imports, environments, parameters, files, project_id)
+        checked = self.checks.import_request(name, template, imports, environments, parameters, files, project_id)
         if checked.problems:
             raise ValidationError(imports_check.refusal(checked.problems, {}, True) or "", hint="name objects that exist")
         result, parsed, environment = checked.result, checked.parsed, checked.environment
@@ -319,11 +439,11 @@ class PlanActions:
                 f"No plan of a {action!r}: a plan is made of {', '.join(VERBS.values())} (and of create, update and refresh)",
                 hint="ask for one of those",
             )
-        stack = self.get_stack(name_or_id, project)
+        stack = self.reads.get_stack(name_or_id, project)
         state = contents.stack_state(stack, fingerprint(self.store, stack))
         resources = preview_action(self.engine, stack, Action(wanted))
         document = self._document(VERBS[wanted], state, resources, [], {})
-        return {"plan": contents.as_json(self.hidden_values(stack).data(document))}
+        return {"plan": contents.as_json(self.reads.hidden_values(stack).data(document))}
 
     def _refresh_document(self, stack: StackRecord, made_from: str, results: Any) -> dict[str, Any]:
         state = contents.stack_state(stack, made_from)
@@ -444,9 +564,9 @@ class PlanActions:
             )
         if plan["operation"] == "refresh":
             self.refresh_stack(stack.id, project)
-            return self.get_stack(stack.id, project)
+            return self.reads.get_stack(stack.id, project)
         if plan["operation"] == "import":
-            return self.import_stack(
+            return self.actions.import_stack(
                 name,
                 request["template"],
                 request["resources"],
@@ -458,7 +578,7 @@ class PlanActions:
                 project_id=project_id,
             )
         if plan["operation"] == "create":
-            return self.create_stack(
+            return self.actions.create_stack(
                 name,
                 request["template"],
                 request["environments"],
@@ -471,7 +591,7 @@ class PlanActions:
                 on_created=on_created,
                 project_id=project_id,
             )
-        return self.update_stack(
+        return self.actions.update_stack(
             plan["stack"]["id"],
             request["template"],
             request["environments"],
@@ -496,7 +616,7 @@ class PlanActions:
                 hint="save the plan again with --plan-out",
             )
         try:
-            return self.get_stack(stack_id, project)
+            return self.reads.get_stack(stack_id, project)
         except StokerError:
             raise StalePlanError(
                 f"The plan is stale: stack {plan['stack']['name']} ({stack_id}) is gone since the plan was made",
