@@ -5,7 +5,8 @@
 (where jobs run and for whom: serving.py), ``checks`` (a request parsed and validated:
 request_checks.py), ``actions`` (create, update, delete, ...: stack_actions.py),
 ``resource_actions`` (hooks, signals, health marks), ``copies`` (snapshots, export,
-abandon, drift: stack_copies.py) and ``plans`` (previews and plans: plan_actions.py).
+abandon, drift: stack_copies.py), ``previews`` (Heat's previews: previews.py) and
+``plans`` (plans made and applied: plan_actions.py).
 No part reaches into another's private members; the service offers each part's
 operations under the names its callers (api/, cli/embedded) use.
 """
@@ -20,6 +21,7 @@ from stoker.environment.directory import load_default_environment, load_environm
 from stoker.environment.plugins import load_plugin_dirs
 from stoker.environment.registry import ResourceRegistry
 from stoker.plan_actions import PlanActions
+from stoker.previews import StackPreviews
 from stoker.reads import StackReads
 from stoker.request_checks import RequestChecks
 from stoker.resource_actions import ResourceActions
@@ -99,7 +101,8 @@ class Service:
         self.actions = StackActions(self.settings, self.store, self.engine, self.checks, self.reads, self.serving)
         self.resource_actions = ResourceActions(self.store, self.engine, self.reads, self.serving)
         self.copies = StackCopies(self.settings, self.store, self.engine, self.reads, self.serving)
-        self.plans = PlanActions(self.store, self.engine, self.registry, self.checks, self.reads, self.copies, self.actions)
+        self.previews = StackPreviews(self.store, self.engine, self.registry, self.checks, self.reads)
+        self.plans = PlanActions(self.store, self.engine, self.registry, self.checks, self.previews, self.reads, self.copies, self.actions)
 
         # What the service offers, by part (the names api/ and cli/embedded call).
         reads = self.reads
@@ -170,10 +173,12 @@ class Service:
         self.detect_drift = copies.detect_drift
         self.last_drift = copies.last_drift
 
+        previews = self.previews
+        self.preview_create = previews.preview_create
+        self.preview_stack = previews.preview_stack
+        self.preview_update = previews.preview_update
+
         plans = self.plans
-        self.preview_create = plans.preview_create
-        self.preview_stack = plans.preview_stack
-        self.preview_update = plans.preview_update
         self.plan_create = plans.plan_create
         self.plan_update = plans.plan_update
         self.plan_restore = plans.plan_restore
