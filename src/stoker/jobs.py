@@ -4,7 +4,7 @@ In serve mode (the API) every job runs as a task on the server's event loop. A r
 (from a worker thread, never the loop's own) queues its job and returns once the job has
 recorded the stack IN_PROGRESS (or ended), with the stack as stored then; the job goes
 on, and the store shows its progress. The CLI does not use this: it runs each job to
-its end (``Service._run``).
+its end (``Serving.run``, serving.py).
 
 Whether a job may start is decided by the job itself, under the stack's lock (see
 engine/admission): a request's own checks only answer early.

@@ -1,4 +1,4 @@
-"""Plans made, saved and applied (docs/plans.md). A mixin of ``Service``.
+"""Plans made, saved and applied (docs/plans.md). A part of ``Service``.
 
 What it owns: making the plan document of a create or an update (the engine's
 previews, nested stacks always followed, the outputs before and after, the stack's
@@ -8,13 +8,13 @@ since (a create's), or when the inputs no longer make the same plan; otherwise t
 create or update of exactly those inputs, as any other.
 
 What it must not do: decide what changes (engine.preview does) or run the action
-itself (``create_stack``/``update_stack`` do, with their own checks).
+itself (``stack_actions``' ``create_stack``/``update_stack``/``import_stack`` do, with
+their own checks).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from stoker import plan_contents as contents
@@ -24,7 +24,7 @@ from stoker.engine.engine import Engine
 from stoker.engine.errors import ActionInProgressError, StackExistsError
 from stoker.engine.events import Listener
 from stoker.engine.outputs import resolve_outputs
-from stoker.engine.validation import ValidationContext, ValidationResult
+from stoker.engine.validation import ValidationContext
 from stoker.environment.environment import Environment
 from stoker.environment.registry import ResourceRegistry
 from stoker.masking import HiddenValues
@@ -32,9 +32,13 @@ from stoker.plans import diff
 from stoker.plans import document as plan_document
 from stoker.plans.errors import PlanError, StalePlanError
 from stoker.plans.fingerprint import fingerprint
-from stoker.reads import Project
+from stoker.previews import StackPreviews
+from stoker.reads import Project, StackReads
+from stoker.request_checks import RequestChecks
 from stoker.sdk.exceptions import StokerError, ValidationError
 from stoker.sdk.properties import UNRESOLVED
+from stoker.stack_actions import StackActions
+from stoker.stack_copies import StackCopies
 from stoker.stack_requests import Source, check_stack_name
 from stoker.store import StackRecord, Store
 from stoker.store.repository import utcnow
@@ -45,43 +49,30 @@ from stoker.template.hot import Template
 _SHOWN_DIFFERENCES = 5
 
 
-@dataclass
-class CheckedImport:
-    """An import's request as checked (``Service._import_request``): the stack to make
-    (not stored), its template, environment and validation, the objects to take over
-    (resource name -> id), what refuses it and each resource's differences."""
-
-    stack: StackRecord
-    parsed: Template
-    environment: Environment
-    result: ValidationResult
-    imports: dict[str, str]
-    problems: list[str]
-    found: dict[str, Any]
-
-
-
 class PlanActions:
-    """Plans of a ``Service``; ``Service`` gives the store, the engine, the registry,
-    its parsing and validation and its actions."""
+    """Plans of a ``Service``'s stacks: requests judged by ``checks``, made from the
+    engine's previews as ``previews`` makes them, stacks found by ``reads``, snapshots
+    by ``copies``; a plan applied is the create, update or import of ``actions``."""
 
-    store: Store
-    engine: Engine
-    registry: ResourceRegistry
-    get_stack: Callable[..., StackRecord]
-    parse_template: Callable[..., Any]
-    parse_environments: Callable[..., Any]
-    hidden_values: Callable[[StackRecord], HiddenValues]
-    _validate: Callable[..., ValidationResult]
-    _check_limits: Callable[..., None]
-    _create_plan: Callable[..., dict[str, Any]]
-    _update_request: Callable[..., Any]
-    _update_preview_runtime: Callable[..., tuple[Any, Any, HiddenValues]]
-    get_snapshot: Callable[..., Any]
-    _import_request: Callable[..., CheckedImport]
-    import_stack: Callable[..., StackRecord]
-    create_stack: Callable[..., StackRecord]
-    update_stack: Callable[..., StackRecord]
+    def __init__(
+        self,
+        store: Store,
+        engine: Engine,
+        registry: ResourceRegistry,
+        checks: RequestChecks,
+        previews: StackPreviews,
+        reads: StackReads,
+        copies: StackCopies,
+        actions: StackActions,
+    ):
+        self.store = store
+        self.engine = engine
+        self.registry = registry
+        self.checks = checks
+        self.previews = previews
+        self.reads = reads
+        self.copies = copies
+        self.actions = actions
 
     def plan_create(
         self,
@@ -100,11 +91,11 @@ class PlanActions:
         check_stack_name(name)
         if self.store.find_stack(name, project_id) is not None:  # names are unique per project
             raise StackExistsError(name)
-        parsed = self.parse_template(template, files)
-        environment = self.parse_environments(environments, parsed, files)
+        parsed = self.checks.parse_template(template, files)
+        environment = self.checks.parse_environments(environments, parsed, files)
         user = dict(parameters or {})
-        self._check_limits(parsed)
-        result = self._validate(parsed, environment, user)
+        self.checks.check_limits(parsed)
+        result = self.checks.validate_stack(parsed, environment, user)
         hidden = HiddenValues.of(
             parsed.parameters,
             user,
@@ -112,7 +103,7 @@ class PlanActions:
             environment.parameters,
             environment.parameter_defaults,
         )
-        body = self._create_plan(result, parsed, environment, hidden)
+        body = self.previews.create_plan(result, parsed, environment, hidden)
         context = ValidationContext(
             result.template, result.params, result.classes, [], self.registry
         )
@@ -158,17 +149,17 @@ class PlanActions:
         """The update's preview (``preview_update``'s body) with its ``plan``: every
         resource, nested stacks' always, and each output, old -> new. ``converge``: from
         the live objects, as that update would start (a drift detection runs first)."""
-        stack = self.get_stack(name_or_id, project)
+        stack = self.reads.get_stack(name_or_id, project)
         made_from = fingerprint(self.store, stack)
-        parsed, environment, user, _ = self._update_request(
+        parsed, environment, user, _ = self.checks.update_request(
             stack, template, environments, parameters, files, existing, clear_parameters
         )
         if converge:
             self._refuse_busy(stack)
-        current, runtime, hidden = self._update_preview_runtime(
+        current, runtime, hidden = self.previews.update_runtime(
             stack, parsed, environment, user, converge
         )
-        hidden = hidden.with_values_of(self.hidden_values(stack))
+        hidden = hidden.with_values_of(self.reads.hidden_values(stack))
         body, plan = self._update_plan("update", stack, made_from, current, runtime, parsed, environment, hidden, show_nested)
         plan["inputs"] = contents.plan_inputs(
             template,
@@ -217,8 +208,8 @@ class PlanActions:
         from stoker.engine.snapshot import restored_definitions
         from stoker.engine.stack import parameter_values
 
-        stack = self.get_stack(name_or_id, project)
-        record = self.get_snapshot(stack.id, snapshot_id)
+        stack = self.reads.get_stack(name_or_id, project)
+        record = self.copies.get_snapshot(stack.id, snapshot_id)
         if record.status != "COMPLETE":
             raise ValidationError(f"Snapshot {snapshot_id} is {record.status}: only a complete snapshot can be restored")
         made_from = fingerprint(self.store, stack)
@@ -232,14 +223,14 @@ class PlanActions:
         runtime.environment, runtime.aliases = environment, environment.type_aliases()
         restored_definitions(runtime, data)
         hidden = HiddenValues.of(parsed.parameters, user, params, environment.parameters, environment.parameter_defaults)
-        _, plan = self._update_plan("restore", stack, made_from, current, runtime, parsed, environment, hidden.with_values_of(self.hidden_values(stack)))
+        _, plan = self._update_plan("restore", stack, made_from, current, runtime, parsed, environment, hidden.with_values_of(self.reads.hidden_values(stack)))
         return {"plan": contents.as_json(plan)}
 
     def plan_refresh(self, name_or_id: str, project: Project | None = None) -> dict[str, Any]:
         """What ``refresh_stack`` would take into the stack now, as ``{"plan": ...}``
         (operation ``refresh``): a drift detection runs (and is kept as the stack's
         last), nothing else is written."""
-        stack = self.get_stack(name_or_id, project)
+        stack = self.reads.get_stack(name_or_id, project)
         self._refuse_busy(stack)
         made_from = fingerprint(self.store, stack)
         _, results = drift.examine(self.engine, self.store, stack)
@@ -250,7 +241,7 @@ class PlanActions:
         the cloud (Terraform's refresh-only apply; ``engine.drift.absorb``): each
         resource that drifted holds its live values, one whose object is gone is marked
         CHECK_FAILED. ``{"plan": ...}`` of what was taken (``done``: true)."""
-        stack = self.get_stack(name_or_id, project)
+        stack = self.reads.get_stack(name_or_id, project)
         self._refuse_busy(stack)
         made_from = fingerprint(self.store, stack)
         _, results = drift.absorb(self.engine, self.store, stack, refresh=True)
@@ -274,12 +265,12 @@ class PlanActions:
         (old: the live value, new: the template's), the others ``create`` with their
         values, and the outputs. Its objects are read; nothing is stored. An object gone
         or unreadable refuses the plan as it would the import."""
-        checked = self._import_request(name, template, imports, environments, parameters, files, project_id)
+        checked = self.checks.import_request(name, template, imports, environments, parameters, files, project_id)
         if checked.problems:
             raise ValidationError(imports_check.refusal(checked.problems, {}, True) or "", hint="name objects that exist")
         result, parsed, environment = checked.result, checked.parsed, checked.environment
         hidden = HiddenValues.of(parsed.parameters, parameters, result.params, environment.parameters, environment.parameter_defaults)
-        body = self._create_plan(result, parsed, environment, hidden)
+        body = self.previews.create_plan(result, parsed, environment, hidden)
         resources = plan_document.resource_entries(contents.create_changes(result, self.registry))
         for entry in resources:
             physical_id = checked.imports.get(entry["address"])
@@ -319,11 +310,11 @@ class PlanActions:
                 f"No plan of a {action!r}: a plan is made of {', '.join(VERBS.values())} (and of create, update and refresh)",
                 hint="ask for one of those",
             )
-        stack = self.get_stack(name_or_id, project)
+        stack = self.reads.get_stack(name_or_id, project)
         state = contents.stack_state(stack, fingerprint(self.store, stack))
         resources = preview_action(self.engine, stack, Action(wanted))
         document = self._document(VERBS[wanted], state, resources, [], {})
-        return {"plan": contents.as_json(self.hidden_values(stack).data(document))}
+        return {"plan": contents.as_json(self.reads.hidden_values(stack).data(document))}
 
     def _refresh_document(self, stack: StackRecord, made_from: str, results: Any) -> dict[str, Any]:
         state = contents.stack_state(stack, made_from)
@@ -444,9 +435,9 @@ class PlanActions:
             )
         if plan["operation"] == "refresh":
             self.refresh_stack(stack.id, project)
-            return self.get_stack(stack.id, project)
+            return self.reads.get_stack(stack.id, project)
         if plan["operation"] == "import":
-            return self.import_stack(
+            return self.actions.import_stack(
                 name,
                 request["template"],
                 request["resources"],
@@ -458,7 +449,7 @@ class PlanActions:
                 project_id=project_id,
             )
         if plan["operation"] == "create":
-            return self.create_stack(
+            return self.actions.create_stack(
                 name,
                 request["template"],
                 request["environments"],
@@ -471,7 +462,7 @@ class PlanActions:
                 on_created=on_created,
                 project_id=project_id,
             )
-        return self.update_stack(
+        return self.actions.update_stack(
             plan["stack"]["id"],
             request["template"],
             request["environments"],
@@ -496,7 +487,7 @@ class PlanActions:
                 hint="save the plan again with --plan-out",
             )
         try:
-            return self.get_stack(stack_id, project)
+            return self.reads.get_stack(stack_id, project)
         except StokerError:
             raise StalePlanError(
                 f"The plan is stale: stack {plan['stack']['name']} ({stack_id}) is gone since the plan was made",

@@ -1,8 +1,10 @@
 """Reads of stacks for the CLI and the API: stacks, resources (their attributes and
 who needs them), events, outputs, templates, and the registry's resource types.
 
-Nothing here changes anything; ``Service`` (service.py) inherits these and adds the
-requests that do. Needs ``store``, ``engine`` and ``registry`` from it.
+Nothing here changes anything; it is a part of ``Service`` (service.py), whose other
+parts make the requests that do, finding their stacks and resources here. Needs the
+store, the engine, the registry and the settings (hidden stack tags). The values a custom
+constraint lists (``constraint_values``) are read here too: the caller's cloud, no stack.
 
 Projects are kept apart here: a stack is found for a ``Project`` (the API's caller)
 only if it is that project's (a nested stack is its root's project's, as the engine
@@ -25,7 +27,7 @@ from stoker.engine.outputs import resolve_outputs
 from stoker.environment.registry import ResourceRegistry
 from stoker.masking import MASK, HiddenValues
 from stoker.sdk import properties_group, support
-from stoker.sdk.exceptions import ResourceNotFoundError
+from stoker.sdk.exceptions import ResourceNotFoundError, StokerError, ValidationError
 from stoker.settings import Settings
 from stoker.store import EventRecord, ResourceRecord, StackRecord, Store
 from stoker.template.hot import Template
@@ -47,13 +49,24 @@ class Project:
         return self.admin or (self.id != "" and stack.project_id == self.id)
 
 
-class StackReads:
-    store: Store
-    engine: Engine
-    registry: ResourceRegistry
-    settings: Settings
+class _ListingContext:
+    """What a constraint's listing acts in: no stack, the caller's cloud (the request's
+    user in Keystone mode, the configured cloud otherwise)."""
 
-    def _current_resource(self, stack: StackRecord, resource_name: str) -> ResourceRecord:
+    stack = None
+
+
+class StackReads:
+    """Stacks, resources, events, outputs and resource types, read for the CLI and the
+    API and for the other parts of ``Service``."""
+
+    def __init__(self, settings: Settings, store: Store, engine: Engine, registry: ResourceRegistry):
+        self.settings = settings
+        self.store = store
+        self.engine = engine
+        self.registry = registry
+
+    def current_resource(self, stack: StackRecord, resource_name: str) -> ResourceRecord:
         for record in self.store.list_resources(stack.id):
             if record.current and record.name == resource_name:
                 return record
@@ -101,6 +114,29 @@ class StackReads:
             "properties_groups": properties_group.describe(cls.declared_properties_groups()),
             "support_status": cls.support_status.to_dict(),
         }
+
+    def constraint_values(self, name: str) -> dict[str, Any]:
+        """The values the custom constraint ``name`` accepts in the caller's cloud (a
+        launch form's list, docs/api.md): ``{"constraint", "values": [{value, id,
+        label}], "truncated"}``. Refused for a constraint not registered, or one that
+        does not list (a constraint lists when it has ``values(context, limit)``)."""
+        found = self.registry.constraints.get(name)
+        if found is None:
+            known = ", ".join(sorted(self.registry.constraints))
+            raise ResourceNotFoundError(f"No custom constraint named {name}", hint=f"one of: {known}")
+        constraint = found() if isinstance(found, type) else found
+        if getattr(constraint, "values", None) is None or getattr(constraint, "listing", "") is None:
+            raise ValidationError(f"The custom constraint {name} does not list its values", hint="type the value")
+        try:
+            values, truncated = constraint.values(_ListingContext())
+        except StokerError:
+            raise
+        except Exception as error:  # noqa: BLE001 - the cloud's own failure, said in words
+            raise StokerError(
+                f"Listing the values of {name} in the cloud failed: {type(error).__name__}: {error}",
+                hint="type the value, or try again once the cloud answers",
+            ) from None
+        return {"constraint": name, "values": values, "truncated": truncated}
 
     # -- reads ------------------------------------------------------------------
 
@@ -188,7 +224,7 @@ class StackReads:
         not (yet), as Heat's resource show gives them."""
         from stoker.sdk.properties import contains_unresolved
 
-        record = self._current_resource(stack, resource_name)
+        record = self.current_resource(stack, resource_name)
         runtime = self.engine.load_runtime(stack)
         values: dict[str, Any] = {}
         try:
@@ -219,7 +255,7 @@ class StackReads:
         server that software deployments target, what its agent reads (``live_metadata``:
         the deployments and where to poll), with what hidden parameters produced masked
         (the agent's own URL, ``metadata_by_capability``, gives the values)."""
-        metadata = self._metadata(stack, self._current_resource(stack, resource_name))
+        metadata = self._metadata(stack, self.current_resource(stack, resource_name))
         return self.hidden_values(stack).data(self._masked_deployments(metadata))
 
     def _masked_deployments(self, metadata: dict[str, Any]) -> dict[str, Any]:

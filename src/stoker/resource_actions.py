@@ -1,6 +1,6 @@
 """What is done to one resource of a stack, outside its stack's actions: a hook cleared,
 a signal delivered (through the API with the project's token or the resource's own
-credential, or to a capability URL), a resource marked unhealthy. A mixin of ``Service``.
+credential, or to a capability URL), a resource marked unhealthy. A part of ``Service``.
 
 What it owns: finding the resource a signal names and checking the credential it came
 with; handing the signal to the plugin (a scaling signal under the stack's lock, or to a
@@ -11,7 +11,7 @@ does), or read for display (``reads.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from stoker.engine import scaling, signals
@@ -19,31 +19,30 @@ from stoker.engine.engine import Engine
 from stoker.engine.errors import StackNotFoundError
 from stoker.engine.events import resource_event
 from stoker.engine.trees import root_of
-from stoker.reads import Project
+from stoker.reads import Project, StackReads
 from stoker.sdk.exceptions import ValidationError
+from stoker.serving import Serving
+from stoker.stack_checks import check_idle
 from stoker.store import ResourceRecord, StackRecord, Store
 
 
 class ResourceActions:
-    """Hooks, signals and health marks of a ``Service``'s resources; ``Service`` gives
-    the store, the engine, its jobs and its lookups."""
+    """Hooks, signals and health marks of a ``Service``'s resources: stacks and
+    resources found by ``reads``, engine work run by ``serving`` (here, or on the
+    serving loop, or by a worker)."""
 
-    store: Store
-    engine: Engine
-    jobs: Any
-    get_stack: Callable[..., StackRecord]
-    identified_stack: Callable[..., StackRecord]
-    _current_resource: Callable[..., ResourceRecord]
-    _check_idle: Callable[[StackRecord], None]
-    _holding: Callable[..., Any]
-    _call: Callable[..., Any]
+    def __init__(self, store: Store, engine: Engine, reads: StackReads, serving: Serving):
+        self.store = store
+        self.engine = engine
+        self.reads = reads
+        self.serving = serving
 
     def clear_hook(self, name_or_id: str, resource_name: str, hook: str | None = None) -> None:
         """Let a resource waiting at a hook go on (``hook`` None: whichever it waits at)."""
         from stoker.engine.hooks import HOOK_TYPES
 
-        stack = self.get_stack(name_or_id)
-        record = self._current_resource(stack, resource_name)
+        stack = self.reads.get_stack(name_or_id)
+        record = self.reads.current_resource(stack, resource_name)
         if hook is not None and hook not in HOOK_TYPES:
             raise ValidationError(f"Unknown hook {hook}", hint="use one of " + ", ".join(HOOK_TYPES))
         if record.hook is None or (hook is not None and record.hook != hook):
@@ -57,12 +56,12 @@ class ResourceActions:
         the token the request came with (see ``check_signal_credential``)."""
         details = dict(details or {})
         if credential is not None:
-            self.check_signal_credential(self._current_resource(self.get_stack(name_or_id), resource_name), credential)
+            self.check_signal_credential(self.reads.current_resource(self.reads.get_stack(name_or_id), resource_name), credential)
         if "unset_hook" in details:
             self.clear_hook(name_or_id, resource_name, details["unset_hook"])
             return
-        stack = self.get_stack(name_or_id)
-        self._deliver_signal(stack, self._current_resource(stack, resource_name), details)
+        stack = self.reads.get_stack(name_or_id)
+        self._deliver_signal(stack, self.reads.current_resource(stack, resource_name), details)
 
     def signalled_resource(self, name: str, stack_id: str, resource_name: str, project: Project | None, credential: str | None) -> tuple[StackRecord, ResourceRecord]:
         """The stack and current resource a signal to ``/stacks/{name}/{id}/resources/
@@ -72,7 +71,7 @@ class ResourceActions:
         a stack made without a project name the ``default`` one). Otherwise not found,
         as a missing stack is not."""
         try:
-            stack = self.identified_stack(name, stack_id, project)
+            stack = self.reads.identified_stack(name, stack_id, project)
         except StackNotFoundError:
             found = self.store.get_stack(stack_id)
             record = None
@@ -81,7 +80,7 @@ class ResourceActions:
             if found is None or record is None or not signals.credential_valid(self.store, record.uuid, credential or ""):
                 raise
             return found, record
-        return stack, self._current_resource(stack, resource_name)
+        return stack, self.reads.current_resource(stack, resource_name)
 
     def check_signal_credential(self, record: ResourceRecord, credential: str) -> None:
         """A signal that carries a token: a resource with signal credentials of its own
@@ -108,13 +107,13 @@ class ResourceActions:
         if handle is None:
             raise ValidationError(f"Resource {resource_name} ({record.type}) does not accept signals")
         if scaling.runs_under_lock(type(instance)):
-            enqueue_signal = getattr(self.jobs, "enqueue_signal", None)
+            enqueue_signal = getattr(self.serving.jobs, "enqueue_signal", None)
             if enqueue_signal is not None:
                 # With workers, one of them resizes the group (workers.StackWorker).
                 enqueue_signal(stack.id, resource_name, details)
                 return instance
             # A scaling signal resizes a nested stack: under the stack's lock, to its end.
-            self._call(scaling.signal(self.engine, stack.id, resource_name, details))
+            self.serving.call(scaling.signal(self.engine, stack.id, resource_name, details))
             return instance
         result = handle(details)
         # Heat's event text: what the plugin says the signal was, else its details.
@@ -127,10 +126,10 @@ class ResourceActions:
         A nested stack's resource may be marked too, as in Heat (heat-templates'
         autohealing marks a group member's server, then updates the root): under the root
         stack's lock, which every action of the tree holds, when the root is idle."""
-        stack = self.get_stack(name_or_id)
+        stack = self.reads.get_stack(name_or_id)
         root = root_of(self.store, stack)
-        self._check_idle(root)
-        self._current_resource(stack, resource_name)  # a missing resource is named at once
+        check_idle(self.store, root)
+        self.reads.current_resource(stack, resource_name)  # a missing resource is named at once
 
         # Heat's resource_mark_unhealthy: the user's reason is kept as given, for a mark
         # and for a reset alike; a deleted resource is not marked.
@@ -140,7 +139,7 @@ class ResourceActions:
             current = current_root if stack.id == root.id else self.store.get_stack(stack.id)
             if current is None or current.deleted_at is not None:
                 raise StackNotFoundError(stack.name)
-            record = self._current_resource(current, resource_name)
+            record = self.reads.current_resource(current, resource_name)
             if unhealthy and record.action != "DELETE":
                 event = resource_event(record, "CHECK", "FAILED", why)
                 self.store.update_resource(record, event=event, action="CHECK", status="FAILED", status_reason=why)
@@ -148,4 +147,4 @@ class ResourceActions:
                 event = resource_event(record, "CHECK", "COMPLETE", why)
                 self.store.update_resource(record, event=event, action="CHECK", status="COMPLETE", status_reason=why)
 
-        self._holding(root, mark)
+        self.serving.holding(root, mark)

@@ -1,4 +1,4 @@
-"""Where a Service's jobs run and whom they act for in the cloud: a mixin of ``Service``.
+"""Where a Service's jobs run and whom they act for in the cloud: a part of ``Service``.
 
 Jobs run to their end in the caller (the CLI), or, in serve mode (``serve_on``), in the
 background on the server's loop: as tasks of its own (the local job queue) or through
@@ -7,8 +7,10 @@ service while it serves. Stack actions act in the cloud with the settings' cloud
 in Keystone mode (``act_for_users``), for the user who made each stack, through a
 delegation (Keystone trusts), whose credential is stored with the stack.
 
-What it owns: that wiring, and the service's fields for it (``jobs``, ``delegation``).
-What it must not do: check requests (``service.py`` does) or run jobs itself
+What it owns: that wiring, and its fields (``jobs``, ``delegation``); running one job or
+one engine coroutine, here or on the serving loop (``run``, ``call``, ``holding``), and
+storing a new stack's row with its credential (``insert_stack``), for the other parts.
+What it must not do: check requests (``request_checks.py`` does) or run jobs itself
 (``jobs.py``, ``workers.py`` and the engine do).
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from stoker.engine.engine import Engine, Job
@@ -29,13 +31,13 @@ from stoker.store.repository import StackNameTakenError
 
 
 class Serving:
-    """How a ``Service`` runs jobs and for whom; ``Service`` gives settings, store, engine."""
+    """How a ``Service`` runs jobs and for whom: here, with the settings' cloud, until
+    ``serve_on`` or ``act_for_users`` says otherwise."""
 
-    settings: Settings
-    store: Store
-    engine: Engine
-
-    def _init_serving(self) -> None:
+    def __init__(self, settings: Settings, store: Store, engine: Engine):
+        self.settings = settings
+        self.store = store
+        self.engine = engine
         # Serve mode (serve_on): jobs run in the background on the server's loop.
         self.jobs: Any = None
         self._service_report: Any = None
@@ -58,7 +60,8 @@ class Serving:
         set_cloud_source(self._cloud_source)
         self.engine.stack_deleted.append(delegation.stack_deleted)
 
-    def _release_cloud_source(self) -> None:
+    def close(self) -> None:
+        """Let go of the cloud source this part set (the process's, while it served)."""
         if self._cloud_source is not None:
             from stoker.resources.openstack.cloud import cloud_source, set_cloud_source
 
@@ -105,7 +108,7 @@ class Serving:
 
         return [formatted(row) for row in self.store.list_services()]
 
-    def _call(self, coroutine: Any) -> Any:
+    def call(self, coroutine: Any) -> Any:
         """Run one engine coroutine to its end: on the serving loop when there is one."""
         if self.jobs is None:
             return asyncio.run(coroutine)
@@ -132,7 +135,17 @@ class Serving:
 
     # -- running jobs -------------------------------------------------------------
 
-    def _run(self, job: Job, listeners: Sequence[Listener], queued_as: int | None = None) -> StackRecord:
+    def holding(self, stack: StackRecord, change: Callable[[StackRecord], Any]) -> Any:
+        """Make a short change to an idle stack under its lock (decided and fenced as a
+        job's writes are); ``change`` gets the stack as it is under the lock."""
+
+        async def held() -> Any:
+            async with self.engine.holding(stack.id) as current:
+                return change(current)
+
+        return self.call(held())
+
+    def run(self, job: Job, listeners: Sequence[Listener], queued_as: int | None = None) -> StackRecord:
         """Run ``job``: to its end here (the CLI), or in the background of the server
         (returning once it started); ``queued_as``: the job's id in the workers' queue,
         when its enqueue committed with the stack it creates."""
@@ -146,7 +159,7 @@ class Serving:
         finally:
             self.engine.listeners = []
 
-    def _insert_stack(self, stack: StackRecord, delegated: bool = False, job: Job | None = None) -> int | None:
+    def insert_stack(self, stack: StackRecord, delegated: bool = False, job: Job | None = None) -> int | None:
         """Store a new stack row; the database refuses a name a live stack of the project
         has (two creates racing past the early check: one wins, the other gets 409).
         A ``delegated`` stack, made by a user the service acts for (keystone mode), is

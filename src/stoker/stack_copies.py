@@ -1,5 +1,5 @@
 """Snapshots, export and abandon, and drift: a stack's state copied out of stoker, or
-the live objects' read in to compare (docs/drift.md). A mixin of ``Service``.
+the live objects' read in to compare (docs/drift.md). A part of ``Service``.
 
 What it owns: the snapshot records and the SNAPSHOT and RESTORE jobs they start; the
 export (Heat's abandon data, nested stacks' resources under their parents); abandon,
@@ -12,7 +12,7 @@ what drifted (``engine/drift.py`` does).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from stoker.engine import drift
@@ -22,39 +22,39 @@ from stoker.engine.events import Listener, stack_event
 from stoker.engine.snapshot import exported_resources
 from stoker.engine.states import Action, Status
 from stoker.identifiers import new_id
+from stoker.reads import StackReads
 from stoker.sdk.exceptions import ResourceNotFoundError, ValidationError
+from stoker.serving import Serving
 from stoker.settings import Settings
+from stoker.stack_checks import check_idle
 from stoker.store import SnapshotRecord, StackRecord, Store
 from stoker.store.drift import DriftRecord
 from stoker.store.repository import utcnow
 
 
 class StackCopies:
-    """Snapshots, export, abandon and drift of a ``Service``'s stacks; ``Service`` gives
-    the store, the engine, its settings, its jobs and its lookups."""
+    """Snapshots, export, abandon and drift of a ``Service``'s stacks: stacks found by
+    ``reads``, jobs and changes under a stack's lock run by ``serving``."""
 
-    store: Store
-    engine: Engine
-    settings: Settings
-    delegation: Any
-    get_stack: Callable[..., StackRecord]
-    _check_idle: Callable[[StackRecord], None]
-    _holding: Callable[..., Any]
-    _call: Callable[..., Any]
-    _run: Callable[..., StackRecord]
+    def __init__(self, settings: Settings, store: Store, engine: Engine, reads: StackReads, serving: Serving):
+        self.settings = settings
+        self.store = store
+        self.engine = engine
+        self.reads = reads
+        self.serving = serving
 
     def create_snapshot(self, name_or_id: str, name: str | None = None, listeners: Sequence[Listener] = ()) -> SnapshotRecord:
-        stack = self.get_stack(name_or_id)
-        self._check_idle(stack)
+        stack = self.reads.get_stack(name_or_id)
+        check_idle(self.store, stack)
         if stack.status != Status.COMPLETE or stack.action in (Action.DELETE, Action.INIT):
             raise ValidationError(f"Stack {stack.name} is {stack.state}: only a stack in a COMPLETE state can be snapshotted")
         record = SnapshotRecord(id=new_id(), stack_id=stack.id, name=name, status="IN_PROGRESS", status_reason="")
         self.store.save_snapshot(record)
-        self._run(Job(stack.id, Action.SNAPSHOT, snapshot_id=record.id), listeners)
+        self.serving.run(Job(stack.id, Action.SNAPSHOT, snapshot_id=record.id), listeners)
         return self.get_snapshot(stack.id, record.id)
 
     def list_snapshots(self, name_or_id: str) -> list[SnapshotRecord]:
-        return self.store.list_snapshots(self.get_stack(name_or_id).id)
+        return self.store.list_snapshots(self.reads.get_stack(name_or_id).id)
 
     def get_snapshot(self, name_or_id: str, snapshot_id: str) -> SnapshotRecord:
         for record in self.list_snapshots(name_or_id):
@@ -63,21 +63,21 @@ class StackCopies:
         raise ResourceNotFoundError(f"The Snapshot ({snapshot_id}) could not be found.", hint=f"see 'stoker stack snapshot list {name_or_id}'")
 
     def delete_snapshot(self, name_or_id: str, snapshot_id: str) -> None:
-        stack = self.get_stack(name_or_id)
+        stack = self.reads.get_stack(name_or_id)
         record = self.get_snapshot(stack.id, snapshot_id)
-        self._call(self.engine.delete_snapshot(stack, record.id))
+        self.serving.call(self.engine.delete_snapshot(stack, record.id))
 
     def restore_snapshot(self, name_or_id: str, snapshot_id: str, listeners: Sequence[Listener] = ()) -> StackRecord:
-        stack = self.get_stack(name_or_id)
-        self._check_idle(stack)
+        stack = self.reads.get_stack(name_or_id)
+        check_idle(self.store, stack)
         record = self.get_snapshot(stack.id, snapshot_id)
         if record.status != "COMPLETE":
             raise ValidationError(f"Snapshot {snapshot_id} is {record.status}: only a complete snapshot can be restored")
-        return self._run(Job(stack.id, Action.RESTORE, snapshot_id=record.id), listeners)
+        return self.serving.run(Job(stack.id, Action.RESTORE, snapshot_id=record.id), listeners)
 
     def export_stack(self, name_or_id: str) -> dict[str, Any]:
         """Everything needed to adopt the stack elsewhere (Heat's abandon/export data)."""
-        stack = self.get_stack(name_or_id)
+        stack = self.reads.get_stack(name_or_id)
         stored = self.store.get_template(stack.raw_template_id)
         resources = self._exported_resources(stack.id)
         return {
@@ -111,32 +111,32 @@ class StackCopies:
         """Forget a stack, leaving its physical resources in place; returns the adopt data."""
         if not self.settings.enable_stack_abandon:
             raise ValidationError("Stack abandon is disabled", hint="set STOKER_ENABLE_STACK_ABANDON=true to allow it")
-        stack = self.get_stack(name_or_id)
-        self._check_idle(stack)
+        stack = self.reads.get_stack(name_or_id)
+        check_idle(self.store, stack)
 
         def abandon(current: StackRecord) -> dict[str, Any]:
             data = self.export_stack(current.id)
             self._forget(current)
-            if self.delegation is not None:
+            if self.serving.delegation is not None:
                 from stoker.resources.openstack.trusts import acting_user
 
-                self.delegation.forget(current, acting_user.get())
+                self.serving.delegation.forget(current, acting_user.get())
             return data
 
-        return self._holding(stack, abandon)
+        return self.serving.holding(stack, abandon)
 
     def detect_drift(self, name_or_id: str) -> DriftRecord:
         """Compare every resource of the stack (and of its nested stacks) with its live
         object now (``engine/drift.py``); the result is kept as the stack's last. Not
         while an action runs: its resources are changing. Blocks on the services."""
-        stack = self.get_stack(name_or_id)
+        stack = self.reads.get_stack(name_or_id)
         if stack.status == Status.IN_PROGRESS:
             raise ActionInProgressError(stack.name, stack.state)
         return drift.detect(self.engine, self.store, stack)
 
     def last_drift(self, name_or_id: str) -> DriftRecord | None:
         """The stack's last drift detection, if any."""
-        return self.store.last_drift(self.get_stack(name_or_id).id)
+        return self.store.last_drift(self.reads.get_stack(name_or_id).id)
 
     def _forget(self, stack: StackRecord) -> None:
         """Drop a stack and its nested stacks from the store, leaving resources in place."""

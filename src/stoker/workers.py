@@ -219,7 +219,7 @@ class ChildJobs:
 class QueuedJobs(BackgroundJobs):
     """Serve mode with workers: a request enqueues its job (procrastinate) instead of
     running it on the server's loop, and answers once a worker has recorded the stack
-    IN_PROGRESS (or refused the job). Short changes under a stack's lock (``_call``)
+    IN_PROGRESS (or refused the job). Short changes under a stack's lock (``Serving.call``)
     still run on the server's loop."""
 
     def __init__(self, engine: Engine, store: Store, loop: asyncio.AbstractEventLoop, app: Any):

@@ -2,7 +2,7 @@
 seed 003 on the command line. This module only reads local files into a files map (as
 a client sends them to ``POST /capabilities/find`` and ``/template_capabilities``) and
 prints; the work is ``stoker.environment.capabilities``', the same the API calls.
-Registered on ``stoker.cli.main``."""
+Registered on the root group of ``cli/groups.py``."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 from stoker.cli.catalog import template
+from stoker.cli.groups import main
 from stoker.cli.invocation import environment_source, reader_of
-from stoker.cli.main import main
 
 TEMPLATE_SUFFIXES = (".yaml", ".yml", ".template", ".json")
 

@@ -1,6 +1,6 @@
 """``stoker template ...`` and ``stoker resource type ...``: what the engine offers
 (validation, template versions and functions, resource types). Registered on
-``stoker.cli.main``."""
+the root group of ``cli/groups.py``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import click
 
 from stoker.cli import completion, render
+from stoker.cli.groups import main
 from stoker.cli.invocation import (
     FORMAT,
     Failure,
@@ -17,7 +18,6 @@ from stoker.cli.invocation import (
     stack_request,
     template_warnings,
 )
-from stoker.cli.main import main
 from stoker.sdk.exceptions import StokerError
 
 

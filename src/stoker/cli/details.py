@@ -17,8 +17,8 @@ import yaml
 
 from stoker.cli import completion, render
 from stoker.cli.backend import link, stack_of_link
+from stoker.cli.groups import event, hook, resource, stack
 from stoker.cli.invocation import FORMAT, reader_of
-from stoker.cli.main import event, hook, resource, stack
 from stoker.sdk.exceptions import StokerError
 
 # The event of a resource stopping at a hook: "CREATE paused until Hook pre-create is cleared".

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
+from stoker.cli.groups import main
 from stoker.cli.invocation import reader_of
-from stoker.cli.main import main
 
 
 @main.group("docs")

@@ -23,8 +23,8 @@ from typing import Any
 import click
 
 from stoker.cli import completion
+from stoker.cli.groups import stack
 from stoker.cli.invocation import reader_of
-from stoker.cli.main import stack
 
 # Deeper than any stack nests (a server caps it at its max_nested_depth).
 ALL_LEVELS = 100

@@ -1,5 +1,5 @@
 """``stoker stack`` commands beyond create/update/delete: snapshots, export, abandon,
-adopt, import and cancel. Registered on the groups of ``stoker.cli.main``."""
+adopt, import and cancel. Registered on the groups of ``cli/groups.py``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from stoker.cli import completion, plans, render
+from stoker.cli.groups import PLAN_OUT, stack
 from stoker.cli.invocation import (
     FORMAT,
     Failure,
@@ -19,7 +20,6 @@ from stoker.cli.invocation import (
     reader_of,
     stack_request,
 )
-from stoker.cli.main import PLAN_OUT, stack
 
 
 @stack.group("snapshot")

@@ -4,7 +4,7 @@
 Owns: the plan's text (each resource's action and reason, each changed value as
 old -> new, outputs, the summary line), its other formats (``-f json`` is the
 document without its inputs), writing the file and the ``apply`` command. Registered on
-the ``stack`` group of ``stoker.cli.main``. Must not decide anything about a plan: the
+the ``stack`` group of ``cli/groups.py``. Must not decide anything about a plan: the
 engine makes it and refuses a stale one.
 """
 
@@ -21,6 +21,7 @@ import click
 import yaml
 
 from stoker.cli import render
+from stoker.cli.groups import stack
 from stoker.cli.interrupt import Interruption
 from stoker.cli.invocation import (
     FORMAT,
@@ -31,7 +32,6 @@ from stoker.cli.invocation import (
     finish_action,
     progress_printer,
 )
-from stoker.cli.main import stack
 from stoker.sdk.exceptions import StokerError
 
 # The width the text is wrapped at when the terminal's is not known (not a terminal, no

@@ -6,8 +6,8 @@ import logging
 
 import click
 
+from stoker.cli.groups import main
 from stoker.cli.invocation import settings_of
-from stoker.cli.main import main
 from stoker.settings import DEFAULT_PUBLIC_URL
 
 
