@@ -4,14 +4,13 @@ real SQLite file) and against a real ``stoker serve`` (``cli_backend``, conftest
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.acceptance.conftest import environment_of
+from tests.acceptance.conftest import cli_invoker, environment_of
 
 ROOT = Path(__file__).resolve().parents[2]
 STOKER = str(Path(sys.executable).with_name("stoker"))
@@ -20,14 +19,7 @@ STOKER = str(Path(sys.executable).with_name("stoker"))
 @pytest.fixture
 def run(tmp_path, cli_backend):
     env = environment_of(cli_backend, COLUMNS="200")
-
-    def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-        result = subprocess.run([STOKER, *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, stdin=subprocess.DEVNULL)
-        assert "Traceback" not in result.stderr, result.stderr
-        if check:
-            assert result.returncode == 0, result.stderr
-        return result
-
+    invoke = cli_invoker(env, tmp_path)
     invoke.mode = cli_backend["mode"]  # type: ignore[attr-defined]
     invoke.env = env  # type: ignore[attr-defined]
     return invoke

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.acceptance.conftest import environment_of
+from tests.acceptance.conftest import cli_invoker, environment_of
 from tests.support.waiting import HANG_GUARD_S, wait_until
 
 STOKER = str(Path(sys.executable).with_name("stoker"))
@@ -66,14 +66,7 @@ def stoker(tmp_path, cli_backend):
     (tmp_path / "nested.yaml").write_text(NESTED)
     (tmp_path / "motd.txt").write_text("Welcome,\n  a long message of the day that no terminal of 80 columns holds on one line\n")
 
-    def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-        # stdout is a pipe, as in `stoker ... | grep`: never a terminal.
-        result = subprocess.run([STOKER, *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, stdin=subprocess.DEVNULL)
-        assert "Traceback" not in result.stderr, result.stderr
-        if check:
-            assert result.returncode == 0, result.stderr
-        return result
-
+    invoke = cli_invoker(env, tmp_path)  # stdout is a pipe, as in `stoker ... | grep`: never a terminal
     invoke.env = env  # type: ignore[attr-defined]
     return invoke
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 import time
@@ -18,6 +17,7 @@ import pytest
 from heatclient import client as heat_client
 from heatclient.common import template_utils
 
+from tests.acceptance.conftest import cli_invoker
 from tests.support import server as server_process
 from tests.support.waiting import wait_for_stack
 
@@ -99,14 +99,7 @@ def run(tmp_path):
     env = {**os.environ, "STOKER_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite'}", "COLUMNS": "200"}
     env.pop("STOKER_DEBUG", None)
 
-    def invoke(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-        result = subprocess.run([STOKER, *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, stdin=subprocess.DEVNULL)
-        assert "Traceback" not in result.stderr, result.stderr
-        if check:
-            assert result.returncode == 0, result.stderr
-        return result
-
-    return invoke
+    return cli_invoker(env, tmp_path)
 
 
 def test_cli_create_with_two_environment_files_merges_as_heat(run, tmp_path):
