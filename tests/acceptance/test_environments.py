@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import textwrap
 import time
 from collections.abc import Iterator
@@ -20,8 +19,6 @@ from heatclient.common import template_utils
 from tests.acceptance.conftest import cli_invoker
 from tests.support import server as server_process
 from tests.support.waiting import wait_for_stack
-
-STOKER = str(Path(sys.executable).with_name("stoker"))
 
 TEMPLATE = """
 heat_template_version: 2021-04-16
