@@ -23,7 +23,11 @@ no secret), the password and the EC2 keypair (redacted: sealed at rest, never in
 events, logs or responses). The user is named by the resource's physical name, which
 only this resource uses: a create interrupted after Keystone made the user and before
 its id was written finds it by that name (and sets a new password), and a delete
-without an id deletes the user that name finds, so a SIGKILL never orphans one. An EC2
+without an id deletes the user that name finds, so a SIGKILL never orphans one. The
+delete looks only if the create got as far as asking Keystone for the user
+(``user_requested``, written before the request): a create refused before that (a
+stack owner who may not list or make users: a 403) made nothing, and its delete asks
+Keystone nothing, so the stack still deletes, as Heat's does. An EC2
 keypair's access key is written before it is sent: Keystone names an EC2 credential by
 the SHA-256 of its access key, so a keypair sent again is found, not made twice.
 
@@ -63,6 +67,8 @@ USER_ID, PASSWORD, ACCESS_KEY, SECRET_KEY, CREDENTIAL_ID = (
     "secret_key",
     "credential_id",
 )
+# Written before Keystone is asked to make the user: without it, no user was made.
+USER_REQUESTED = "user_requested"
 DEFAULT_STACK_USER_ROLE = "heat_stack_user"
 
 
@@ -137,6 +143,8 @@ def create_stack_user(resource: Resource, password: str | None = None) -> str:
     if user_id is None:
         user = find_user(resource, identity, project_id)
     if user is None and user_id is None:
+        # Before the request: a create cut short after it leaves a user to find by name.
+        resource.data_set(USER_REQUESTED, True)
         user = identity.create_user(
             name=resource.physical_resource_name(),
             password=password,
@@ -280,12 +288,13 @@ def delete_keypair(resource: Resource) -> None:
 
 def delete_stack_user(resource: Resource) -> None:
     """Delete the stack user (and its keypair), tolerating "already gone"; without a
-    recorded id, the user the physical name finds (a create cut short)."""
+    recorded id, the user the physical name finds (a create cut short after it asked
+    Keystone for the user; one that never asked made none, and nothing is looked up)."""
     delete_keypair(resource)
     plugin = _plugin(resource)
     identity = plugin.client()
     user_id = resource.data().get(USER_ID)
-    if user_id is None:
+    if user_id is None and resource.data().get(USER_REQUESTED):
         found = find_user(resource, identity, stack_user_project_id(resource))
         user_id = None if found is None else found.id
     if user_id is not None:
@@ -295,6 +304,7 @@ def delete_stack_user(resource: Resource) -> None:
             plugin.ignore_not_found(error)
     resource.data_delete(USER_ID)
     resource.data_delete(PASSWORD)
+    resource.data_delete(USER_REQUESTED)
 
 
 def region_name(resource: Resource) -> str | None:

@@ -1,0 +1,134 @@
+"""Stack users' deletes without a cloud (``keystone.stack_user``, through AWS::IAM::User):
+a create Keystone refused before any user was asked for leaves a delete that asks Keystone
+nothing (a stack owner who may not list users could otherwise never delete the stack:
+heat-tempest-plugin's CfnInitIntegrationTest as the demo user, DELETE_FAILED with 403
+``identity:list_users``), and a create cut short after the user was asked for still has
+its user found by name and deleted. A stand-in for the ``keystone`` client plugin holds
+the users; tests/cloud/test_stack_users.py drives the real Keystone."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from stoker.resources.aws.iam.user import User
+from stoker.resources.openstack.keystone import stack_user
+from stoker.sdk.testing import PluginHarness
+
+PROJECT_ID = "project-1"
+
+
+class Forbidden(Exception):
+    """Keystone's 403, as openstacksdk raises it."""
+
+
+class Identity:
+    """The identity calls a stack user makes, on users kept in memory; ``refuse`` names
+    the calls answered with a 403, ``cut_short`` the one after which the create dies
+    (Keystone made the user, its answer is lost)."""
+
+    def __init__(self, refuse: set[str] = frozenset(), cut_short: str | None = None):
+        self.refuse = set(refuse)
+        self.cut_short = cut_short
+        self.users_by_id: dict[str, SimpleNamespace] = {}
+        self.calls: list[str] = []
+
+    def _call(self, name: str) -> None:
+        self.calls.append(name)
+        if name in self.refuse:
+            raise Forbidden(
+                f"You are not authorized to perform the requested action: identity:{name}."
+            )
+
+    def users(self, name: str) -> list[SimpleNamespace]:
+        self._call("list_users")
+        return [user for user in self.users_by_id.values() if user.name == name]
+
+    def get_project(self, project_id: str) -> SimpleNamespace:
+        return SimpleNamespace(id=project_id, domain_id="default")
+
+    def create_user(self, **fields: Any) -> SimpleNamespace:
+        self._call("create_user")
+        user = SimpleNamespace(id=f"user-{len(self.users_by_id) + 1}", **fields)
+        self.users_by_id[user.id] = user
+        if self.cut_short == "create_user":
+            raise ConnectionError("the answer was lost")
+        return user
+
+    def update_user(self, user_id: str, **fields: Any) -> None:
+        self._call("update_user")
+
+    def find_role(self, name: str, ignore_missing: bool = True) -> SimpleNamespace:
+        return SimpleNamespace(id="role-1", name=name)
+
+    def assign_project_role_to_user(self, project_id: str, user_id: str, role_id: str) -> None:
+        self._call("assign_role")
+
+    def delete_user(self, user_id: str, ignore_missing: bool = True) -> None:
+        self._call("delete_user")
+        self.users_by_id.pop(user_id, None)
+
+
+class Keystone:
+    """The ``keystone`` client plugin as stack users use it."""
+
+    settings: dict[str, Any] = {}
+    environ: dict[str, str] = {}
+
+    def __init__(self, identity: Identity):
+        self.identity = identity
+        self.connection = SimpleNamespace(current_project_id=PROJECT_ID)
+
+    def client(self) -> Identity:
+        return self.identity
+
+    def read(self, call):
+        return call()
+
+    def is_conflict(self, error: BaseException) -> bool:
+        return False
+
+    def ignore_not_found(self, error: BaseException) -> None:
+        raise error
+
+
+def iam_user(identity: Identity) -> PluginHarness:
+    return PluginHarness(User, {}, name="CfnUser", clients={"keystone": Keystone(identity)})
+
+
+def test_stack_user_refused_before_any_user_was_asked_for_deletes_asking_nothing():
+    identity = Identity(refuse={"list_users", "create_user"})
+    harness = iam_user(identity)
+    with pytest.raises(Forbidden):
+        harness.create()
+    assert identity.calls == ["list_users"]
+    harness.delete()
+    assert identity.calls == ["list_users"]
+    assert stack_user.USER_REQUESTED not in harness.data
+
+
+def test_stack_user_cut_short_after_it_was_asked_for_is_found_by_name_and_deleted():
+    identity = Identity(cut_short="create_user")
+    harness = iam_user(identity)
+    with pytest.raises(ConnectionError):
+        harness.create()
+    assert harness.data[stack_user.USER_REQUESTED] is True
+    assert stack_user.USER_ID not in harness.data
+    assert len(identity.users_by_id) == 1
+    harness.delete()
+    assert identity.calls[-2:] == ["list_users", "delete_user"]
+    assert identity.users_by_id == {}
+    assert stack_user.USER_REQUESTED not in harness.data
+
+
+def test_stack_user_made_is_deleted_by_its_id():
+    identity = Identity()
+    harness = iam_user(identity)
+    harness.create()
+    (user_id,) = identity.users_by_id
+    assert harness.physical_ids == [user_id]
+    harness.delete()
+    assert identity.users_by_id == {}
+    assert "list_users" not in identity.calls[identity.calls.index("create_user") :]
