@@ -1,10 +1,11 @@
 """Stack users' deletes without a cloud (``keystone.stack_user``, through AWS::IAM::User):
-a create Keystone refused before any user was asked for leaves a delete that asks Keystone
-nothing (a stack owner who may not list users could otherwise never delete the stack:
-heat-tempest-plugin's CfnInitIntegrationTest as the demo user, DELETE_FAILED with 403
-``identity:list_users``), and a create cut short after the user was asked for still has
-its user found by name and deleted. A stand-in for the ``keystone`` client plugin holds
-the users; tests/cloud/test_stack_users.py drives the real Keystone."""
+a stack user whose create Keystone refused (403) deletes asking for nothing more (a stack
+owner who may not list users could otherwise never delete the stack: heat-tempest-plugin's
+CfnInitIntegrationTest as the demo user, DELETE_FAILED with 403 ``identity:list_users``);
+any other failure of the lookup still fails the delete; a create cut short after Keystone
+made the user still has its user found by name and deleted. A stand-in for the
+``keystone`` client plugin holds the users; tests/cloud/test_stack_users.py drives the real
+Keystone, SIGKILLs included."""
 
 from __future__ import annotations
 
@@ -20,8 +21,12 @@ from stoker.sdk.testing import PluginHarness
 PROJECT_ID = "project-1"
 
 
-class Forbidden(Exception):
-    """Keystone's 403, as openstacksdk raises it."""
+class Refused(Exception):
+    """An HTTP error as openstacksdk raises it (its ``status_code``)."""
+
+    def __init__(self, message: str, status_code: int):
+        super().__init__(message)
+        self.status_code = status_code
 
 
 class Identity:
@@ -29,8 +34,11 @@ class Identity:
     the calls answered with a 403, ``cut_short`` the one after which the create dies
     (Keystone made the user, its answer is lost)."""
 
-    def __init__(self, refuse: set[str] = frozenset(), cut_short: str | None = None):
+    def __init__(
+        self, refuse: set[str] = frozenset(), cut_short: str | None = None, status: int = 403
+    ):
         self.refuse = set(refuse)
+        self.status = status
         self.cut_short = cut_short
         self.users_by_id: dict[str, SimpleNamespace] = {}
         self.calls: list[str] = []
@@ -38,9 +46,7 @@ class Identity:
     def _call(self, name: str) -> None:
         self.calls.append(name)
         if name in self.refuse:
-            raise Forbidden(
-                f"You are not authorized to perform the requested action: identity:{name}."
-            )
+            raise Refused(f"identity:{name} refused", self.status)
 
     def users(self, name: str) -> list[SimpleNamespace]:
         self._call("list_users")
@@ -98,29 +104,35 @@ def iam_user(identity: Identity) -> PluginHarness:
     return PluginHarness(User, {}, name="CfnUser", clients={"keystone": Keystone(identity)})
 
 
-def test_stack_user_refused_before_any_user_was_asked_for_deletes_asking_nothing():
+def test_stack_user_refused_by_keystone_deletes_nothing():
     identity = Identity(refuse={"list_users", "create_user"})
     harness = iam_user(identity)
-    with pytest.raises(Forbidden):
+    with pytest.raises(Refused):
         harness.create()
-    assert identity.calls == ["list_users"]
     harness.delete()
-    assert identity.calls == ["list_users"]
-    assert stack_user.USER_REQUESTED not in harness.data
+    assert identity.calls == ["list_users", "list_users"]
+    assert identity.users_by_id == {}
 
 
-def test_stack_user_cut_short_after_it_was_asked_for_is_found_by_name_and_deleted():
+def test_stack_user_lookup_failing_otherwise_fails_the_delete():
+    identity = Identity(refuse={"list_users"}, status=503)
+    harness = iam_user(identity)
+    with pytest.raises(Refused):
+        harness.create()
+    with pytest.raises(Refused):
+        harness.delete()
+
+
+def test_stack_user_cut_short_after_keystone_made_it_is_found_by_name_and_deleted():
     identity = Identity(cut_short="create_user")
     harness = iam_user(identity)
     with pytest.raises(ConnectionError):
         harness.create()
-    assert harness.data[stack_user.USER_REQUESTED] is True
     assert stack_user.USER_ID not in harness.data
     assert len(identity.users_by_id) == 1
     harness.delete()
     assert identity.calls[-2:] == ["list_users", "delete_user"]
     assert identity.users_by_id == {}
-    assert stack_user.USER_REQUESTED not in harness.data
 
 
 def test_stack_user_made_is_deleted_by_its_id():

@@ -23,13 +23,13 @@ no secret), the password and the EC2 keypair (redacted: sealed at rest, never in
 events, logs or responses). The user is named by the resource's physical name, which
 only this resource uses: a create interrupted after Keystone made the user and before
 its id was written finds it by that name (and sets a new password), and a delete
-without an id deletes the user that name finds, so a SIGKILL never orphans one. The
-delete looks only if the create got as far as asking Keystone for the user
-(``user_requested``, written before the request): a create refused before that (a
-stack owner who may not list or make users: a 403) made nothing, and its delete asks
-Keystone nothing, so the stack still deletes, as Heat's does. An EC2
-keypair's access key is written before it is sent: Keystone names an EC2 credential by
-the SHA-256 of its access key, so a keypair sent again is found, not made twice.
+without an id deletes the user that name finds, so a SIGKILL never orphans one. A
+delete whose lookup Keystone refuses (403: the stack's owner may not list users) deletes
+nothing: Keystone's default policy lets list users whoever it lets make them, so these
+credentials made none (their create was refused too), and the stack still deletes, as
+Heat's does. An EC2 keypair's access key is written before it is sent: Keystone names
+an EC2 credential by the SHA-256 of its access key, so a keypair sent again is found,
+not made twice.
 
 Must not: put a password or secret key into a message or an exception.
 """
@@ -42,6 +42,7 @@ import secrets
 from typing import Any
 
 from stoker.identifiers import new_secret
+from stoker.resources.openstack.client_plugin import http_status
 from stoker.sdk.exceptions import ClientPluginError
 from stoker.sdk.resource import Resource
 
@@ -67,8 +68,6 @@ USER_ID, PASSWORD, ACCESS_KEY, SECRET_KEY, CREDENTIAL_ID = (
     "secret_key",
     "credential_id",
 )
-# Written before Keystone is asked to make the user: without it, no user was made.
-USER_REQUESTED = "user_requested"
 DEFAULT_STACK_USER_ROLE = "heat_stack_user"
 
 
@@ -143,8 +142,6 @@ def create_stack_user(resource: Resource, password: str | None = None) -> str:
     if user_id is None:
         user = find_user(resource, identity, project_id)
     if user is None and user_id is None:
-        # Before the request: a create cut short after it leaves a user to find by name.
-        resource.data_set(USER_REQUESTED, True)
         user = identity.create_user(
             name=resource.physical_resource_name(),
             password=password,
@@ -288,14 +285,22 @@ def delete_keypair(resource: Resource) -> None:
 
 def delete_stack_user(resource: Resource) -> None:
     """Delete the stack user (and its keypair), tolerating "already gone"; without a
-    recorded id, the user the physical name finds (a create cut short after it asked
-    Keystone for the user; one that never asked made none, and nothing is looked up)."""
+    recorded id, the user the physical name finds (a create cut short), or none if the
+    stack's credentials may not look (they could not have made one)."""
     delete_keypair(resource)
     plugin = _plugin(resource)
     identity = plugin.client()
     user_id = resource.data().get(USER_ID)
-    if user_id is None and resource.data().get(USER_REQUESTED):
-        found = find_user(resource, identity, stack_user_project_id(resource))
+    if user_id is None:
+        try:
+            found = find_user(resource, identity, stack_user_project_id(resource))
+        except Exception as error:  # noqa: BLE001 - openstacksdk's errors
+            # Refused (identity:list_users, e.g. a member's trust): Keystone's default
+            # policy lets list users whoever it lets make them, so nothing was made to
+            # delete. Without this, a stack whose user was refused could never be deleted.
+            if http_status(error) != 403:
+                raise
+            found = None
         user_id = None if found is None else found.id
     if user_id is not None:
         try:
@@ -304,7 +309,6 @@ def delete_stack_user(resource: Resource) -> None:
             plugin.ignore_not_found(error)
     resource.data_delete(USER_ID)
     resource.data_delete(PASSWORD)
-    resource.data_delete(USER_REQUESTED)
 
 
 def region_name(resource: Resource) -> str | None:
