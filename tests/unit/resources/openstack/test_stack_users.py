@@ -144,3 +144,58 @@ def test_stack_user_made_is_deleted_by_its_id():
     harness.delete()
     assert identity.users_by_id == {}
     assert "list_users" not in identity.calls[identity.calls.index("create_user") :]
+
+
+class UserSession:
+    """A keystoneauth session as the stack user: its credentials calls, recorded."""
+
+    def __init__(self, calls: list[tuple[str, str, str | None]], password: str | None):
+        self.calls = calls
+        self.password = password
+
+    def get(self, url: str, raise_exc: bool = False) -> SimpleNamespace:
+        self.calls.append(("GET", url.rsplit("/", 1)[-1], self.password))
+        return SimpleNamespace(status_code=404)
+
+    def post(self, url: str, json: dict, raise_exc: bool = False) -> SimpleNamespace:
+        self.calls.append(("POST", json["credential"]["user_id"], self.password))
+        return SimpleNamespace(status_code=201)
+
+    def delete(self, url: str, raise_exc: bool = False) -> SimpleNamespace:
+        self.calls.append(("DELETE", url.rsplit("/", 1)[-1], self.password))
+        return SimpleNamespace(status_code=204)
+
+
+def test_access_key_of_a_stack_user_is_made_and_deleted_as_that_user(monkeypatch):
+    # In keystone mode the stack's token is trust-scoped, and Keystone refuses it
+    # credentials: the keypair of the stack's own IAM user is made as the user.
+    from stoker.resources.aws.iam.access_key import AccessKey
+
+    identity = Identity(refuse={"create_credential"})
+    user = iam_user(identity)
+    user.create()
+    calls: list[tuple[str, str, str | None]] = []
+    monkeypatch.setattr(
+        stack_user, "user_session", lambda resource, password=None: UserSession(calls, password)
+    )
+    monkeypatch.setattr(stack_user, "identity_url", lambda resource: "http://keystone/v3")
+    key = PluginHarness(
+        AccessKey,
+        {"UserName": user.reference()},
+        name="SmokeKeys",
+        clients={"keystone": Keystone(identity)},
+    )
+    key.stack.resource_by_refid = lambda reference: (
+        user.resource if reference == user.reference() else None
+    )
+    key.create()
+    (user_id,) = identity.users_by_id
+    password = user.data[stack_user.PASSWORD]
+    access = key.physical_ids[-1]
+    assert calls[-1] == ("POST", user_id, password)
+    assert key.attribute("SecretAccessKey") == key.data[stack_user.SECRET_KEY]
+    key.delete()
+    credential_id = key.data.get(stack_user.CREDENTIAL_ID)
+    assert calls[-1][0] == "DELETE" and calls[-1][2] == password
+    assert credential_id is None and stack_user.ACCESS_KEY not in key.data
+    assert access and "create_credential" not in identity.calls

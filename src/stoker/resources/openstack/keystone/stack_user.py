@@ -198,9 +198,10 @@ def create_keypair(resource: Resource) -> tuple[str, str]:
     return access, secret
 
 
-def user_session(resource: Resource) -> Any:
+def user_session(resource: Resource, password: str | None = None) -> Any:
     """A keystoneauth session authenticated as the resource's stack user (its password,
-    scoped to the stack users' project), with the stack's cloud's TLS settings."""
+    or ``password``: a user another resource made and holds the password of; scoped to the
+    stack users' project), with the stack's cloud's TLS settings."""
     from keystoneauth1.identity import v3
 
     from stoker.resources.openstack.cloud import keystone_session
@@ -209,21 +210,24 @@ def user_session(resource: Resource) -> Any:
     auth = v3.Password(
         auth_url=identity_url(resource),
         user_id=str(data[USER_ID]),
-        password=str(data[PASSWORD]),
+        password=str(password if password is not None else data[PASSWORD]),
         project_id=stack_user_project_id(resource),
     )
     cloud_session = _plugin(resource).connection.session
     return keystone_session(auth=auth, verify=cloud_session.verify, cert=cloud_session.cert)
 
 
-def create_own_keypair(resource: Resource, access: str, secret: str) -> str:
+def create_own_keypair(
+    resource: Resource, access: str, secret: str, password: str | None = None
+) -> str:
     """Make (access, secret) an EC2 keypair of the resource's stack user (made first if
-    needed), as the user itself; answers the credential's id. Sent again after a crash,
-    it is found (Keystone names an EC2 credential by the SHA-256 of its access key)."""
+    needed), as the user itself (with ``password`` if the user is another resource's);
+    answers the credential's id. Sent again after a crash, it is found (Keystone names
+    an EC2 credential by the SHA-256 of its access key)."""
     if not resource.data().get(USER_ID):
         create_stack_user(resource)
     user_id = str(resource.data()[USER_ID])
-    session = user_session(resource)
+    session = user_session(resource, password)
     url = f"{identity_url(resource)}/credentials"
     credential_id = hashlib.sha256(access.encode()).hexdigest()
     if session.get(f"{url}/{credential_id}", raise_exc=False).status_code != 200:
@@ -239,16 +243,18 @@ def create_own_keypair(resource: Resource, access: str, secret: str) -> str:
     return credential_id
 
 
-def delete_own_keypair(resource: Resource) -> None:
-    """Delete the stack user's EC2 keypair as the user, tolerating a user or keypair
-    already gone (deleting the user deletes its credentials too)."""
+def delete_own_keypair(resource: Resource, password: str | None = None) -> None:
+    """Delete the stack user's EC2 keypair as the user (with ``password`` if the user is
+    another resource's), tolerating a user or keypair already gone (deleting the user
+    deletes its credentials too)."""
     data = resource.data()
     credential_id = data.get(CREDENTIAL_ID)
-    if credential_id and data.get(USER_ID) and data.get(PASSWORD):
+    password = password if password is not None else data.get(PASSWORD)
+    if credential_id and data.get(USER_ID) and password:
         from keystoneauth1 import exceptions as keystone_exceptions
 
         try:
-            user_session(resource).delete(f"{identity_url(resource)}/credentials/{credential_id}", raise_exc=False)
+            user_session(resource, password).delete(f"{identity_url(resource)}/credentials/{credential_id}", raise_exc=False)
         except keystone_exceptions.ClientException:
             pass  # the user is gone (it cannot authenticate): so is its keypair
     resource.data_delete(CREDENTIAL_ID)
