@@ -85,12 +85,14 @@ def scenario_conf(
     flavor: str = "m1.tiny",
     build_timeout_s: int = BUILD_TIMEOUT_S,
     dns_servers: str | None = None,
+    user: tuple[str, str] = ("demo", identity.DEMO_PASSWORD),
 ) -> str:
     """tempest.conf for the demo user on the test cloud: real Keystone, the networks made
     for the run, and the image and flavor servers boot with (the cloud's fake image and
     tiny flavor unless given: the guests' on their host); the scenario classes or tests
     ``skipped`` in tempest's ``skip_scenario_test_list``; ``dns_servers`` for the
-    templates' subnets that take them (the plugin's default is Google's)."""
+    templates' subnets that take them (the plugin's default is Google's); ``user``: the
+    name and password of the user (of the project of that name) the tests run as."""
     available = ("heat", "nova", "neutron", "glance", "cinder", "aodh", "gnocchi")
     absent = ("swift", "zaqar", "barbican", "octavia", "designate", "manila", "mistral")
     services = "".join(f"{name} = true\n" for name in available) + "".join(
@@ -110,9 +112,9 @@ def scenario_conf(
         "backup = true\n"
         "\n[heat_plugin]\n"
         f"auth_url = {openstack_cloud.keystone_url}\n"
-        "username = demo\n"
-        f"password = {identity.DEMO_PASSWORD}\n"
-        "project_name = demo\n"
+        f"username = {user[0]}\n"
+        f"password = {user[1]}\n"
+        f"project_name = {user[0]}\n"
         "user_domain_name = Default\n"
         "project_domain_name = Default\n"
         f"region = {identity.REGION}\n"
