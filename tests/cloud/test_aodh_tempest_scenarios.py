@@ -6,22 +6,23 @@ for the alarm test, Gnocchi and Aodh (the ``aodh_service`` add-on, whose evaluat
 notifier fire the alarm). The plugin's own Keystone client is used unchanged
 (``tests/support/tempest.py``'s ``Selection(token_identity=False)``).
 
-Which scenario tests can run here is decided by what their guests must do: the six services'
-Nova runs the fake virt driver, so a server goes ACTIVE but never boots an operating system;
-the guests' host (``addons/guests.py``) boots real guests, which run their user data and have
-a network (``test_guests.py``), but this run does not yet hand tempest the guests' image,
-flavor and external network. A test that needs a guest is listed in
+Which scenario tests run here is decided by what their servers must do: the six services'
+Nova runs the fake virt driver, so a server goes ACTIVE but never boots an operating system.
+The classes whose servers must boot, run their user data and reach stoker
+(``RUN_WITH_GUESTS``) are skipped here and run on the guests' host (``addons/guests.py``)
+in ``test_guests_tempest_scenarios.py``, with this module's ``keystone_stoker``,
+``scenario_conf`` and checks. A test that cannot run on either is listed in
 ``CANNOT_RUN_HERE`` with its obstacle (tempest's ``skip_scenario_test_list``, so the plugin
-skips it); the README's table (tests/cloud/README.md, "heat-tempest-plugin's scenario tests")
-says the same. Every other scenario test must pass, except those in ``KNOWN_FAILURES``,
-each with the cause seen in its failure.
+skips it); the README's table (tests/cloud/README.md, "heat-tempest-plugin's scenario
+tests") says the same. Every other scenario test must pass, except those in
+``KNOWN_FAILURES``, each with the cause seen in its failure.
 """
 
 from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -41,25 +42,17 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
 # heat-tempest-plugin 3.0.0's scenario package: 10 tests in 8 classes.
 SCENARIO_TESTS = 10
 
-# Class (or Class.test) -> why it cannot run on this cloud: what its guest must do.
+# Classes whose servers must boot and reach stoker: they run on the guests' host, in
+# test_guests_tempest_scenarios.py (which says what each guest does), and are skipped here.
+RUN_WITH_GUESTS = frozenset(
+    {"CfnInitIntegrationTest", "ServerSignalIntegrationTest", "SoftwareConfigIntegrationTest"}
+)
+# Class (or Class.test) -> why it cannot run on this cloud, with or without the guests' host.
 CANNOT_RUN_HERE = {
-    "CfnInitIntegrationTest": (
-        "its server must run cfn-init and cfn-signal to a WaitCondition, answer ping on its "
-        "floating IP and SSH as ec2-user: "
-        "guests boot with a network (addons/guests.py, test_guests.py), but this run does not yet give tempest the guests' image, flavor and external network, nor serve stoker on an address a guest reaches"
-    ),
-    "ServerSignalIntegrationTest": (
-        "its server's user data (cloud-init) must signal a WaitCondition, and the test pings the "
-        "floating IP: guests boot with a network (addons/guests.py, test_guests.py), but this run does not yet give tempest the guests' image, flavor and external network, nor serve stoker on an address a guest reaches"
-    ),
-    "SoftwareConfigIntegrationTest": (
-        "its servers must run os-collect-config and the config hooks, which signal the "
-        "deployments over the network: guests boot with a network (addons/guests.py, test_guests.py), but this run does not yet give tempest the guests' image, flavor and external network, nor serve stoker on an address a guest reaches"
-    ),
     "VolumeBackupRestoreIntegrationTest": (
         "its server's user data must mount the volume, write a file and signal a "
-        "WaitCondition with the data read back after a restore: guests boot with a network (addons/guests.py, test_guests.py), but this run does not yet give tempest the guests' image, flavor and external network, nor serve stoker on an address a guest reaches; and the "
-        "cloud's Cinder back end is a no-op one, whose volumes a guest cannot mount"
+        "WaitCondition with the data read back after a restore: the cloud's Cinder back "
+        "end is a no-op one, whose volumes a guest cannot mount"
     ),
     "LoadBalancerTest": (
         "each pool member's server runs a netcat web server from user data and signals a "
@@ -68,7 +61,7 @@ CANNOT_RUN_HERE = {
         "amphora driver, which forwards no traffic (see test_octavia_*.py)"
     ),
 }
-# The tests that run: every scenario test less the classes above.
+# The tests that run here: every scenario test less the classes above.
 RUNS_HERE = {
     "scenario.test_aodh_alarm.AodhAlarmTest.test_alarm",
     "scenario.test_base_resources.BasicResourcesTest.test_base_resources_integration",
@@ -80,15 +73,32 @@ KNOWN_FAILURES: dict[str, str] = {}
 SERVICE_PASSWORD = "stoker-scenario-secret"
 
 
-def scenario_conf(openstack_cloud, directory: Path, network: str, subnet: str, public: str) -> str:
-    """tempest.conf for the demo user on the test cloud: real Keystone, the cloud's tiny
-    flavor and image, the networks made for the run."""
+def scenario_conf(
+    openstack_cloud,
+    directory: Path,
+    network: str,
+    subnet: str,
+    public: str,
+    *,
+    skipped: Iterable[str],
+    image: str | None = None,
+    flavor: str = "m1.tiny",
+    build_timeout_s: int = BUILD_TIMEOUT_S,
+    dns_servers: str | None = None,
+    user: tuple[str, str] = ("demo", identity.DEMO_PASSWORD),
+) -> str:
+    """tempest.conf for the demo user on the test cloud: real Keystone, the networks made
+    for the run, and the image and flavor servers boot with (the cloud's fake image and
+    tiny flavor unless given: the guests' on their host); the scenario classes or tests
+    ``skipped`` in tempest's ``skip_scenario_test_list``; ``dns_servers`` for the
+    templates' subnets that take them (the plugin's default is Google's); ``user``: the
+    name and password of the user (of the project of that name) the tests run as."""
     available = ("heat", "nova", "neutron", "glance", "cinder", "aodh", "gnocchi")
     absent = ("swift", "zaqar", "barbican", "octavia", "designate", "manila", "mistral")
     services = "".join(f"{name} = true\n" for name in available) + "".join(
         f"{name} = false\n" for name in absent
     )
-    flavor = "m1.tiny"
+    image = image or openstack_cloud.image_id
     return (
         "[DEFAULT]\n"
         "use_stderr = false\n"
@@ -102,22 +112,24 @@ def scenario_conf(openstack_cloud, directory: Path, network: str, subnet: str, p
         "backup = true\n"
         "\n[heat_plugin]\n"
         f"auth_url = {openstack_cloud.keystone_url}\n"
-        "username = demo\n"
-        f"password = {identity.DEMO_PASSWORD}\n"
-        "project_name = demo\n"
+        f"username = {user[0]}\n"
+        f"password = {user[1]}\n"
+        f"project_name = {user[0]}\n"
         "user_domain_name = Default\n"
         "project_domain_name = Default\n"
         f"region = {identity.REGION}\n"
         f"instance_type = {flavor}\n"
         f"minimal_instance_type = {flavor}\n"
-        f"image_ref = {openstack_cloud.image_id}\n"
-        f"minimal_image_ref = {openstack_cloud.image_id}\n"
+        f"image_ref = {image}\n"
+        f"minimal_image_ref = {image}\n"
         f"fixed_network_name = {network}\n"
+        f"network_for_ssh = {network}\n"
         f"fixed_subnet_name = {subnet}\n"
         f"floating_network_name = {public}\n"
-        "build_interval = 2\n"
-        f"build_timeout = {BUILD_TIMEOUT_S}\n"
-        f"skip_scenario_test_list = {','.join(sorted(CANNOT_RUN_HERE))}\n"
+        + (f"dns_servers = {dns_servers}\n" if dns_servers is not None else "")
+        + "build_interval = 2\n"
+        f"build_timeout = {build_timeout_s}\n"
+        f"skip_scenario_test_list = {','.join(sorted(skipped))}\n"
         "convergence_engine_enabled = true\n"
         "\n[heat_features_enabled]\n"
         "multi_cloud = false\n"
@@ -125,9 +137,11 @@ def scenario_conf(openstack_cloud, directory: Path, network: str, subnet: str, p
 
 
 @contextlib.contextmanager
-def keystone_stoker(openstack_cloud, tmp_path: Path, suffix: str, **environment: str) -> Iterator[Server]:
+def keystone_stoker(
+    openstack_cloud, tmp_path: Path, suffix: str, host: str = "127.0.0.1", **environment: str
+) -> Iterator[Server]:
     """``stoker serve`` validating the test cloud's Keystone tokens, with a service user of
-    its own (deleted after); its signal URLs lead back to it."""
+    its own (deleted after), listening on ``host``; its signal URLs lead back to it."""
     admin = identity.Keystone(openstack_cloud.keystone_url)
     service_role = admin.ensure("roles", "role", "service")["id"]
     service_project = admin.ensure("projects", "project", "service", domain_id="default")
@@ -137,6 +151,7 @@ def keystone_stoker(openstack_cloud, tmp_path: Path, suffix: str, **environment:
         f"sqlite:///{tmp_path / 'stoker.sqlite'}",
         tmp_path / "serve.log",
         start_timeout_s=120,
+        host=host,
         STOKER_AUTH_MODE="keystone",
         STOKER_KEYSTONE_AUTH_URL=openstack_cloud.keystone_url,
         STOKER_KEYSTONE_USERNAME=stoker_user["name"],
@@ -147,7 +162,8 @@ def keystone_stoker(openstack_cloud, tmp_path: Path, suffix: str, **environment:
         STOKER_KEYSTONE_REGION_NAME=identity.REGION,
         **environment,
     )
-    # The signal URLs Aodh's notifier POSTs must lead back to this server.
+    # The signal URLs Aodh's notifier POSTs, and a guest's signals and metadata requests,
+    # must lead back to this server.
     server.environment["STOKER_PUBLIC_URL"] = server.url
     try:
         server.start()
@@ -180,7 +196,12 @@ def deployment(openstack_cloud, aodh_service, tmp_path):
             yield (
                 server,
                 scenario_conf(
-                    openstack_cloud, tmp_path / "suite", network.name, subnet.name, public.name
+                    openstack_cloud,
+                    tmp_path / "suite",
+                    network.name,
+                    subnet.name,
+                    public.name,
+                    skipped=CANNOT_RUN_HERE.keys() | RUN_WITH_GUESTS,
                 ),
             )
         finally:
@@ -197,43 +218,70 @@ def summary(run: SuiteRun) -> str:
     )
 
 
-def test_aodh_tempest_scenarios(deployment, openstack_cloud, tmp_path):
-    server, configuration = deployment
-    environment = require_tempest(tmp_path / "install.log")
+def run_scenarios(
+    server: Server,
+    configuration: str,
+    openstack_cloud,
+    directory: Path,
+    timeout_s: float = SUITE_TIMEOUT_S,
+    test_timeout_s: float | None = None,
+) -> SuiteRun:
+    """The scenario package run once against ``server`` as the demo user, with
+    ``configuration`` as tempest.conf; each outcome printed."""
+    environment = require_tempest(directory / "install.log")
     demo = openstack_cloud.connect("demo")
     run = run_suite(
         environment,
         f"{server.url}/v1/{demo.current_project_id}",
-        tmp_path / "suite",
+        directory / "suite",
         workers=1,
-        timeout_s=SUITE_TIMEOUT_S,
+        timeout_s=timeout_s,
         selection=Selection(packages=(SCENARIO_PACKAGE,), gabbi=False, token_identity=False),
         configuration_text=configuration,
+        **({"test_timeout_s": test_timeout_s} if test_timeout_s is not None else {}),
     )
     print(summary(run))
     for name, outcome in sorted(run.outcomes.items()):
         # A failure's cause is at the end of its detail (the plugin's log comes first).
         detail = outcome.detail[-1500:] if outcome.status == "failed" else outcome.detail[:200]
         print(f"  {outcome.status.upper()} {name} ({outcome.seconds:.0f} s) {detail}")
+    return run
+
+
+def assert_outcomes(
+    run: SuiteRun, runs: set[str], skipped: Iterable[str], known_failures: Mapping[str, str]
+) -> None:
+    """Every scenario test has an outcome; the tests ``runs`` ran (the others skipped, each
+    of a class or test in ``skipped``) and passed, except those in ``known_failures``,
+    which must still fail."""
     assert len(run.outcomes) == SCENARIO_TESTS, f"{summary(run)}:\n{run.output}"
     ran = {name.split("[")[0] for name in run.outcomes if run.outcomes[name].status != "skipped"}
-    assert ran == RUNS_HERE, f"{summary(run)}; ran {sorted(ran)}:\n{run.output}"
-    for name, outcome in run.outcomes.items():
-        if outcome.status == "skipped":
-            assert name.split(".")[2] in CANNOT_RUN_HERE, f"{name} skipped: {outcome.detail}"
+    assert ran == runs, f"{summary(run)}; ran {sorted(ran)}:\n{run.output}"
+    skipped = set(skipped)
 
     def short(name: str) -> str:
         return ".".join(name.split("[")[0].split(".")[2:])
 
+    for name, outcome in run.outcomes.items():
+        if outcome.status == "skipped":
+            assert name.split(".")[2] in skipped or short(name) in skipped, (
+                f"{name} skipped: {outcome.detail}"
+            )
     failed = {
         name: outcome
         for name, outcome in run.with_status("failed").items()
-        if short(name) not in KNOWN_FAILURES
+        if short(name) not in known_failures
     }
     assert not failed, f"{summary(run)}:\n" + "\n".join(
         f"--- {name}\n{outcome.detail}" for name, outcome in sorted(failed.items())
     )
     fixed = [
-        n for n, o in run.outcomes.items() if short(n) in KNOWN_FAILURES and o.status == "passed"
+        n for n, o in run.outcomes.items() if short(n) in known_failures and o.status == "passed"
     ]
-    assert not fixed, f"these pass now, take them off KNOWN_FAILURES: {fixed}"
+    assert not fixed, f"these pass now, take them off the known failures: {fixed}"
+
+
+def test_aodh_tempest_scenarios(deployment, openstack_cloud, tmp_path):
+    server, configuration = deployment
+    run = run_scenarios(server, configuration, openstack_cloud, tmp_path)
+    assert_outcomes(run, RUNS_HERE, CANNOT_RUN_HERE.keys() | RUN_WITH_GUESTS, KNOWN_FAILURES)

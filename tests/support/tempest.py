@@ -325,11 +325,13 @@ def run_suite(
     timeout_s: float = 600,
     selection: Selection = HEAT_ONLY,
     configuration_text: str | None = None,
+    test_timeout_s: float = TEST_TIMEOUT_S,
 ) -> SuiteRun:
     """Run the selected tests (by default the functional and gabbi tests, no Keystone) against
     ``endpoint`` (``http://host:port/v1/<tenant>``), ``workers`` at once, with tempest.conf
     (``configuration_text``, or ``tempest_conf``'s) and every file of the run under
-    ``directory``."""
+    ``directory``; each test may take ``test_timeout_s`` seconds (tempest's OS_TEST_TIMEOUT:
+    a scenario test whose guests boot under emulation takes minutes)."""
     configuration = directory / "etc"
     configuration.mkdir(parents=True, exist_ok=True)
     (configuration / "tempest.conf").write_text(
@@ -347,7 +349,7 @@ def run_suite(
     process_environment.update(
         TEMPEST_CONFIG_DIR=str(configuration),
         TEMPEST_CONFIG="tempest.conf",
-        OS_TEST_TIMEOUT=str(TEST_TIMEOUT_S),
+        OS_TEST_TIMEOUT=str(int(test_timeout_s)),
         # Python's own: keeps tests' DeprecationWarnings out of the output.
         PYTHONWARNINGS="ignore",
     )

@@ -4,13 +4,20 @@ key is kept redacted and is the ``SecretAccessKey`` attribute, which ``resource 
 masks (``sensitive_attributes``). ``Serial`` and ``Status`` are Heat's not-implemented
 properties.
 
-Owns: finding the user by its name in the stack users' project (Heat finds the User
-resource by reference), and the keypair's lifecycle (``stack_user.create_keypair``:
-written before it is sent, found again after a crash).
+Owns: finding the user (the stack's AWS::IAM::User whose reference ``UserName`` is, as
+Heat finds it; else a user of that name in the stack users' project), and the keypair's
+lifecycle (written before it is sent, found again after a crash). For a User of the
+stack, the keypair is made and deleted as that user (its password is in the User's
+data: ``stack_user.create_own_keypair``), as a server's is: in keystone mode a stack's
+actions have a trust-scoped token, and Keystone refuses credentials to a delegated token
+("Delegated tokens cannot access credentials directly", seen as heat-tempest-plugin's
+CfnInitIntegrationTest's SmokeKeys failed). Any other user's is made with the stack's
+credentials (``stack_user.create_keypair``).
 """
 
 from __future__ import annotations
 
+import secrets
 from typing import Any, ClassVar
 
 from stoker.resources.openstack.keystone import stack_user
@@ -57,7 +64,18 @@ class AccessKey(Resource):
         ),
     }
 
+    def _stack_user(self) -> Resource | None:
+        """The stack's AWS::IAM::User named by UserName, if it holds its user's password."""
+        find = getattr(self.stack, "resource_by_refid", None)
+        user = find(self.properties[self.USER_NAME]) if find is not None else None
+        if user is None or not user.data().get(stack_user.PASSWORD):
+            return None
+        return user
+
     def _user_id(self) -> str | None:
+        user = self._stack_user()
+        if user is not None and user.data().get(stack_user.USER_ID):
+            return str(user.data()[stack_user.USER_ID])
         identity = self.client()
         for user in identity.users(name=self.properties[self.USER_NAME]):
             if getattr(user, "default_project_id", None) == stack_user.stack_user_project_id(self):
@@ -69,12 +87,28 @@ class AccessKey(Resource):
         if user_id is None:
             raise ResourceFailure(f"could not find user {self.properties[self.USER_NAME]}")
         self.data_set(stack_user.USER_ID, user_id)
-        access, _secret = stack_user.create_keypair(self)
+        user = self._stack_user()
+        if user is None:
+            access, _secret = stack_user.create_keypair(self)
+        else:
+            access = self.data().get(stack_user.ACCESS_KEY) or secrets.token_hex(16)
+            secret = self.data().get(stack_user.SECRET_KEY) or secrets.token_hex(16)
+            self.data_set(stack_user.ACCESS_KEY, access, redact=True)
+            self.data_set(stack_user.SECRET_KEY, secret, redact=True)
+            stack_user.create_own_keypair(
+                self, access, secret, password=str(user.data()[stack_user.PASSWORD])
+            )
         self.resource_id_set(access)
         return access
 
     def handle_delete(self) -> None:
-        stack_user.delete_keypair(self)
+        user = self._stack_user()
+        if user is None:
+            stack_user.delete_keypair(self)
+            return
+        stack_user.delete_own_keypair(self, password=str(user.data()[stack_user.PASSWORD]))
+        for key in (stack_user.ACCESS_KEY, stack_user.SECRET_KEY):
+            self.data_delete(key)
 
     def find_created(self) -> str | None:
         # The access key is written before the keypair is sent (stack_user.create_keypair).

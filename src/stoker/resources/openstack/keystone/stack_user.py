@@ -23,9 +23,13 @@ no secret), the password and the EC2 keypair (redacted: sealed at rest, never in
 events, logs or responses). The user is named by the resource's physical name, which
 only this resource uses: a create interrupted after Keystone made the user and before
 its id was written finds it by that name (and sets a new password), and a delete
-without an id deletes the user that name finds, so a SIGKILL never orphans one. An EC2
-keypair's access key is written before it is sent: Keystone names an EC2 credential by
-the SHA-256 of its access key, so a keypair sent again is found, not made twice.
+without an id deletes the user that name finds, so a SIGKILL never orphans one. A
+delete whose lookup Keystone refuses (403: the stack's owner may not list users) deletes
+nothing: Keystone's default policy lets list users whoever it lets make them, so these
+credentials made none (their create was refused too), and the stack still deletes, as
+Heat's does. An EC2 keypair's access key is written before it is sent: Keystone names
+an EC2 credential by the SHA-256 of its access key, so a keypair sent again is found,
+not made twice.
 
 Must not: put a password or secret key into a message or an exception.
 """
@@ -38,6 +42,7 @@ import secrets
 from typing import Any
 
 from stoker.identifiers import new_secret
+from stoker.resources.openstack.client_plugin import http_status
 from stoker.sdk.exceptions import ClientPluginError
 from stoker.sdk.resource import Resource
 
@@ -193,9 +198,10 @@ def create_keypair(resource: Resource) -> tuple[str, str]:
     return access, secret
 
 
-def user_session(resource: Resource) -> Any:
+def user_session(resource: Resource, password: str | None = None) -> Any:
     """A keystoneauth session authenticated as the resource's stack user (its password,
-    scoped to the stack users' project), with the stack's cloud's TLS settings."""
+    or ``password``: a user another resource made and holds the password of; scoped to the
+    stack users' project), with the stack's cloud's TLS settings."""
     from keystoneauth1.identity import v3
 
     from stoker.resources.openstack.cloud import keystone_session
@@ -204,21 +210,24 @@ def user_session(resource: Resource) -> Any:
     auth = v3.Password(
         auth_url=identity_url(resource),
         user_id=str(data[USER_ID]),
-        password=str(data[PASSWORD]),
+        password=str(password if password is not None else data[PASSWORD]),
         project_id=stack_user_project_id(resource),
     )
     cloud_session = _plugin(resource).connection.session
     return keystone_session(auth=auth, verify=cloud_session.verify, cert=cloud_session.cert)
 
 
-def create_own_keypair(resource: Resource, access: str, secret: str) -> str:
+def create_own_keypair(
+    resource: Resource, access: str, secret: str, password: str | None = None
+) -> str:
     """Make (access, secret) an EC2 keypair of the resource's stack user (made first if
-    needed), as the user itself; answers the credential's id. Sent again after a crash,
-    it is found (Keystone names an EC2 credential by the SHA-256 of its access key)."""
+    needed), as the user itself (with ``password`` if the user is another resource's);
+    answers the credential's id. Sent again after a crash, it is found (Keystone names
+    an EC2 credential by the SHA-256 of its access key)."""
     if not resource.data().get(USER_ID):
         create_stack_user(resource)
     user_id = str(resource.data()[USER_ID])
-    session = user_session(resource)
+    session = user_session(resource, password)
     url = f"{identity_url(resource)}/credentials"
     credential_id = hashlib.sha256(access.encode()).hexdigest()
     if session.get(f"{url}/{credential_id}", raise_exc=False).status_code != 200:
@@ -234,16 +243,18 @@ def create_own_keypair(resource: Resource, access: str, secret: str) -> str:
     return credential_id
 
 
-def delete_own_keypair(resource: Resource) -> None:
-    """Delete the stack user's EC2 keypair as the user, tolerating a user or keypair
-    already gone (deleting the user deletes its credentials too)."""
+def delete_own_keypair(resource: Resource, password: str | None = None) -> None:
+    """Delete the stack user's EC2 keypair as the user (with ``password`` if the user is
+    another resource's), tolerating a user or keypair already gone (deleting the user
+    deletes its credentials too)."""
     data = resource.data()
     credential_id = data.get(CREDENTIAL_ID)
-    if credential_id and data.get(USER_ID) and data.get(PASSWORD):
+    password = password if password is not None else data.get(PASSWORD)
+    if credential_id and data.get(USER_ID) and password:
         from keystoneauth1 import exceptions as keystone_exceptions
 
         try:
-            user_session(resource).delete(f"{identity_url(resource)}/credentials/{credential_id}", raise_exc=False)
+            user_session(resource, password).delete(f"{identity_url(resource)}/credentials/{credential_id}", raise_exc=False)
         except keystone_exceptions.ClientException:
             pass  # the user is gone (it cannot authenticate): so is its keypair
     resource.data_delete(CREDENTIAL_ID)
@@ -280,13 +291,22 @@ def delete_keypair(resource: Resource) -> None:
 
 def delete_stack_user(resource: Resource) -> None:
     """Delete the stack user (and its keypair), tolerating "already gone"; without a
-    recorded id, the user the physical name finds (a create cut short)."""
+    recorded id, the user the physical name finds (a create cut short), or none if the
+    stack's credentials may not look (they could not have made one)."""
     delete_keypair(resource)
     plugin = _plugin(resource)
     identity = plugin.client()
     user_id = resource.data().get(USER_ID)
     if user_id is None:
-        found = find_user(resource, identity, stack_user_project_id(resource))
+        try:
+            found = find_user(resource, identity, stack_user_project_id(resource))
+        except Exception as error:  # noqa: BLE001 - openstacksdk's errors
+            # Refused (identity:list_users, e.g. a member's trust): Keystone's default
+            # policy lets list users whoever it lets make them, so nothing was made to
+            # delete. Without this, a stack whose user was refused could never be deleted.
+            if http_status(error) != 403:
+                raise
+            found = None
         user_id = None if found is None else found.id
     if user_id is not None:
         try:
