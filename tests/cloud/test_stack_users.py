@@ -5,7 +5,8 @@ HEAT_SIGNAL wait condition handle's user signals through stoker's API; the real
 os-collect-config ``heat`` collector reads a POLL_SERVER_HEAT server's metadata from
 ``stoker serve --auth-mode keystone`` as the server's stack user, and heat-config-notify
 signals the HEAT_SIGNAL deployment back the same way; the ``stoker`` command SIGKILLed
-at each commit of a create leaves no stack user behind once the next command finishes.
+at each commit of a create leaves no stack user behind once the next command finishes; a
+member's stack whose user Keystone refused still deletes.
 openstacksdk, as the cloud's admin, is the witness."""
 
 from __future__ import annotations
@@ -426,3 +427,31 @@ def test_stack_users_create_killed_at_each_commit_leaves_no_user(openstack_cloud
     assert crashes >= 3
     assert run("delete", name, "--yes", "--wait").returncode == 0
     assert users_named(keystone, f"{name}-") == []
+
+
+def test_a_stack_user_keystone_refused_a_member_still_deletes_with_its_stack(served, openstack_cloud):
+    """In keystone mode a member's stack makes its users with the member's trust, and
+    Keystone's default policy lets only an admin list or make users: the user's create is
+    refused (403), and the stack's delete, which looks for a user a create cut short might
+    have made, is refused the same lookup. Nothing was made, so the delete completes (it
+    ended DELETE_FAILED with the same 403 before: heat-tempest-plugin's CfnInit scenario as
+    the demo user)."""
+    demo = identity.Keystone(
+        openstack_cloud.keystone_url, username="demo", password=identity.DEMO_PASSWORD, project="demo"
+    )
+    member = Served(served.server, demo.token, demo.project_id)
+    keystone = openstack_cloud.connect("admin").identity
+    name = f"refused-{secrets.token_hex(3)}"
+    template = {"heat_template_version": "2021-04-16", "resources": {"user": IAM["resources"]["user"]}}
+    status, body = member.call("POST", "/stacks", {"stack_name": name, "template": template})
+    assert status == 201, body
+    path = f"/stacks/{name}/{body['stack']['id']}"
+    created = wait_state(member, path, "CREATE_FAILED")
+    assert created["stack_status"] == "CREATE_FAILED", created
+    assert "403" in created["stack_status_reason"] or "not authorized" in created["stack_status_reason"], created
+    assert users_named(keystone, name) == []
+
+    status, body = member.call("DELETE", path)
+    assert status == 204, body
+    deleted = wait_state(member, path, "DELETE_COMPLETE")
+    assert deleted["stack_status"] == "DELETE_COMPLETE", deleted["stack_status_reason"]
