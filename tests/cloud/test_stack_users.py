@@ -6,7 +6,8 @@ os-collect-config ``heat`` collector reads a POLL_SERVER_HEAT server's metadata 
 ``stoker serve --auth-mode keystone`` as the server's stack user, and heat-config-notify
 signals the HEAT_SIGNAL deployment back the same way; the ``stoker`` command SIGKILLed
 at each commit of a create leaves no stack user behind once the next command finishes; a
-member's stack whose user Keystone refused still deletes.
+member's stack whose user Keystone refused still deletes, and in keystone mode an access key
+of the stack's own user is made as that user.
 openstacksdk, as the cloud's admin, is the witness."""
 
 from __future__ import annotations
@@ -455,3 +456,36 @@ def test_a_stack_user_keystone_refused_a_member_still_deletes_with_its_stack(ser
     assert status == 204, body
     deleted = wait_state(member, path, "DELETE_COMPLETE")
     assert deleted["stack_status"] == "DELETE_COMPLETE", deleted["stack_status_reason"]
+
+
+def test_an_access_key_of_the_stacks_own_user_is_made_as_that_user_in_keystone_mode(served, openstack_cloud):
+    """In keystone mode a stack acts with a trust-scoped token, and Keystone refuses a
+    delegated token credentials ("Delegated tokens cannot access credentials directly"):
+    the AccessKey of the stack's own AWS::IAM::User makes and deletes its EC2 keypair as
+    that user, with the password the User holds. Keystone then verifies a request signed
+    with the key, and the stack's delete leaves neither user nor credential."""
+    keystone = openstack_cloud.connect("admin").identity
+    name = f"key-{secrets.token_hex(3)}"
+    template = {
+        "heat_template_version": "2021-04-16",
+        "resources": {"user": IAM["resources"]["user"], "key": IAM["resources"]["key"]},
+        "outputs": {key: IAM["outputs"][key] for key in ("user_name", "access", "secret")},
+    }
+    status, body = served.call("POST", "/stacks", {"stack_name": name, "template": template})
+    assert status == 201, body
+    path = f"/stacks/{name}/{body['stack']['id']}"
+    created = wait_state(served, path, "CREATE_COMPLETE")
+    assert created["stack_status"] == "CREATE_COMPLETE", created["stack_status_reason"]
+    status, body = served.call("GET", path)
+    outputs = {o["output_key"]: o["output_value"] for o in body["stack"]["outputs"]}
+    credential_id = hashlib.sha256(outputs["access"].encode()).hexdigest()
+    user = next(u for u in users_named(keystone, f"{name}-") if u.name == outputs["user_name"])
+    assert keystone.get_credential(credential_id).user_id == user.id
+    assert ec2_token(openstack_cloud.keystone_url, outputs["access"], outputs["secret"]) == 200
+
+    status, body = served.call("DELETE", path)
+    assert status == 204, body
+    deleted = wait_state(served, path, "DELETE_COMPLETE")
+    assert deleted["stack_status"] == "DELETE_COMPLETE", deleted["stack_status_reason"]
+    assert users_named(keystone, f"{name}-") == []
+    assert [c for c in keystone.credentials() if c.id == credential_id] == []
