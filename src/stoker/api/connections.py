@@ -211,7 +211,7 @@ class RepeatedWarnings(logging.Filter):
     """Lets a warning (or worse) through once a minute per logger and message; the next
     one let through says how many like it were held back. For uvicorn's and asyncio's
     loggers, which log one line (asyncio: with a traceback) per refused request or
-    failed accept."""
+    failed accept; an operating system error's traceback becomes its text on the line."""
 
     def __init__(self, interval_s: float = REPORT_INTERVAL_S):
         super().__init__()
@@ -234,4 +234,9 @@ class RepeatedWarnings(logging.Filter):
         held = self._held.pop(key, 0)
         if held:
             record.msg = f"{record.msg} [{held} more like this in the last {self.interval_s:g} s, not logged]"
+        if record.exc_info and isinstance(record.exc_info[1], OSError):
+            # asyncio's failed accept (out of files: it retries by itself a second later)
+            # is said in one line, the error's text, not with a traceback.
+            record.msg = f"{record.msg}: {record.exc_info[1]}"
+            record.exc_info, record.exc_text = None, None
         return True

@@ -5,6 +5,7 @@ test_serve_connections.py.)"""
 
 from __future__ import annotations
 
+import io
 import logging
 
 import pytest
@@ -40,3 +41,17 @@ def test_connection_settings_read_from_the_environment(monkeypatch):
     monkeypatch.setenv("STOKER_HTTP_HEADER_TIMEOUT_S", "0")
     with pytest.raises(ValueError, match="STOKER_HTTP_HEADER_TIMEOUT_S must be a number of seconds above 0"):
         Settings.from_env()
+
+
+def test_a_failed_accept_is_one_line_with_the_error_not_a_traceback():
+    # As asyncio logs it (its default exception handler: logger.error(..., exc_info=...)).
+    logger = logging.Logger("asyncio-under-test")
+    logger.addFilter(RepeatedWarnings())
+    written = io.StringIO()
+    logger.addHandler(logging.StreamHandler(written))
+    try:
+        raise OSError(24, "Too many open files")
+    except OSError as error:
+        logger.error("socket.accept() out of system resource\nsocket: <asyncio.TransportSocket fd=11>", exc_info=error)
+    text = written.getvalue()
+    assert "Traceback" not in text and "[Errno 24] Too many open files" in text, text
