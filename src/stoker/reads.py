@@ -45,8 +45,11 @@ class Project:
     def reaches(self, stack: StackRecord) -> bool:
         # "" is nobody's project (a caller the API let in without one, as a signal
         # bearing only a handle's token): it reaches no stack, not even those the
-        # embedded CLI made without a project (which passes no Project at all).
-        return self.admin or (self.id != "" and stack.project_id == self.id)
+        # embedded CLI made without a project (which passes no Project at all). The
+        # project of a stack's users reaches the stack too (Heat's _get_stack: the
+        # tenant or the stack_user_project_id); what they may do there is the policy's
+        # (the heat_stack_user role: its resources' metadata and signals, no more).
+        return self.admin or (self.id != "" and self.id in (stack.project_id, stack.stack_user_project_id))
 
 
 class _ListingContext:
@@ -146,7 +149,7 @@ class StackReads:
         if project is None:
             stack = self.store.find_stack(name_or_id)
         else:
-            stack = self.store.find_stack(name_or_id, project.id) if project.id else None
+            stack = self.store.find_stack(name_or_id, project.id, stack_users=True) if project.id else None
             if stack is None and project.admin:
                 found = self.store.get_stack(name_or_id)  # by id only
                 stack = found if found is not None and found.deleted_at is None else None

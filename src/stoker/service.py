@@ -61,6 +61,9 @@ def build_registry(settings: Settings) -> ResourceRegistry:
     registry.client_settings["max_template_bytes"] = settings.max_template_bytes
     if settings.loadbalancer_template:
         registry.client_settings["loadbalancer_template"] = settings.loadbalancer_template
+    # Heat's stack user domain, for the keystone plugin's stack users (its admin's
+    # password among them: plugin settings are never logged or shown).
+    registry.client_settings.update(settings.stack_domain())
     registry.region_name = settings.region_name
     return registry
 

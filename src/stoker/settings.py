@@ -160,6 +160,17 @@ class Settings:
     # stoker's service user delegate them on, as Aodh needs for an alarm whose action is
     # ``trust+<url>`` (STOKER_ALLOW_TRUSTS_REDELEGATION; off by default, as in Heat).
     allow_trusts_redelegation: bool = False
+    # Heat's stack user domain: the Keystone domain (its id or name; Heat's
+    # stack_user_domain_id / stack_user_domain_name) in which stacks make their users,
+    # each stack's in a project of its own there, as the domain's admin
+    # ``stack_domain_admin`` (a user of that domain with its admin role) with
+    # ``stack_domain_admin_password`` (STOKER_STACK_USER_DOMAIN, STOKER_STACK_DOMAIN_ADMIN,
+    # STOKER_STACK_DOMAIN_ADMIN_PASSWORD). Unset: a stack's users are made in its own
+    # project with its own credentials (Heat's legacy placement). The password is a
+    # secret: never logged, shown or put into an error (not even in this object's repr).
+    stack_user_domain: str | None = None
+    stack_domain_admin: str | None = None
+    stack_domain_admin_password: str | None = field(default=None, repr=False)
     # Where ``stoker serve`` runs stack actions (STOKER_JOB_QUEUE, ``--job-queue``):
     # ``local``, as tasks on its own event loop; or ``procrastinate``, as jobs in the
     # PostgreSQL store's procrastinate queue, run by ``stoker worker`` processes (and by
@@ -184,6 +195,22 @@ class Settings:
     # An operator's oslo.policy file (YAML or JSON) overriding Heat's policy defaults
     # (STOKER_POLICY_FILE; Heat's [oslo_policy] policy_file).
     policy_file: str | None = None
+
+    def stack_domain(self) -> dict[str, str]:
+        """The stack user domain's settings, as client plugins get them (empty when unset).
+        Half of them is an operator's mistake, said without the password's value."""
+        given = {
+            "stack_user_domain": self.stack_user_domain,
+            "stack_domain_admin": self.stack_domain_admin,
+            "stack_domain_admin_password": self.stack_domain_admin_password,
+        }
+        if not any(given.values()):
+            return {}
+        missing = [name for name, value in given.items() if not value]
+        if missing:
+            variables = ", ".join(f"STOKER_{name.upper()}" for name in missing)
+            raise ValueError(f"the stack user domain needs {variables} too (STOKER_STACK_USER_DOMAIN, STOKER_STACK_DOMAIN_ADMIN and STOKER_STACK_DOMAIN_ADMIN_PASSWORD go together)")
+        return {name: str(value) for name, value in given.items()}
 
     def tree_handler_calls(self) -> int:
         """``max_tree_handler_calls`` with its default worked out (-1: no limit)."""
@@ -223,6 +250,13 @@ class Settings:
             settings.auth_tokens_file = env["STOKER_AUTH_TOKENS_FILE"]
         if env.get("STOKER_POLICY_FILE"):
             settings.policy_file = env["STOKER_POLICY_FILE"]
+        for name, variable in (
+            ("stack_user_domain", "STOKER_STACK_USER_DOMAIN"),
+            ("stack_domain_admin", "STOKER_STACK_DOMAIN_ADMIN"),
+            ("stack_domain_admin_password", "STOKER_STACK_DOMAIN_ADMIN_PASSWORD"),
+        ):
+            if env.get(variable):
+                setattr(settings, name, env[variable])
         if env.get("STOKER_KEYSTONE_CONFIG_FILE"):
             settings.keystone_config_file = env["STOKER_KEYSTONE_CONFIG_FILE"]
         settings.keystone_authtoken = {

@@ -18,6 +18,17 @@ ADMIN_PASSWORD = "secret"
 DEMO_PASSWORD = "demo-secret"
 SERVICE_PASSWORD = "service-secret"
 REGION = "RegionOne"
+# Heat's stack user domain (devstack's): the domain ``heat`` and its admin, who holds the
+# admin role on it; the keystone-mode stoker servers tests start are given them
+# (STACK_DOMAIN_ENVIRONMENT).
+STACK_USER_DOMAIN = "heat"
+STACK_DOMAIN_ADMIN = "heat_domain_admin"
+STACK_DOMAIN_ADMIN_PASSWORD = "heat-domain-secret"
+STACK_DOMAIN_ENVIRONMENT = {
+    "STOKER_STACK_USER_DOMAIN": STACK_USER_DOMAIN,
+    "STOKER_STACK_DOMAIN_ADMIN": STACK_DOMAIN_ADMIN,
+    "STOKER_STACK_DOMAIN_ADMIN_PASSWORD": STACK_DOMAIN_ADMIN_PASSWORD,
+}
 # Seconds one HTTP request to a service may take; a readiness probe gets less, so that an
 # answer that never comes (something else on the port) does not hide a process that died.
 REQUEST_TIMEOUT_S = 30
@@ -163,6 +174,13 @@ class Keystone:
         )
         self.grant(demo_project["id"], demo["id"], roles["member"])
         self.grant(demo_project["id"], demo["id"], roles["reader"])
+        # Heat's stack user domain, as devstack makes it (`openstack domain create heat`, its
+        # admin user, the admin role on the domain); in the golden copy, so free at start.
+        heat = self.ensure("domains", "domain", STACK_USER_DOMAIN, description="Stack projects and users")
+        domain_admin = self.ensure(
+            "users", "user", STACK_DOMAIN_ADMIN, domain_id=heat["id"], password=STACK_DOMAIN_ADMIN_PASSWORD
+        )
+        self.call("PUT", f"/domains/{heat['id']}/users/{domain_admin['id']}/roles/{roles['admin']}")
         for user_name, service_name, service_type, api, path in CATALOG:
             user = self.ensure(
                 "users",
@@ -203,6 +221,24 @@ class Keystone:
                             }
                         },
                     )
+
+
+def user_token(url: str, user_id: str, password: str, project_id: str) -> str:
+    """A token of the user named by its id (a stack user, of whatever domain), scoped to the
+    project named by its id; ServiceError when Keystone refuses one."""
+    answer = request(
+        "POST",
+        f"{url.rstrip('/')}/auth/tokens",
+        body={
+            "auth": {
+                "identity": {"methods": ["password"], "password": {"user": {"id": user_id, "password": password}}},
+                "scope": {"project": {"id": project_id}},
+            }
+        },
+    )
+    if answer.status != 201:
+        raise ServiceError(f"Keystone refused a token for user {user_id}: {answer.status} {answer.body}")
+    return answer.headers.get("X-Subject-Token") or answer.headers.get("x-subject-token") or ""
 
 
 def service_authentication(user: str, keystone_url: str) -> str:

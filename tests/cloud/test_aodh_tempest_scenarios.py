@@ -160,6 +160,7 @@ def keystone_stoker(
         STOKER_KEYSTONE_USER_DOMAIN_NAME="Default",
         STOKER_KEYSTONE_PROJECT_DOMAIN_NAME="Default",
         STOKER_KEYSTONE_REGION_NAME=identity.REGION,
+        **identity.STACK_DOMAIN_ENVIRONMENT,
         **environment,
     )
     # The signal URLs Aodh's notifier POSTs, and a guest's signals and metadata requests,

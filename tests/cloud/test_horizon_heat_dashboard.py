@@ -78,6 +78,7 @@ def test_horizon_heat_dashboard_against_stoker(openstack_cloud, tmp_path: Path):
         STOKER_KEYSTONE_USER_DOMAIN_NAME="Default",
         STOKER_KEYSTONE_PROJECT_DOMAIN_NAME="Default",
         STOKER_KEYSTONE_REGION_NAME=identity.REGION,
+        **identity.STACK_DOMAIN_ENVIRONMENT,
     )
     service = admin.call("POST", "/services", body={"service": {"name": f"stoker-{suffix}", "type": "orchestration"}})["service"]
     horizon = Horizon(horizon_environment, openstack_cloud.keystone_url, tmp_path / "horizon", free_port())

@@ -106,6 +106,7 @@ def deployment(openstack_cloud, tmp_path_factory) -> Iterator[Deployment]:
         STOKER_KEYSTONE_USER_DOMAIN_NAME="Default",
         STOKER_KEYSTONE_PROJECT_DOMAIN_NAME="Default",
         STOKER_KEYSTONE_REGION_NAME=identity.REGION,
+        **identity.STACK_DOMAIN_ENVIRONMENT,
     )
     service = admin.call("POST", "/services", body={"service": {"name": f"stoker-{suffix}", "type": "orchestration"}})["service"]
     admin.call(

@@ -12,6 +12,7 @@ openstacksdk, as the cloud's admin, is the witness."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -214,7 +215,22 @@ class Served:
 
 @pytest.fixture
 def served(openstack_cloud, tmp_path) -> Iterator[Served]:
-    """stoker serving in keystone mode, in the catalog as the orchestration service."""
+    """stoker serving in keystone mode with the cloud's stack user domain, in the catalog
+    as the orchestration service; as the cloud's admin."""
+    with serving(openstack_cloud, tmp_path, stack_domain=True) as running:
+        yield running
+
+
+@pytest.fixture
+def served_without_stack_domain(openstack_cloud, tmp_path) -> Iterator[Served]:
+    """The same without a stack user domain: stack users in the stack's own project, made
+    with the stack's credentials (Heat's legacy placement)."""
+    with serving(openstack_cloud, tmp_path, stack_domain=False) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def serving(openstack_cloud, tmp_path: Path, stack_domain: bool) -> Iterator[Served]:
     suffix = secrets.token_hex(3)
     url = openstack_cloud.keystone_url
     admin = identity.Keystone(url)
@@ -244,6 +260,7 @@ def served(openstack_cloud, tmp_path) -> Iterator[Served]:
         STOKER_KEYSTONE_USER_DOMAIN_NAME="Default",
         STOKER_KEYSTONE_PROJECT_DOMAIN_NAME="Default",
         STOKER_KEYSTONE_REGION_NAME=identity.REGION,
+        **(identity.STACK_DOMAIN_ENVIRONMENT if stack_domain else {}),
     )
     catalog = admin.call(
         "POST",
@@ -272,6 +289,7 @@ def served(openstack_cloud, tmp_path) -> Iterator[Served]:
         if server.process is not None:
             log = server.stop()
             assert "Traceback" not in log, log
+            assert identity.STACK_DOMAIN_ADMIN_PASSWORD not in log
         admin.call("DELETE", f"/services/{catalog['id']}")
         admin.call("DELETE", f"/users/{stoker_user['id']}")
 
@@ -346,7 +364,10 @@ def test_stack_users_poll_server_heat_and_heat_signal_with_the_real_agents(
     occ = body["metadata"]["os-collect-config"]
     assert occ["collectors"] == ["heat", "local"]
     heat = occ["heat"]
-    assert heat["resource_name"] == "server" and heat["project_id"] == served.project_id
+    # The server's stack user is the stack domain's, in the stack's project there.
+    user_project = served.call("GET", path)[1]["stack"]["stack_user_project_id"]
+    assert user_project and user_project != served.project_id
+    assert heat["resource_name"] == "server" and heat["project_id"] == user_project
     assert keystone.get_user(heat["user_id"]).name.startswith(f"{name}-server-")
     run = agents.run_agents(environment, None, tmp_path / "server", collector={"heat": heat})
     assert run.returncode == 0, run
@@ -356,13 +377,8 @@ def test_stack_users_poll_server_heat_and_heat_signal_with_the_real_agents(
     users = users_named(keystone, f"{name}-")
     assert sorted(u.name.split("-")[2] for u in users) == ["deployment", "server"]
     # The stack user may read and signal, and nothing else: it cannot list the project's stacks.
-    agent = identity.Keystone(
-        heat["auth_url"],
-        username=keystone.get_user(heat["user_id"]).name,
-        password=heat["password"],
-        project="admin",
-    )
-    as_agent = Served(served.server, agent.token, served.project_id)
+    agent = identity.user_token(heat["auth_url"], heat["user_id"], heat["password"], user_project)
+    as_agent = Served(served.server, agent, user_project)
     assert as_agent.call("GET", f"{path}/resources/server/metadata")[0] == 200
     assert as_agent.call("GET", "/stacks")[0] == 403
     assert served.call("DELETE", path)[0] == 204
@@ -430,17 +446,17 @@ def test_stack_users_create_killed_at_each_commit_leaves_no_user(openstack_cloud
     assert users_named(keystone, f"{name}-") == []
 
 
-def test_a_stack_user_keystone_refused_a_member_still_deletes_with_its_stack(served, openstack_cloud):
-    """In keystone mode a member's stack makes its users with the member's trust, and
-    Keystone's default policy lets only an admin list or make users: the user's create is
-    refused (403), and the stack's delete, which looks for a user a create cut short might
-    have made, is refused the same lookup. Nothing was made, so the delete completes (it
-    ended DELETE_FAILED with the same 403 before: heat-tempest-plugin's CfnInit scenario as
-    the demo user)."""
+def test_a_stack_user_keystone_refused_a_member_still_deletes_with_its_stack(served_without_stack_domain, openstack_cloud):
+    """Without a stack user domain, in keystone mode a member's stack makes its users with
+    the member's trust, and Keystone's default policy lets only an admin list or make
+    users: the user's create is refused (403), and the stack's delete, which looks for a
+    user a create cut short might have made, is refused the same lookup. Nothing was made,
+    so the delete completes (it ended DELETE_FAILED with the same 403 before:
+    heat-tempest-plugin's CfnInit scenario as the demo user)."""
     demo = identity.Keystone(
         openstack_cloud.keystone_url, username="demo", password=identity.DEMO_PASSWORD, project="demo"
     )
-    member = Served(served.server, demo.token, demo.project_id)
+    member = Served(served_without_stack_domain.server, demo.token, demo.project_id)
     keystone = openstack_cloud.connect("admin").identity
     name = f"refused-{secrets.token_hex(3)}"
     template = {"heat_template_version": "2021-04-16", "resources": {"user": IAM["resources"]["user"]}}
@@ -458,12 +474,14 @@ def test_a_stack_user_keystone_refused_a_member_still_deletes_with_its_stack(ser
     assert deleted["stack_status"] == "DELETE_COMPLETE", deleted["stack_status_reason"]
 
 
-def test_an_access_key_of_the_stacks_own_user_is_made_as_that_user_in_keystone_mode(served, openstack_cloud):
-    """In keystone mode a stack acts with a trust-scoped token, and Keystone refuses a
-    delegated token credentials ("Delegated tokens cannot access credentials directly"):
-    the AccessKey of the stack's own AWS::IAM::User makes and deletes its EC2 keypair as
-    that user, with the password the User holds. Keystone then verifies a request signed
-    with the key, and the stack's delete leaves neither user nor credential."""
+def test_an_access_key_of_the_stacks_own_user_is_made_as_that_user_in_keystone_mode(served_without_stack_domain, openstack_cloud):
+    """Without a stack user domain, in keystone mode a stack acts with a trust-scoped
+    token, and Keystone refuses a delegated token credentials ("Delegated tokens cannot
+    access credentials directly"): the AccessKey of the stack's own AWS::IAM::User makes
+    and deletes its EC2 keypair as that user, with the password the User holds. Keystone
+    then verifies a request signed with the key, and the stack's delete leaves neither
+    user nor credential."""
+    served = served_without_stack_domain
     keystone = openstack_cloud.connect("admin").identity
     name = f"key-{secrets.token_hex(3)}"
     template = {
@@ -489,3 +507,98 @@ def test_an_access_key_of_the_stacks_own_user_is_made_as_that_user_in_keystone_m
     assert deleted["stack_status"] == "DELETE_COMPLETE", deleted["stack_status_reason"]
     assert users_named(keystone, f"{name}-") == []
     assert [c for c in keystone.credentials() if c.id == credential_id] == []
+
+
+# -- Heat's stack user domain: a member's stack users --------------------------------------------------
+
+DOMAIN_USERS = {
+    "heat_template_version": "2021-04-16",
+    "resources": {
+        "user": IAM["resources"]["user"],
+        "key": IAM["resources"]["key"],
+        "handle": IAM["resources"]["handle"],
+        "server": {
+            "type": "OS::Heat::DeployedServer",
+            "properties": {"software_config_transport": "POLL_SERVER_HEAT"},
+            "metadata": {"for": "the agent"},
+        },
+    },
+    "outputs": {key: IAM["outputs"][key] for key in ("user_name", "access", "secret", "signal")},
+}
+
+
+def test_a_members_stack_users_live_in_the_stack_user_domain(served, openstack_cloud):
+    """Heat's stack user domain in keystone mode: the demo user (a member) has a stack with
+    an AWS::IAM::User, its AccessKey, a HEAT_SIGNAL handle's user and a POLL_SERVER_HEAT
+    server's user, all made by the domain admin in the stack's project of the ``heat``
+    domain (``<project id>-<stack id>``, shown as the stack's stack_user_project_id), with
+    the heat_stack_user role there (without the domain, Keystone refuses the member's trust:
+    the test above). Keystone verifies the access key; the server's user reads its
+    metadata through the API as heatclient does (and os-collect-config's heat collector),
+    at /v1/<stack_user_project_id>/..., the handle's user signals it, and neither may do
+    more; the stack's delete leaves no user, credential or project."""
+    admin = openstack_cloud.connect("admin").identity
+    demo = identity.Keystone(openstack_cloud.keystone_url, username="demo", password=identity.DEMO_PASSWORD, project="demo")
+    member = Served(served.server, demo.token, demo.project_id)
+    name = f"dom-{secrets.token_hex(3)}"
+    status, body = member.call("POST", "/stacks", {"stack_name": name, "template": DOMAIN_USERS})
+    assert status == 201, body
+    stack_id = body["stack"]["id"]
+    path = f"/stacks/{name}/{stack_id}"
+    created = wait_state(member, path, "CREATE_COMPLETE")
+    assert created["stack_status"] == "CREATE_COMPLETE", created["stack_status_reason"]
+    outputs = {o["output_key"]: o["output_value"] for o in created["outputs"]}
+
+    # The stack's project in the heat domain, recorded on the stack.
+    heat_domain = admin.find_domain(identity.STACK_USER_DOMAIN)
+    project = admin.get_project(created["stack_user_project_id"])
+    assert (project.name, project.domain_id, project.description) == (f"{demo.project_id}-{stack_id}", heat_domain.id, "Heat stack user project")
+    # Its users: in the domain, in the project, with the stack user role there.
+    users = users_named(admin, f"{name}-")
+    assert sorted(user.name.split("-")[2] for user in users) == ["handle", "server", "user"]
+    role = admin.find_role("heat_stack_user")
+    for user in users:
+        assert (user.domain_id, user.default_project_id) == (heat_domain.id, project.id)
+        granted = {(a.role["id"], (a.scope.get("project") or {}).get("id")) for a in admin.role_assignments(user_id=user.id)}
+        assert granted == {(role.id, project.id)}
+    # The access key is the IAM user's EC2 credential on the project, and Keystone verifies it.
+    credential = admin.get_credential(hashlib.sha256(outputs["access"].encode()).hexdigest())
+    iam_user = next(user for user in users if user.name == outputs["user_name"])
+    assert (credential.user_id, credential.project_id) == (iam_user.id, project.id)
+    assert ec2_token(openstack_cloud.keystone_url, outputs["access"], outputs["secret"]) == 200
+
+    # The server's stack user reads the server's metadata as heatclient does: the catalog's
+    # orchestration endpoint for its token's project, the stack by name and id, or by name.
+    status, shown = member.call("GET", f"{path}/resources/server/metadata")
+    assert status == 200, shown
+    agent = shown["metadata"]["os-collect-config"]["heat"]
+    assert agent["project_id"] == project.id
+    from heatclient import client as heat_client
+    from keystoneauth1 import session as keystone_session
+    from keystoneauth1.identity import v3
+
+    session = keystone_session.Session(auth=v3.Password(auth_url=agent["auth_url"], user_id=agent["user_id"], password=agent["password"], project_id=agent["project_id"]))
+    heat = heat_client.Client("1", session=session, region_name=identity.REGION)
+    assert heat.resources.metadata(f"{name}/{stack_id}", "server") == shown["metadata"]
+    assert heat.resources.metadata(name, "server") == shown["metadata"]
+    # The handle's user signals the handle at its project's path; a stack user may do no more.
+    signal = json.loads(outputs["signal"])
+    assert signal["project_id"] == project.id
+    handle_user = Served(served.server, identity.user_token(signal["auth_url"], signal["user_id"], signal["password"], project.id), project.id)
+    status, body = handle_user.call("POST", f"{path}/resources/handle/signal", {"status": "SUCCESS", "reason": "up", "data": "done", "id": "1"})
+    assert status == 200, body
+    for refused in (path, f"{path}/resources", f"{path}/template", "/stacks"):
+        assert handle_user.call("GET", refused)[0] == 403, refused
+    # Another project's path is not the token's.
+    assert Served(served.server, handle_user.token, demo.project_id).call("GET", f"{path}/resources/server/metadata")[0] == 403
+
+    status, body = member.call("DELETE", path)
+    assert status == 204, body
+    deadline = time.monotonic() + WAIT_S
+    while (shown := member.call("GET", path))[0] == 200 and shown[1]["stack"]["stack_status"] != "DELETE_COMPLETE":
+        assert shown[1]["stack"]["stack_status"] != "DELETE_FAILED", shown[1]["stack"]["stack_status_reason"]
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    assert users_named(admin, f"{name}-") == []
+    assert [c for c in admin.credentials() if c.id == credential.id] == []
+    assert admin.find_project(project.id, ignore_missing=True) is None

@@ -49,6 +49,26 @@ def test_store_finds_and_lists_a_projects_stacks_only(store: Store) -> None:
     assert [s.id for s in store.list_stacks(include_nested=True)] == [mine.id, nested.id, theirs.id]
 
 
+def test_store_stack_user_projects_are_recorded_and_find_their_stacks(store: Store) -> None:
+    """Heat's stack_user_project_id: recorded on a tree's root and nested stack at once
+    (their updated_at kept), and a name or id found through it only when asked
+    (``stack_users``: Heat's stack_get_by_name), never by a name check of another project."""
+    root = make_stack(store, "web", project_id="a")
+    nested = make_stack(store, "web-child-x1", project_id="a", owner_id=root.id, owner_resource="child")
+    other = make_stack(store, "web", project_id="b")
+    before = store.get_stack(root.id).updated_at
+    store.set_stack_user_project([root.id, nested.id], "users-of-web")
+    assert [store.get_stack(s.id).stack_user_project_id for s in (root, nested, other)] == ["users-of-web", "users-of-web", None]
+    assert store.get_stack(root.id).updated_at == before
+    assert store.find_stack("web", "users-of-web", stack_users=True).id == root.id
+    assert store.find_stack(nested.id, "users-of-web", stack_users=True).id == nested.id
+    assert store.find_stack("web", "users-of-web") is None
+    assert store.find_stack("web", "a", stack_users=True).id == root.id
+    assert Project("users-of-web").reaches(store.get_stack(root.id))
+    assert not Project("users-of-web").reaches(store.get_stack(other.id))
+    assert not Project("").reaches(store.get_stack(other.id))
+
+
 def test_store_stack_names_are_unique_per_project(store: Store) -> None:
     first = make_stack(store, "twin", project_id="a")
     second = make_stack(store, "twin", project_id="b")

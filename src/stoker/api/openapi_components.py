@@ -112,7 +112,7 @@ SCHEMAS: dict[str, Schema] = {
             "deletion_time": nullable(TIME),
             "stack_owner": {"type": "null"},
             "parent": nullable(STRING),
-            "stack_user_project_id": {"type": "null"},
+            "stack_user_project_id": {**nullable(STRING), "description": "the stack user domain's project its users live in (null: none, or the stack's own project)"},
             "tags": nullable(array(STRING)),
         },
         {"project": {"type": "string", "description": "with global_tenant=true only"}},

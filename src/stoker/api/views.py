@@ -65,7 +65,7 @@ def stack_summary(call: Links, stack: StackRecord, with_project: bool = False) -
         "deletion_time": isotime(stack.deleted_at),
         "stack_owner": None,
         "parent": stack.owner_id,
-        "stack_user_project_id": None,
+        "stack_user_project_id": stack.stack_user_project_id,
         "tags": stack.tags or None,
     }
     if with_project:

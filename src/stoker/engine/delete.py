@@ -6,10 +6,12 @@ of the same name depends on, so no resource disappears while something still use
 
 from __future__ import annotations
 
+from typing import Any
+
 from stoker import faults
 from stoker.engine import actions
 from stoker.engine.lifecycle import ActionContext, delete_resource
-from stoker.engine.states import Action
+from stoker.engine.states import Action, Status
 from stoker.graph import Graph, WalkOutcome, walk
 from stoker.store import ResourceRecord
 from stoker.store.repository import utcnow
@@ -65,15 +67,40 @@ async def delete_all(
 
 
 async def delete(context: ActionContext, limit: int, resume: bool = False) -> bool:
-    """Delete every resource; True when the stack is DELETE_COMPLETE (``finish`` comes
-    next)."""
+    """Delete every resource, then the tree's stack user project (a top-level stack's);
+    True when the stack is DELETE_COMPLETE (``finish`` comes next)."""
     if not resume:
         await actions.stack_started(context, Action.DELETE)
     outcome = await delete_all(context, limit)
+    if outcome.ok:
+        failure = await delete_stack_user_project(context)
+        if failure is not None:
+            await context.recorder.stack_state(Action.DELETE, Status.FAILED, failure)
+            return False
     ok = await actions.stack_finished(context, Action.DELETE, outcome)
     if ok:
         faults.point("delete-complete")
     return ok
+
+
+async def delete_stack_user_project(context: ActionContext) -> str | None:
+    """Delete the stack user domain's project of a top-level stack whose resources are
+    gone (its users went with them), as Heat's delete does: before DELETE_COMPLETE, so a
+    crash in between deletes it when the delete resumes. A nested stack's users share
+    its root's project, which stays. None when done (or there is none); else the
+    stack's reason, Heat's ``Error deleting project: ...``."""
+    runtime = context.runtime
+    if runtime.stack.owner_id is not None:
+        return None
+    project_id = runtime.stack_user_project_id
+    if project_id is None:
+        return None
+    try:
+        plugin: Any = runtime.clients.client_plugin("keystone")
+        await context.runner.call(plugin.delete_stack_user_project, project_id)
+    except Exception as error:  # noqa: BLE001 - the cloud's refusal, said as the stack's reason
+        return f"Error deleting project: {type(error).__name__}: {error}"
+    return None
 
 
 async def finish(context: ActionContext) -> None:

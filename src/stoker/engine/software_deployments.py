@@ -102,6 +102,12 @@ class StoredSoftwareDeployments:
             self._tenant = stack.project_id if stack is not None else ""
         return self._tenant[:MAX_TENANT_LENGTH]
 
+    def _stack_users(self) -> str | None:
+        """The stack user project of the stack these deployments are made for (a stack's
+        own deployment is its users' too, as Heat's SoftwareDeployment makes it)."""
+        stack = self.store.get_stack(self._stack_id) if self._stack_id is not None else None
+        return stack.stack_user_project_id if stack is not None else None
+
     def _config(self, config_id: str, masked: bool = False) -> dict[str, Any] | None:
         """A deployment's config (as Heat joins it: the deployment was allowed it);
         ``masked``: as users see it."""
@@ -165,7 +171,7 @@ class StoredSoftwareDeployments:
             status_reason=status_reason, deployment_id=deployment_id, stack_user_project_id=stack_user_project_id,
         )  # fmt: skip
         stack_users = fields["stack_user_project_id"]
-        if stack_users is not None and not self._admin and stack_users != self._project():
+        if stack_users is not None and not self._admin and stack_users not in (self._project(), self._stack_users()):
             raise StackUserProjectError(stack_users)
         self._check_server(fields["server_id"])
         if not self._deployable(fields["config_id"]):

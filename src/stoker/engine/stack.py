@@ -296,6 +296,8 @@ class StackRuntime:
         # plugin gives mid-action (Resource.warn).
         self.listeners: list[Any] = []
         self._hidden: HiddenValues | None = None
+        # The tree's stack user project found on its root (stack_user_project_id).
+        self._tree_user_project: str | None = None
 
     def hidden_values(self) -> HiddenValues:
         """The stack's hidden parameters and their values (given, resolved and from the
@@ -312,6 +314,52 @@ class StackRuntime:
                 hidden = hidden.with_values_of(self.nested.owner_hidden_values())
             self._hidden = hidden
         return self._hidden
+
+    # -- the stack users' project (Heat's stack_user_project_id) ------------------------
+
+    @property
+    def stack_user_project_id(self) -> str | None:
+        """The stack user domain's project the tree's users live in: one per tree, kept
+        on its root (a nested stack's users share it, as Heat's nested stacks share their
+        parent's) and on each stack that made users in it. Read from the store until
+        found, since a sibling's job may have just made it. None: no user made yet, or
+        none in a stack user domain."""
+        if self.stack.stack_user_project_id is not None:
+            return self.stack.stack_user_project_id
+        if self._tree_user_project is None and self.store is not None:
+            from stoker.engine.trees import root_of
+
+            stored = self.store.get_stack(self.id)
+            self._tree_user_project = root_of(self.store, stored if stored is not None else self.stack).stack_user_project_id
+        return self._tree_user_project
+
+    def set_stack_user_project_id(self, project_id: str) -> None:
+        """Record ``project_id`` as the tree's stack user project, on the root and on this
+        stack, committed before it returns (Heat's ``set_stack_user_project_id``): a
+        create cut short after this finds the project by its name again, the root's delete
+        deletes it, and the API lets the project's users reach this stack. Nothing is
+        written when both have it already."""
+        if self.stack.stack_user_project_id == project_id:
+            return
+        if self.store is None:
+            raise StokerError("stack users are not made here: nothing may be recorded while validating or previewing")
+        from stoker.engine.trees import root_of
+
+        root = root_of(self.store, self.store.get_stack(self.id) or self.stack)
+        self.store.set_stack_user_project(dict.fromkeys(stack.id for stack in (root, self.stack) if stack.stack_user_project_id != project_id), project_id)
+        self.stack.stack_user_project_id = self._tree_user_project = project_id
+
+    @property
+    def stack_user_project_name(self) -> str:
+        """The name of the tree's stack user project, Heat's ``<project id>-<stack id>``
+        (at most 64 characters) with the root's id: unique in the domain, so found again."""
+        if self.store is None or self.stack.owner_id is None:
+            root_id = self.id
+        else:
+            from stoker.engine.trees import root_of
+
+            root_id = root_of(self.store, self.stack).id
+        return f"{self.stack.project_id}-{root_id}"[:64]
 
     # -- plugin instances ------------------------------------------------------
 

@@ -243,8 +243,8 @@ class ResourceRegistry:
     problems: list[str] = field(default_factory=list)
     clients: ClientRegistry = field(default_factory=ClientRegistry)
     # The operator's settings client plugins read (``ClientPlugin.settings``), e.g.
-    # allow_image_urls.
-    client_settings: dict[str, Any] = field(default_factory=dict)
+    # allow_image_urls; the stack domain admin's password too, so never in a repr.
+    client_settings: dict[str, Any] = field(default_factory=dict, repr=False)
     # The region this server orchestrates (Settings.region_name): OS::Heat::Stack's.
     region_name: str = "RegionOne"
     # The global environment's resource_registry (Settings.environment_dir), in Heat's

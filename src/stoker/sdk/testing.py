@@ -39,6 +39,13 @@ class _Stack:
     def __init__(self, name: str, stack_id: str):
         self.name = name
         self.id = stack_id
+        # Heat's stack_user_project_id: the stack user domain's project a plugin made for
+        # the stack's users (keystone.stack_user), recorded here as the engine records it.
+        self.stack_user_project_id: str | None = None
+        self.stack_user_project_name = f"test-project-{stack_id}"[:64]
+
+    def set_stack_user_project_id(self, project_id: str) -> None:
+        self.stack_user_project_id = project_id
 
 
 class _Hooks:

@@ -34,6 +34,8 @@ class StackRecord:
     owner_id: str | None = None
     owner_resource: str | None = None
     nested_depth: int = 0
+    # The stack user domain's project its users live in (Heat's stack_user_project_id).
+    stack_user_project_id: str | None = None
 
     @property
     def state(self) -> str:

@@ -48,7 +48,7 @@ from stoker.store.software_configs import SoftwareConfigRepository
 from stoker.store.stale import StaleRead
 from stoker.store.writer import Alone, Statements, WriteQueue, run_statements
 
-HEAD_REVISION = "0015_drift"
+HEAD_REVISION = "0016_stack_user_project"
 
 
 def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
@@ -327,12 +327,15 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         return f"{row.action}_{row.status}" if row else None
 
     @reads
-    def find_stack(self, name_or_id: str, project_id: str | None = None) -> StackRecord | None:
+    def find_stack(self, name_or_id: str, project_id: str | None = None, stack_users: bool = False) -> StackRecord | None:
         """A live (not deleted) stack by id or name; ``project_id``: only that
-        project's (None: any project's)."""
+        project's (None: any project's); with ``stack_users``, also a stack whose users
+        live in that project (Heat's stack_get_by_name: its stack_user_project_id)."""
         table = tables.stacks
         live: list[sa.ColumnElement[bool]] = [table.c.deleted_at.is_(None)]
-        if project_id is not None:
+        if project_id is not None and stack_users:
+            live.append(sa.or_(table.c.project_id == project_id, table.c.stack_user_project_id == project_id))
+        elif project_id is not None:
             live.append(table.c.project_id == project_id)
         with self._read() as connection:
             row = connection.execute(sa.select(table).where(table.c.id == name_or_id, *live)).first()
@@ -400,6 +403,13 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         ).limit(1)
         with self._read() as connection:
             return connection.execute(query).first() is not None
+
+    def set_stack_user_project(self, stack_ids: Iterable[str], project_id: str | None) -> None:
+        """Record the stack user domain's project of the stacks ``stack_ids`` (a tree's
+        root and the nested stack that made it), committed before it returns; their
+        ``updated_at`` stays (no action changed them)."""
+        statements = [self._statements_for(tables.stacks, stack_id, {"stack_user_project_id": project_id}, None) for stack_id in stack_ids]
+        self.writes.run(Statements([op for statement in statements for op in statement.ops]))
 
     def update_stack(self, stack_id: str, event: EventRecord | None = None, **fields: Any) -> None:
         self.update_stack_nowait(stack_id, event, **fields).result()

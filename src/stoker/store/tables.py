@@ -56,6 +56,9 @@ stacks = sa.Table(
     sa.Column("owner_id", sa.String(36), nullable=True, index=True),
     sa.Column("owner_resource", sa.String(255), nullable=True),
     sa.Column("nested_depth", sa.Integer, nullable=False, default=0, server_default="0"),
+    # Heat's stack_user_project_id: the project of the stack user domain its users live
+    # in (None: none made, or the stack's own project, Heat's legacy placement).
+    sa.Column("stack_user_project_id", sa.String(64), nullable=True),
 )
 # And the partial unique index uq_stacks_live_name, in ``schema()``.
 

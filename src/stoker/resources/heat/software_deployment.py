@@ -367,6 +367,9 @@ class SoftwareDeployment(Resource):
                 action=action,
                 status=status,
                 status_reason=reason,
+                # Its stack user's project (in a stack user domain) may read it too, as
+                # Heat's stack_user_project_id lets the stack's users.
+                stack_user_project_id=self.data().get(stack_user.PROJECT_ID),
             )
         else:
             if prev_derived is None:

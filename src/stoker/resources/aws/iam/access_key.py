@@ -7,8 +7,10 @@ properties.
 Owns: finding the user (the stack's AWS::IAM::User whose reference ``UserName`` is, as
 Heat finds it; else a user of that name in the stack users' project), and the keypair's
 lifecycle (written before it is sent, found again after a crash). For a User of the
-stack, the keypair is made and deleted as that user (its password is in the User's
-data: ``stack_user.create_own_keypair``), as a server's is: in keystone mode a stack's
+stack, the keypair is made and deleted by the stack domain admin when there is a stack
+user domain (Heat's ``create_stack_domain_user_keypair``), else as that user (its
+password is in the User's data: ``stack_user.create_own_keypair``), as a server's is: in
+keystone mode a stack's
 actions have a trust-scoped token, and Keystone refuses credentials to a delegated token
 ("Delegated tokens cannot access credentials directly", seen as heat-tempest-plugin's
 CfnInitIntegrationTest's SmokeKeys failed). Any other user's is made with the stack's

@@ -85,18 +85,16 @@ class User(Resource):
         stack_user.delete_stack_user(self)
 
     def find_created(self) -> str | None:
-        identity = self.client()
-        found = stack_user.find_user(self, identity, stack_user.stack_user_project_id(self))
-        return None if found is None else str(found.id)
+        return stack_user.find_created_user(self)
 
     def handle_check(self) -> None:
         if self.resource_id is not None:
-            self.client().get_user(self.resource_id)
+            stack_user.get_user(self, self.resource_id)
 
     def _show_resource(self) -> dict[str, Any] | None:
         if self.resource_id is None:
             return None
-        return dict(self.client().get_user(self.resource_id).to_dict())
+        return stack_user.get_user(self, self.resource_id)
 
 
 def resource_mapping() -> dict[str, type[Resource]]:

@@ -128,6 +128,39 @@ class KeystoneClientPlugin(OpenStackClientPlugin):
         except EntityNotFound:
             raise EntityNotFound("KeystoneRegion", region) from None
 
+    # -- Heat's stack user domain (stack_domain.py) --------------------------------------
+
+    def identity_url(self) -> str:
+        """Keystone's v3 public URL (Heat's ``server_keystone_endpoint_url``): where agents
+        authenticate as stack users, and where the stack domain admin acts."""
+        connection = self.connection
+        endpoint = (
+            connection.session.get_endpoint(service_type="identity", interface="public")
+            or connection.auth["auth_url"]
+        )
+        endpoint = str(endpoint).rstrip("/")
+        return endpoint if endpoint.endswith("/v3") else f"{endpoint}/v3"
+
+    def stack_domain(self) -> Any:
+        """The stack user domain (``stack_domain.StackDomain``) the operator's settings
+        name, acted in as its admin on this cloud's Keystone (its TLS settings); None
+        without them: stack users then live in the stack's own project (Heat's legacy
+        placement)."""
+        from stoker.resources.openstack.keystone.stack_domain import DOMAIN, stack_domain_for
+
+        if not self.settings.get(DOMAIN):
+            return None
+        session = self.connection.session
+        return stack_domain_for(self.settings, self.identity_url(), session.verify, session.cert)
+
+    def delete_stack_user_project(self, project_id: str) -> None:
+        """Delete a stack's stack user project, if it is the stack domain's (the engine
+        calls this at the end of a top-level stack's delete). Without a stack domain
+        nothing is deleted: the project is then the stack's own (Heat's legacy path)."""
+        domain = self.stack_domain()
+        if domain is not None:
+            domain.delete_project(project_id)
+
     # -- requests safe to send twice ------------------------------------------------------
 
     def repeatable(self, call: Callable[[], Any]) -> Any:
