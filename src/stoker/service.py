@@ -27,6 +27,7 @@ from stoker.request_checks import RequestChecks
 from stoker.resource_actions import ResourceActions
 from stoker.resources import builtin_client_mapping, builtin_constraint_mapping
 from stoker.resources.index import BUILTIN_TYPES
+from stoker.sdk.exceptions import ClientPluginError
 from stoker.serving import Serving
 from stoker.settings import DEFAULT_PUBLIC_URL, Settings
 from stoker.stack_actions import StackActions
@@ -38,7 +39,17 @@ from stoker.template import evaluation_limits
 
 # What callers import from here: a request's template or environment (Source), the
 # stack name rule, the registry as the service builds it.
-__all__ = ["Service", "Source", "build_registry", "check_stack_name"]
+__all__ = ["Service", "Source", "build_registry", "check_stack_name", "stack_domain_settings"]
+
+
+def stack_domain_settings(settings: Settings) -> dict[str, str]:
+    """The stack user domain's settings (``Settings.stack_domain``); a half-set one is a
+    ClientPluginError naming what is missing (never the password), so a server stops
+    before it listens."""
+    try:
+        return settings.stack_domain()
+    except ValueError as error:
+        raise ClientPluginError(str(error), hint="docs/operations.md, 'Stack users and the stack user domain'") from None
 
 
 def build_registry(settings: Settings) -> ResourceRegistry:
@@ -63,7 +74,7 @@ def build_registry(settings: Settings) -> ResourceRegistry:
         registry.client_settings["loadbalancer_template"] = settings.loadbalancer_template
     # Heat's stack user domain, for the keystone plugin's stack users (its admin's
     # password among them: plugin settings are never logged or shown).
-    registry.client_settings.update(settings.stack_domain())
+    registry.client_settings.update(stack_domain_settings(settings))
     registry.region_name = settings.region_name
     return registry
 

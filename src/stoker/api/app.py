@@ -40,7 +40,7 @@ from stoker.api.connections import (
     guarded_protocol,
 )
 from stoker.api.event_hub import EventStreams
-from stoker.service import Service
+from stoker.service import Service, stack_domain_settings
 from stoker.settings import Settings
 from stoker.web import pages as dashboard
 
@@ -99,6 +99,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         lifespan=lifespan,
         middleware=cors.middleware(settings.cors_allowed_origins),
     )
+    # Checked before the server listens, as the policy file and the authentication are.
+    stack_domain_settings(settings)
     app.state.policy = policy.Policy(settings.policy_file)
     app.state.authenticator = authenticator_for(settings, app.state.policy)
     app.state.cfn_verifier = None

@@ -128,3 +128,42 @@ def test_the_role_is_made_when_keystone_lacks_it_and_found_after():
     made = domain(keystone).role_id("heat_stack_user")
     assert domain(keystone).role_id("heat_stack_user") == made
     assert [role["name"] for role in keystone.roles.values()] == ["heat_stack_user"]
+
+
+def test_a_queue_of_a_stack_domain_user_is_reached_as_that_user(monkeypatch):
+    """Zaqar queues of ZAQAR_SIGNAL and ZAQAR_MESSAGE live in the stack user's project: in
+    the stack user domain, not the stack's, so they are reached as the user (Heat's
+    create_for_tenant); a legacy user's, with the stack's own connection."""
+    from stoker.resources.openstack.keystone import stack_user
+    from stoker.resources.openstack.zaqar import signal_queue
+    from stoker.resources.openstack.zaqar.client_plugin import ZaqarClientPlugin
+
+    stacks_own = ZaqarClientPlugin(None, name="zaqar", settings={"x": 1})
+
+    class Handle:
+        def __init__(self, data):
+            self._data = data
+
+        def data(self):
+            return self._data
+
+        def client_plugin(self, name):
+            assert name == "zaqar"
+            return stacks_own
+
+    assert signal_queue._plugin(Handle({stack_user.USER_ID: "u"})) is stacks_own
+    users_connection = object()
+    monkeypatch.setattr(signal_queue, "_user_connection", lambda resource: users_connection)
+    as_user = signal_queue._plugin(Handle({stack_user.USER_ID: "u", stack_user.PROJECT_ID: "p"}))
+    assert isinstance(as_user, ZaqarClientPlugin) and as_user.connection is users_connection
+    assert as_user.settings == {"x": 1}
+
+
+def test_a_server_with_half_of_the_stack_domain_settings_does_not_start(tmp_path):
+    from stoker.api.app import create_app
+    from stoker.sdk.exceptions import ClientPluginError
+
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 's.sqlite'}", stack_user_domain="heat", stack_domain_admin_password=PASSWORD)
+    with pytest.raises(ClientPluginError, match="needs STOKER_STACK_DOMAIN_ADMIN too") as raised:
+        create_app(settings)
+    assert PASSWORD not in str(raised.value)

@@ -13,18 +13,23 @@ How signals are drained: as Heat 27's engine does, by polling. Heat pops the que
 it waits (``SignalResponder._service_zaqar_signal`` for a handle,
 ``_refresh_zaqar_software_deployment`` when a deployment is shown); stoker pops it at each
 check of a waiting deployment or wait condition. The queue lives in the stack user's
-project, which is the stack's own (``stack_user.stack_user_project_id``), so the stack's
-own Zaqar connection reads it; Heat reads it as the stack user (or with a signed URL),
-because its queues live in a separate stack-user domain.
+project (``stack_user.stack_user_project_id``). Without a stack user domain that is the
+stack's own, and the stack's own Zaqar connection makes, reads and deletes it. A user of
+the stack user domain has a project of its own there: the queue is then made, read,
+posted to and deleted as the stack user (its password, scoped to that project), as Heat
+does (``create_for_tenant(stack_user_project_id, user token)``).
 
 Must not: put the stack user's password into a message or an exception.
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from typing import Any
 
 from stoker.resources.openstack.keystone import stack_user
+from stoker.resources.openstack.zaqar.client_plugin import ZaqarClientPlugin
 from stoker.sdk.resource import Resource
 
 __all__ = [
@@ -45,7 +50,47 @@ MAX_TAKEN = 20
 
 
 def _plugin(resource: Resource) -> Any:
-    return resource.client_plugin("zaqar")
+    """The ``zaqar`` client plugin the resource's queue is reached with: the stack's, or
+    for a user of the stack user domain, one acting as that user in its project."""
+    plugin = resource.client_plugin("zaqar")
+    if not resource.data().get(stack_user.PROJECT_ID):
+        return plugin
+    return _StackUserZaqar(plugin, _user_connection(resource))
+
+
+class _StackUserZaqar(ZaqarClientPlugin):
+    """The stack's ``zaqar`` plugin, acting through ``connection`` (the stack user's)."""
+
+    def __init__(self, base: Any, connection: Any):
+        super().__init__(base.context, name="zaqar", settings=base.settings, environ=base.environ)
+        self._connection = connection
+
+    @property
+    def connection(self) -> Any:
+        return self._connection
+
+
+# (auth URL, user, project, the password's digest) -> an openstacksdk connection as that
+# stack user: one token per user, not one per look at its queue.
+_CONNECTIONS: dict[tuple[str, ...], Any] = {}
+_CONNECTIONS_KEPT = 64
+_CONNECTIONS_LOCK = threading.Lock()
+
+
+def _user_connection(resource: Resource) -> Any:
+    import openstack.connection
+
+    data = resource.data()
+    digest = hashlib.sha256(str(data[stack_user.PASSWORD]).encode()).hexdigest()
+    key = (stack_user.identity_url(resource), str(data[stack_user.USER_ID]), stack_user.stack_user_project_id(resource), digest)
+    with _CONNECTIONS_LOCK:
+        found = _CONNECTIONS.get(key)
+        if found is None:
+            found = openstack.connection.Connection(session=stack_user.user_session(resource), region_name=stack_user.region_name(resource))
+            _CONNECTIONS[key] = found
+            while len(_CONNECTIONS) > _CONNECTIONS_KEPT:
+                _CONNECTIONS.pop(next(iter(_CONNECTIONS)))
+        return found
 
 
 def queue_id(resource: Resource, key: str = SIGNAL_QUEUE_ID) -> str:
