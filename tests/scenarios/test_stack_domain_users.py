@@ -194,3 +194,25 @@ def test_without_the_settings_the_keystone_plugin_has_no_stack_domain(make_servi
     plugin = KeystoneClientPlugin(None, name="keystone", settings=service.registry.client_settings)
     assert plugin.stack_domain() is None
     plugin.delete_stack_user_project("a-project")  # no connection is made: there is no cloud here
+
+
+def test_a_poll_server_cfn_servers_keypair_is_the_domain_admins_credential(keystone):
+    """POLL_SERVER_CFN: the server's stack user in the domain, its EC2 keypair made by the
+    domain admin (Heat's create_stack_domain_user_keypair), deleted with the server after
+    the user is checked; stoker's own keypair credential goes too."""
+    service, fake = keystone
+    server = {"type": "OS::Heat::DeployedServer", "properties": {"software_config_transport": "POLL_SERVER_CFN"}}
+    stack = service.create_stack("cfn", from_data({"heat_template_version": "2021-04-16", "resources": {"server": server}}), project_id=PROJECT)
+    assert stack.state == "CREATE_COMPLETE", stack.status_reason
+    [(user_id, user)] = fake.users.items()
+    [(credential_id, credential)] = fake.credentials.items()
+    project_id = service.store.get_stack(stack.id).stack_user_project_id
+    assert (credential["user_id"], credential["project_id"], user["default_project_id"]) == (user_id, project_id, project_id)
+    # The access key is the one stoker issued for the server's CFN requests.
+    access = json.loads(credential["blob"])["access"]
+    assert hashlib.sha256(access.encode()).hexdigest() == credential_id
+    fake.requests.clear()
+    assert service.delete_stack("cfn").state == "DELETE_COMPLETE"
+    assert (fake.users, fake.credentials, fake.projects) == ({}, {}, {})
+    path = f"/credentials/{credential_id}"
+    assert fake.requests.index(("GET", f"/users/{user_id}")) < fake.requests.index(("DELETE", path))

@@ -361,7 +361,9 @@ def _delete_domain_keypair(resource: Resource, domain: Any) -> bool:
     False (nothing done) for a user that is not: the caller's legacy path deletes it."""
     data = resource.data()
     credential_id, user_id, project_id = data.get(CREDENTIAL_ID), data.get(USER_ID), _recorded_project(resource)
-    if credential_id and user_id and project_id:
+    if credential_id and user_id:
+        if project_id is None:
+            return False  # a user of a stack without a project in the domain
         try:
             if domain.check_user(str(user_id), project_id, "delete_keypair"):
                 domain.delete_credential(str(credential_id))
