@@ -5,9 +5,11 @@ HEAT_SIGNAL wait condition handle's user signals through stoker's API; the real
 os-collect-config ``heat`` collector reads a POLL_SERVER_HEAT server's metadata from
 ``stoker serve --auth-mode keystone`` as the server's stack user, and heat-config-notify
 signals the HEAT_SIGNAL deployment back the same way; the ``stoker`` command SIGKILLed
-at each commit of a create leaves no stack user behind once the next command finishes; a
-member's stack whose user Keystone refused still deletes, and in keystone mode an access key
-of the stack's own user is made as that user.
+at each commit of a create leaves no stack user behind once the next command finishes.
+Without a stack user domain, a member's stack whose user Keystone refused still deletes,
+and in keystone mode an access key of the stack's own user is made as that user. With
+Heat's stack user domain (the cloud's ``heat``), a member's stack users are made there,
+in the stack's project of the domain, and reach the API through it.
 openstacksdk, as the cloud's admin, is the witness."""
 
 from __future__ import annotations
