@@ -175,7 +175,9 @@ class Keystone:
         self.grant(demo_project["id"], demo["id"], roles["member"])
         self.grant(demo_project["id"], demo["id"], roles["reader"])
         # Heat's stack user domain, as devstack makes it (`openstack domain create heat`, its
-        # admin user, the admin role on the domain); in the golden copy, so free at start.
+        # admin user, the admin role on the domain, the stack user role, which a domain
+        # admin may not make); in the golden copy, so free at start.
+        self.ensure("roles", "role", "heat_stack_user")
         heat = self.ensure("domains", "domain", STACK_USER_DOMAIN, description="Stack projects and users")
         domain_admin = self.ensure(
             "users", "user", STACK_DOMAIN_ADMIN, domain_id=heat["id"], password=STACK_DOMAIN_ADMIN_PASSWORD

@@ -554,7 +554,7 @@ def test_a_members_stack_users_live_in_the_stack_user_domain(served, openstack_c
     # The stack's project in the heat domain, recorded on the stack.
     heat_domain = admin.find_domain(identity.STACK_USER_DOMAIN)
     project = admin.get_project(created["stack_user_project_id"])
-    assert (project.name, project.domain_id, project.description) == (f"{demo.project_id}-{stack_id}", heat_domain.id, "Heat stack user project")
+    assert (project.name, project.domain_id, project.description) == (f"{demo.project_id}-{stack_id}"[:64], heat_domain.id, "Heat stack user project")
     # Its users: in the domain, in the project, with the stack user role there.
     users = users_named(admin, f"{name}-")
     assert sorted(user.name.split("-")[2] for user in users) == ["handle", "server", "user"]

@@ -167,3 +167,11 @@ def test_a_server_with_half_of_the_stack_domain_settings_does_not_start(tmp_path
     with pytest.raises(ClientPluginError, match="needs STOKER_STACK_DOMAIN_ADMIN too") as raised:
         create_app(settings)
     assert PASSWORD not in str(raised.value)
+
+
+def test_a_missing_role_the_domain_admin_may_not_make_says_how_to_make_it():
+    keystone = FakeKeystone()
+    keystone.refuse[("POST", "/roles")] = 403
+    with pytest.raises(StackDomainError, match="Keystone has no role heat_stack_user, and the stack domain admin may not make one") as raised:
+        domain(keystone).role_id("heat_stack_user")
+    assert raised.value.hint == "make it once as the cloud's admin: openstack role create heat_stack_user"

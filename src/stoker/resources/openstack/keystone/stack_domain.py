@@ -197,8 +197,8 @@ class StackDomain:
     # -- roles -----------------------------------------------------------------------
 
     def role_id(self, name: str) -> str:
-        """The role named ``name`` (made if Keystone lacks it, as stoker's legacy
-        placement makes it; Heat requires it to exist)."""
+        """The role named ``name`` (made if Keystone lacks it and lets the domain admin,
+        as stoker's legacy placement makes it; Heat requires it to exist)."""
 
         def find() -> str | None:
             roles = self._request("GET", f"/roles?{parse.urlencode({'name': name})}")["roles"]
@@ -211,6 +211,14 @@ class StackDomain:
         try:
             return str(self._request("POST", "/roles", {"role": {"name": name}})["role"]["id"])
         except StackDomainError as error:
+            if error.http_status == 403:
+                # Keystone's default policy keeps roles to admins of the cloud (Heat then
+                # says "Can't find role").
+                raise StackDomainError(
+                    f"Keystone has no role {name}, and the stack domain admin may not make one",
+                    403,
+                    hint=f"make it once as the cloud's admin: openstack role create {name}",
+                ) from None
             if error.http_status != 409:
                 raise
         made = find()
