@@ -395,7 +395,11 @@ def test_stack_users_poll_server_heat_and_heat_signal_with_the_real_agents(
 # -- crash safety -------------------------------------------------------------------------------------
 
 
-def test_stack_users_create_killed_at_each_commit_leaves_no_user(openstack_cloud, tmp_path):
+@pytest.mark.parametrize("stack_domain", [False, True], ids=["own-project", "stack-user-domain"])
+def test_stack_users_create_killed_at_each_commit_leaves_no_user(openstack_cloud, tmp_path, stack_domain):
+    """With a stack user domain, the stack's project there too: made once (a create cut
+    short after Keystone made it, before the stack recorded it, finds it by its name),
+    and gone with the stack."""
     keystone = openstack_cloud.connect("admin").identity
     template = tmp_path / "iam.yaml"
     template.write_text(yaml.safe_dump(IAM))
@@ -405,7 +409,14 @@ def test_stack_users_create_killed_at_each_commit_leaves_no_user(openstack_cloud
     environment.update(
         OS_CLIENT_CONFIG_FILE=str(openstack_cloud.clouds_yaml),
         STOKER_DATABASE_URL=f"sqlite:///{tmp_path / 'stoker.sqlite'}",
+        **(identity.STACK_DOMAIN_ENVIRONMENT if stack_domain else {}),
     )
+    heat_domain = keystone.find_domain(identity.STACK_USER_DOMAIN)
+    made_for: list[str] = []  # the ids of the stacks a killed create left
+
+    def projects_of(stack_id: str) -> list[Any]:
+        # The embedded engine's stacks are in project "default" (STOKER_PROJECT).
+        return list(keystone.projects(domain_id=heat_domain.id, name=f"default-{stack_id}"[:64]))
 
     def run(*command: str, kill_after: int | None = None) -> subprocess.CompletedProcess:
         extra = (
@@ -429,23 +440,36 @@ def test_stack_users_create_killed_at_each_commit_leaves_no_user(openstack_cloud
             break
         assert created.returncode == -9, created.stderr
         crashes += 1
-        if run("show", name).returncode != 0:
+        shown = run("show", name, "-f", "json")
+        if shown.returncode != 0:
             assert users_named(keystone, f"{name}-") == []
             continue
+        stack_id = json.loads(shown.stdout)["id"]
+        made_for.append(stack_id)
         if crashes % 2:
             retried = run("update", name, "-t", str(template), "--wait")
             assert retried.returncode == 0, retried.stderr
             # Exactly one user per resource that has one: none made twice.
             assert len(users_named(keystone, f"{name}-user-")) == 1
             assert len(users_named(keystone, f"{name}-handle-")) == 1
+            if stack_domain:
+                [project] = projects_of(stack_id)
+                assert json.loads(run("show", name, "-f", "json").stdout)["stack_user_project_id"] == project.id
+                assert {user.default_project_id for user in users_named(keystone, f"{name}-")} == {project.id}
         deleted = run("delete", name, "--yes", "--wait")
         assert deleted.returncode == 0, deleted.stderr
         assert users_named(keystone, f"{name}-") == [], commits
+        assert projects_of(stack_id) == [], commits
     else:
         raise AssertionError("the create never completed")
     assert crashes >= 3
+    if stack_domain:
+        stack_id = json.loads(run("show", name, "-f", "json").stdout)["id"]
+        assert len(projects_of(stack_id)) == 1
+        assert all(user.domain_id == heat_domain.id for user in users_named(keystone, f"{name}-"))
     assert run("delete", name, "--yes", "--wait").returncode == 0
     assert users_named(keystone, f"{name}-") == []
+    assert [stack_id for stack_id in made_for if projects_of(stack_id)] == []
 
 
 def test_a_stack_user_keystone_refused_a_member_still_deletes_with_its_stack(served_without_stack_domain, openstack_cloud):
