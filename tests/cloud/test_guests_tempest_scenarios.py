@@ -65,8 +65,10 @@ STACK_USER_REFUSED = (
     "action: identity:list_users. stoker makes a stack user with the stack's own "
     "credentials (the demo user's trust), which Keystone's default policy lets only an "
     "admin do; Heat makes it as its stack domain admin in its stack_user_domain, which "
-    "stoker does not build (resources/openstack/keystone/stack_user.py, "
-    "docs/operations.md)"
+    "stoker did not build when this was seen. It does now (resources/openstack/keystone/"
+    "stack_domain.py, docs/operations.md), and keystone_stoker gives the server the test "
+    "cloud's domain (identity.STACK_DOMAIN_ENVIRONMENT): the run as demo is still to be "
+    "tried on the guests' host"
 )
 # The tests that run as the cloud's admin, in a run of their own (with a network of the
 # admin project's), each with what its guest does and why not as demo.
