@@ -118,7 +118,7 @@ class StackCopies:
             data = self.export_stack(current.id)
             self._forget(current)
             if self.serving.delegation is not None:
-                from stoker.resources.openstack.trusts import acting_user
+                from stoker.clouds.trusts import acting_user
 
                 self.serving.delegation.forget(current, acting_user.get())
             return data

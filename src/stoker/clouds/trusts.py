@@ -27,6 +27,12 @@ it either way.
 
 Validation and preview, which run before any trust exists, act with the request's own
 token (``acting_user``).
+
+Who uses it: the API server (api/app.py) and ``stoker worker`` (cli/worker.py) make the
+``Trusts``; ``serving.Serving.act_for_users`` installs its ``TrustCloudSource`` as the
+process's cloud source (clouds/source.py), from which the OpenStack plugins' connections
+are made. Must not: put a trust's id anywhere but the sealed stack credential and, when
+a trust is left in Keystone, the log line that tells an operator to delete it.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from stoker.resources.openstack.cloud import (
+from stoker.clouds.source import (
     DEFAULT_API_TIMEOUT_S,
     CloudConfigurationError,
     keystone_session,
