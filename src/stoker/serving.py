@@ -106,7 +106,7 @@ class Serving:
         """Heat's list_services: the engines serving the API, each ``up`` or ``down``."""
         from stoker.engine.services import formatted
 
-        return [formatted(row) for row in self.store.list_services()]
+        return [formatted(row) for row in self.store.serving.list_services()]
 
     def call(self, coroutine: Any) -> Any:
         """Run one engine coroutine to its end: on the serving loop when there is one."""

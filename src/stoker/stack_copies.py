@@ -136,7 +136,7 @@ class StackCopies:
 
     def last_drift(self, name_or_id: str) -> DriftRecord | None:
         """The stack's last drift detection, if any."""
-        return self.store.last_drift(self.reads.get_stack(name_or_id).id)
+        return self.store.drift.last_drift(self.reads.get_stack(name_or_id).id)
 
     def _forget(self, stack: StackRecord) -> None:
         """Drop a stack and its nested stacks from the store, leaving resources in place."""

@@ -186,14 +186,14 @@ class Trusts:
             threading.Thread(target=self._watch_delete, args=(stack_id, user), name=f"trust-{stack_id}", daemon=True).start()
 
     async def stack_deleted(self, stack: Any) -> None:
-        credential = self.store.stack_credential(stack.id)
+        credential = self.store.serving.stack_credential(stack.id)
         user = self._deleters.pop(stack.id, None)
         if credential is None:
             return
         if user is None and self.remote_jobs:
             return  # the API server that took the delete holds the user's token
         await asyncio.to_thread(self._delete_trust, credential[1], user, f"stack {stack.name} ({stack.id}) was deleted")
-        self.store.delete_stack_credential(stack.id)
+        self.store.serving.delete_stack_credential(stack.id)
 
     def _watch_delete(self, stack_id: str, user: User) -> None:
         """Workers run the delete: wait here for its end, then delete the trust with the
@@ -204,10 +204,10 @@ class Trusts:
             try:
                 stack = self.store.get_stack(stack_id)
                 if stack is None or stack.deleted_at is not None:
-                    credential = self.store.stack_credential(stack_id)
+                    credential = self.store.serving.stack_credential(stack_id)
                     if credential is not None:
                         self._delete_trust(credential[1], user, f"stack {stack_id} was deleted")
-                        self.store.delete_stack_credential(stack_id)
+                        self.store.serving.delete_stack_credential(stack_id)
                     break
                 if stack.action == "DELETE" and stack.status == "FAILED":
                     break
@@ -218,10 +218,10 @@ class Trusts:
 
     def forget(self, stack: Any, user: User | None) -> None:
         """A stack abandoned: its resources stay, stoker no longer acts for it."""
-        credential = self.store.stack_credential(stack.id)
+        credential = self.store.serving.stack_credential(stack.id)
         if credential is not None:
             self._delete_trust(credential[1], user, f"stack {stack.name} ({stack.id}) was abandoned")
-            self.store.delete_stack_credential(stack.id)
+            self.store.serving.delete_stack_credential(stack.id)
 
     def _delete_trust(self, credential: Mapping[str, str], user: User | None, why: str) -> None:
         trust_id = credential.get("trust_id")
@@ -251,7 +251,7 @@ class Trusts:
             stack = self.store.get_stack(stack.owner_id)
         if stack is None:
             return None
-        found = self.store.stack_credential(stack.id)
+        found = self.store.serving.stack_credential(stack.id)
         return found[1] if found is not None and found[0] == KIND else None
 
 
