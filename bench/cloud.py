@@ -394,7 +394,7 @@ def stack_template(count: int) -> str:
 
 
 def run_stoker(project: Project, count: int, counters: Counters) -> Result:
-    from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+    from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
     from stoker.service import Service, Source
     from stoker.settings import Settings
 

@@ -456,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     started = False
     addons: AddOns | None = None
     if arguments.cloud:
-        from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+        from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 
         cloud, started = _attach_cloud()
         sources = {user: EnvironmentCloudSource(cloud.cloud_environ(user)) for user in ("admin", "demo")}

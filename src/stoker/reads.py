@@ -271,7 +271,7 @@ class StackReads:
             return metadata
         shown = []
         for config in deployments:
-            record = self.store.get_software_config(config["id"]) if isinstance(config, Mapping) and config.get("id") else None
+            record = self.store.software_configs.get_software_config(config["id"]) if isinstance(config, Mapping) and config.get("id") else None
             shown.append(present(record, masked=True) if record is not None and record.shown is not None else config)
         return {**metadata, "deployments": shown}
 
@@ -326,8 +326,8 @@ class StackReads:
         events that many levels down, interleaved in the order they were recorded."""
         stack = self.get_stack(name_or_id)
         if not nested_depth:
-            return self.store.list_events(stack.id, resource_name)
-        events = [event for current in self._stacks_down(stack, nested_depth) for event in self.store.list_events(current.id, resource_name)]
+            return self.store.events.list_events(stack.id, resource_name)
+        events = [event for current in self._stacks_down(stack, nested_depth) for event in self.store.events.list_events(current.id, resource_name)]
         return sorted(events, key=lambda event: event.id or 0)
 
     def _stacks_down(self, stack: StackRecord, depth: int) -> list[StackRecord]:

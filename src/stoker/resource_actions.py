@@ -97,7 +97,7 @@ class ResourceActions:
         stack, record = signals.credential_resource(self.store, credential, "The signal URL is not valid: its resource is gone")
         instance = self._deliver_signal(stack, record, details)
         metadata = getattr(instance, "metadata", None)
-        return {"resource": record.name, "metadata": metadata(self.store.list_signals(record.uuid)) if callable(metadata) else {}}
+        return {"resource": record.name, "metadata": metadata(self.store.signals.list_signals(record.uuid)) if callable(metadata) else {}}
 
     def _deliver_signal(self, stack: StackRecord, record: ResourceRecord, details: Any) -> Any:
         resource_name = record.name
@@ -118,7 +118,7 @@ class ResourceActions:
         result = handle(details)
         # Heat's event text: what the plugin says the signal was, else its details.
         reason = result if isinstance(result, str) and result else json.dumps(details, sort_keys=True)
-        self.store.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal: {reason}"))
+        self.store.events.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal: {reason}"))
         return instance
 
     def mark_unhealthy(self, name_or_id: str, resource_name: str, unhealthy: bool = True, reason: str = "") -> None:

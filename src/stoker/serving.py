@@ -45,15 +45,15 @@ class Serving:
         # Whom stack actions act for in the cloud (act_for_users): None, the settings' cloud.
         self.delegation: Any = None
         if self.settings.os_cloud:
-            from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+            from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 
             self._cloud_source = EnvironmentCloudSource({**os.environ, "OS_CLOUD": self.settings.os_cloud})
             set_cloud_source(self._cloud_source)
 
     def act_for_users(self, delegation: Any) -> None:
         """Keystone mode: each stack acts in the cloud for the user who made it, through
-        ``delegation`` (resources.openstack.trusts.Trusts), not with the settings' cloud."""
-        from stoker.resources.openstack.cloud import set_cloud_source
+        ``delegation`` (clouds.trusts.Trusts), not with the settings' cloud."""
+        from stoker.clouds.source import set_cloud_source
 
         self.delegation = delegation
         self._cloud_source = delegation.cloud_source()
@@ -63,7 +63,7 @@ class Serving:
     def close(self) -> None:
         """Let go of the cloud source this part set (the process's, while it served)."""
         if self._cloud_source is not None:
-            from stoker.resources.openstack.cloud import cloud_source, set_cloud_source
+            from stoker.clouds.source import cloud_source, set_cloud_source
 
             if cloud_source() is self._cloud_source:
                 set_cloud_source(None)
@@ -106,7 +106,7 @@ class Serving:
         """Heat's list_services: the engines serving the API, each ``up`` or ``down``."""
         from stoker.engine.services import formatted
 
-        return [formatted(row) for row in self.store.list_services()]
+        return [formatted(row) for row in self.store.serving.list_services()]
 
     def call(self, coroutine: Any) -> Any:
         """Run one engine coroutine to its end: on the serving loop when there is one."""
@@ -169,7 +169,7 @@ class Serving:
         also = (lambda connection: enqueue(connection, job)) if enqueue is not None and job is not None else None
         credential, user = None, None
         if delegated and self.delegation is not None:
-            from stoker.resources.openstack.trusts import acting_user
+            from stoker.clouds.trusts import acting_user
 
             user = acting_user.get()
             if user is not None:

@@ -175,7 +175,7 @@ class StackActions:
         check_top_level(self.store, stack)
         check_resource_types(self.engine, stack)
         if self.serving.delegation is not None:
-            from stoker.resources.openstack.trusts import acting_user
+            from stoker.clouds.trusts import acting_user
 
             self.serving.delegation.deleting(stack.id, acting_user.get())
         return self.serving.run(Job(stack.id, Action.DELETE), listeners)

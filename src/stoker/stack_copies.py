@@ -118,7 +118,7 @@ class StackCopies:
             data = self.export_stack(current.id)
             self._forget(current)
             if self.serving.delegation is not None:
-                from stoker.resources.openstack.trusts import acting_user
+                from stoker.clouds.trusts import acting_user
 
                 self.serving.delegation.forget(current, acting_user.get())
             return data
@@ -136,7 +136,7 @@ class StackCopies:
 
     def last_drift(self, name_or_id: str) -> DriftRecord | None:
         """The stack's last drift detection, if any."""
-        return self.store.last_drift(self.reads.get_stack(name_or_id).id)
+        return self.store.drift.last_drift(self.reads.get_stack(name_or_id).id)
 
     def _forget(self, stack: StackRecord) -> None:
         """Drop a stack and its nested stacks from the store, leaving resources in place."""

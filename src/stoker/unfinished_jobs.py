@@ -42,7 +42,7 @@ def settle_stalled_job(store: Store, job_id: int, stale_s: float) -> str:
         job = connection.execute(sa.text(_STALLED_JOB), {"job_id": job_id, "stale_s": stale_s}).first()
         if job is None:
             return "settled by another worker, or its worker lives"
-        stack_id = store.accepted_stack_of_job(connection, job_id)
+        stack_id = store.serving.accepted_stack_of_job(connection, job_id)
         if stack_id is None:
             connection.execute(sa.text("SELECT procrastinate_finish_job_v1(:job_id, 'failed', false)"), {"job_id": job_id})
             return "marked failed (its action, if it started one, is resumed by the recovery)"

@@ -189,7 +189,7 @@ class ChildJobs:
             # Its worker died (or this engine restarted): a resume, for any worker.
             self.enqueue(Job(child.id, Action(child.action), resume=True))
             return None
-        status = self.store.queued_job_status(queued.job_id)
+        status = self.store.serving.queued_job_status(queued.job_id)
         if status == "doing":
             return None  # taken: its lock comes next (a dead taker's job is failed as stalled)
         if status == "todo":
@@ -238,7 +238,7 @@ class QueuedJobs(BackgroundJobs):
         job = replace(job, accepted=new_id())
         job_id = enqueue_on(self.app, self.store, connection, job)
         assert job.accepted is not None
-        self.store.accept_action_on(connection, job.accepted, job.stack_id, str(job.action), job_id)
+        self.store.serving.accept_action_on(connection, job.accepted, job.stack_id, str(job.action), job_id)
         return job_id
 
     def enqueue(self, job: Job) -> int:
@@ -248,15 +248,15 @@ class QueuedJobs(BackgroundJobs):
         """Enqueue ``job`` (unless the caller did, as ``job_id``) and wait until a worker
         has recorded the stack in the job's action (or the job has ended)."""
         if job_id is None:
-            since = self.store.latest_event_id(job.stack_id)
+            since = self.store.events.latest_event_id(job.stack_id)
             job_id = self.enqueue(job)
         deadline = time.monotonic() + JOB_START_WAIT_S
         looks = 0
         while time.monotonic() < deadline:
-            if self.store.stack_event_since(job.stack_id, since or 0, str(job.action), STACK_TYPE):
+            if self.store.events.stack_event_since(job.stack_id, since or 0, str(job.action), STACK_TYPE):
                 break
-            status = self.store.queued_job_status(job_id)
-            if status == "aborted" and self.store.accepted_job_waits(job_id):
+            status = self.store.serving.queued_job_status(job_id)
+            if status == "aborted" and self.store.serving.accepted_job_waits(job_id):
                 pass  # handed back at a worker's SIGTERM before it started: queued again
             elif status in ("failed", "aborted", "cancelled"):
                 stack = self.store.get_stack(job.stack_id)
@@ -292,7 +292,7 @@ class QueuedJobs(BackgroundJobs):
             dbapi = connection.connection.dbapi_connection
             task = self.app.configure_task(SIGNAL_TASK, queue=QUEUE, connection=dbapi)
             job_id = int(task.defer(stack_id=stack_id, resource_name=resource_name, details=sealed, accepted=accepted))
-            self.store.accept_action_on(connection, accepted, stack_id, "SIGNAL", job_id)
+            self.store.serving.accept_action_on(connection, accepted, stack_id, "SIGNAL", job_id)
             return job_id
 
         return int(self.store.writes.run(write, fence=None))
@@ -357,7 +357,7 @@ class StackWorker:
             if job_.accepted is not None and not handed_back:
                 # The job ended: its action started (the row went then) or was refused,
                 # which is the accepted action's outcome; no other job runs it.
-                await asyncio.to_thread(self.store.forget_accepted, job_.accepted)
+                await asyncio.to_thread(self.store.serving.forget_accepted, job_.accepted)
 
     async def _signal_job(self, context: Any, stack_id: str, resource_name: str, details: Any, accepted: str | None = None) -> None:
         """A scaling signal (engine/scaling.py) under the stack's lock. A stack that another
@@ -375,7 +375,7 @@ class StackWorker:
         finally:
             if accepted is not None and not handed_back:
                 # Ended (ran, was dropped or failed): that is the signal's outcome.
-                await asyncio.to_thread(self.store.forget_accepted, accepted)
+                await asyncio.to_thread(self.store.serving.forget_accepted, accepted)
 
     async def _signal(self, stack_id: str, resource_name: str, details: Any, accepted: str | None) -> None:
         from stoker.engine import scaling
@@ -389,7 +389,7 @@ class StackWorker:
         except ActionInProgressError as busy:
             record = next((r for r in self.store.list_resources(stack_id) if r.current and r.name == resource_name), None)
             if record is not None:
-                self.store.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal ignored, no action required: {busy}"))
+                self.store.events.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal ignored, no action required: {busy}"))
             LOG.info("stack %s: signal to %s ignored: %s", stack_id, resource_name, busy)
         except Exception as error:  # noqa: BLE001 - a plugin's failure is the signal's outcome
             # Recorded as the resource's SIGNAL_FAILED where it got that far.

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.cloud.addons import fixtures as addon_fixtures
 from tests.cloud.cloud import CloudError, DevCloud
 from tests.cloud.infrastructure import missing_prerequisites

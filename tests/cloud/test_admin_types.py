@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.template.errors import TemplateErrors
 from tests.support.stacks import from_data
 

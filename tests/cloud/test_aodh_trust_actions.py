@@ -2,7 +2,7 @@
 and Aodh.
 
 For such an action Aodh creates a Keystone trust with the token it is called with. A stack in
-keystone mode acts through its own trust (resources/openstack/trusts.py), and Keystone lets a
+keystone mode acts through its own trust (clouds/trusts.py), and Keystone lets a
 trust-scoped token create a trust only from a trust made with ``allow_redelegation``: stoker
 makes its trusts so when its operator sets STOKER_ALLOW_TRUSTS_REDELEGATION (Heat's
 ``allow_trusts_redelegation``). Without it, the alarm fails with what to do; with it, the

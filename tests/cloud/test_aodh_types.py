@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.cloud import identity
 from tests.cloud.addons.aodh import ARCHIVE_POLICY
 from tests.support.stacks import from_data, states

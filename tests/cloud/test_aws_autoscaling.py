@@ -16,7 +16,7 @@ import secrets
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.sdk.exceptions import StokerError
 from tests.support.stacks import from_data, template
 

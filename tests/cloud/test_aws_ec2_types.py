@@ -20,7 +20,7 @@ import secrets
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.cloud.test_nova_server import ids_of, outputs, server_gone, wait_gone
 from tests.support.stacks import from_data, states
 

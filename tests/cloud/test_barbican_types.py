@@ -16,8 +16,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.resources.openstack.barbican.client_plugin import reference_id
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 from stoker.template.errors import TemplateErrors
 from tests.support.stacks import from_data
 

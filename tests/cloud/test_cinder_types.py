@@ -11,9 +11,9 @@ import time
 
 import pytest
 
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.resources.openstack.cinder.client_plugin import CinderClientPlugin
 from stoker.resources.openstack.cinder.volume import CinderVolume
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 from stoker.sdk.testing import PluginHarness
 from tests.cloud.fixture import server_outside_stoker
 from tests.support.stacks import from_data, states

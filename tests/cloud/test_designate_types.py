@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.template.errors import TemplateErrors
 from tests.support.stacks import from_data, states
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.resources.openstack.constraints import CACHE
 from stoker.template.errors import TemplateErrors
 from tests.support.stacks import from_data

@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.support.stacks import from_data
 
 PLUGIN = '''

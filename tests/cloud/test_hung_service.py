@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from stoker.resources.openstack import cloud as cloud_module
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds import source as cloud_module
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.cloud.capping import CappingProxy, capped_environ
 from tests.cloud.test_nova_server import (
     ids_of,

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.cloud.test_aodh_types import Witness, alarms_template
 from tests.cloud.test_import_round_trip import round_trip
 

@@ -16,7 +16,7 @@ from urllib import parse
 import openstack
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.cloud import identity
 from tests.support.stacks import from_data, states
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.template.errors import TemplateErrors
 from tests.cloud.addons.manila import SHARE_SERVERS_TYPE
 from tests.support.stacks import from_data, states

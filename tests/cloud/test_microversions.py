@@ -43,8 +43,8 @@ import pytest
 import urllib3
 import yaml
 
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.resources.openstack.cinder.client_plugin import CinderClientPlugin
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 from stoker.resources.openstack.nova.client_plugin import NovaClientPlugin
 from stoker.sdk.exceptions import MicroversionUnavailableError
 from stoker.template.errors import TemplateErrors

@@ -9,7 +9,7 @@ import secrets
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.template.errors import TemplateErrors
 from tests.support.stacks import from_data
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.support.stacks import from_data
 
 

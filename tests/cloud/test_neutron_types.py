@@ -12,8 +12,8 @@ import sqlite3
 import pytest
 import yaml
 
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.resources import builtin_mapping
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 from stoker.resources.openstack.nova.client_plugin import NovaClientPlugin
 from stoker.sdk.clients import Version
 from stoker.sdk.exceptions import MicroversionUnavailableError

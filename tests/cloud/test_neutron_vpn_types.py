@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.template.errors import TemplateErrors
 from tests.support.stacks import from_data
 

@@ -14,7 +14,7 @@ import secrets
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.cloud.test_nova_server import (
     ids_of,
     network_resources,

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.resources.openstack.nova.server import Server
 from stoker.sdk.testing import PluginHarness
 from tests.support.stacks import from_data

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.cloud.capping import capped_environ
 from tests.cloud.test_nova_server import (  # noqa: F401 - admin_cloud and service are fixtures
     admin_cloud,

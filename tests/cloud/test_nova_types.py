@@ -11,7 +11,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.resources.openstack.nova.client_plugin import NovaClientPlugin
 from stoker.resources.openstack.nova.flavor import NovaFlavor
 from stoker.resources.openstack.nova.server_group import ServerGroup

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.support.stacks import from_data
 
 EXAMPLE = yaml.safe_load((Path(__file__).resolve().parents[2] / "examples" / "server.yaml").read_text())

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 import yaml
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.service import Service
 from stoker.settings import Settings
 from tests.cloud import identity

@@ -19,7 +19,7 @@ from typing import Any
 import openstack
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from tests.support.stacks import from_data
 
 WAIT_S = 180

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.template.errors import TemplateErrors
 from tests.cloud import identity
 from tests.support.stacks import from_data, states

@@ -17,7 +17,7 @@ from tests.support.records import make_event, make_stack
 
 
 def feed(store: Store, root_id: str, after: Cursor = START, depth: int = 5, stop_when=lambda stack: False) -> Feed:
-    return Feed(lambda cursor: store.event_page(root_id, cursor, depth), after, stop_when)
+    return Feed(lambda cursor: store.events.event_page(root_id, cursor, depth), after, stop_when)
 
 
 def drain(reader: Feed) -> list:
@@ -55,7 +55,7 @@ def insert_uncommitted(connection: sa.Connection, stack_id: str, name: str) -> N
 def test_event_feed_resumes_after_any_cursor_with_nothing_skipped_or_repeated(store: Store) -> None:
     stack = make_stack(store)
     for number in range(12):
-        store.add_event(make_event(stack.id, f"r{number}"))
+        store.events.add_event(make_event(stack.id, f"r{number}"))
     everything, _ = collect(feed(store, stack.id), 12)
     assert [item.event.resource_name for item in everything] == [f"r{number}" for number in range(12)]
     cursors = [item.cursor for item in everything]
@@ -68,9 +68,9 @@ def test_event_feed_resumes_after_any_cursor_with_nothing_skipped_or_repeated(st
 def test_event_feed_pages_through_more_events_than_a_page(store: Store) -> None:
     stack = make_stack(store)
     for number in range(7):
-        store.add_event(make_event(stack.id, f"r{number}"))
+        store.events.add_event(make_event(stack.id, f"r{number}"))
     collect(feed(store, stack.id), 7)  # all of them final
-    reader = Feed(lambda cursor: store.event_page(stack.id, cursor, 0, limit=3))
+    reader = Feed(lambda cursor: store.events.event_page(stack.id, cursor, 0, limit=3))
     pages = []
     while True:
         polled = reader.poll()
@@ -86,7 +86,7 @@ def test_event_feed_follows_nested_stacks_with_their_paths(store: Store) -> None
     grandchild = make_stack(store, "root-outer-inner-y", owner_id=child.id, owner_resource="inner", nested_depth=2)
     other = make_stack(store, "unrelated")
     for stack, name in ((root, "a"), (child, "b"), (grandchild, "c"), (other, "x"), (root, "d")):
-        store.add_event(make_event(stack.id, name))
+        store.events.add_event(make_event(stack.id, name))
     everything, _ = collect(feed(store, root.id), 4)
     assert [(item.event.resource_name, item.path) for item in everything] == [
         ("a", ()),
@@ -100,7 +100,7 @@ def test_event_feed_follows_nested_stacks_with_their_paths(store: Store) -> None
 
 def test_event_feed_ends_after_the_event_of_the_state_it_stops_at(store: Store) -> None:
     stack = make_stack(store)
-    store.add_event(make_event(stack.id, "first"))
+    store.events.add_event(make_event(stack.id, "first"))
     reader = feed(store, stack.id, stop_when=lambda root: root.status != "IN_PROGRESS")
     found, polled = collect(reader, 1)
     assert [item.event.resource_name for item in found] == ["first"] and not polled.ended
@@ -121,10 +121,10 @@ def test_event_feed_of_a_deleted_stack_ends_whatever_it_waits_for(store: Store) 
 
 def test_event_feed_head_starts_after_the_events_already_written(store: Store) -> None:
     stack = make_stack(store)
-    store.add_event(make_event(stack.id, "before"))
-    after, skip = store.event_feed_head(stack.id, 5)
-    reader = Feed(lambda cursor: store.event_page(stack.id, cursor, 5), after, skip=skip)
-    store.add_event(make_event(stack.id, "after"))
+    store.events.add_event(make_event(stack.id, "before"))
+    after, skip = store.events.event_feed_head(stack.id, 5)
+    reader = Feed(lambda cursor: store.events.event_page(stack.id, cursor, 5), after, skip=skip)
+    store.events.add_event(make_event(stack.id, "after"))
     assert [item.event.resource_name for item in collect(reader, 1)[0]] == ["after"]
     assert drain(reader) == []
 
@@ -146,16 +146,16 @@ def test_event_feed_never_passes_a_transaction_that_commits_late(postgres_url: s
                 insert_uncommitted(slow, stack.id, "slow")  # id and transaction id first
             else:
                 slow.execute(sa.text("SELECT pg_current_xact_id()"))  # transaction id first
-            store.add_event(make_event(stack.id, "quick"))  # commits at once
+            store.events.add_event(make_event(stack.id, "quick"))  # commits at once
             if late == "higher id":
                 insert_uncommitted(slow, stack.id, "slow")
             # The committed event is there for a plain read; the feed waits for the slow one.
-            assert [event.resource_name for event in store.list_events(stack.id)] == ["quick"]
+            assert [event.resource_name for event in store.events.list_events(stack.id)] == ["quick"]
             assert reader.poll().events == []
             slow.commit()
         assert [item.event.resource_name for item in collect(reader, 2)[0]] == ["slow", "quick"]
         assert drain(reader) == []
-        ids = {event.resource_name: event.id for event in store.list_events(stack.id)}
+        ids = {event.resource_name: event.id for event in store.events.list_events(stack.id)}
         assert (ids["slow"] < ids["quick"]) == (late == "lower id")
     finally:
         store.close()
@@ -188,7 +188,7 @@ def test_event_feed_txid_is_the_writing_transaction_on_postgresql_and_0_on_sqlit
     """Every way the store writes an event records its transaction: alone, and with the
     state change it records (the writer's batched statements)."""
     stack = make_stack(store)
-    store.add_event(make_event(stack.id, "alone"))
+    store.events.add_event(make_event(stack.id, "alone"))
     store.update_stack(stack.id, make_event(stack.id, stack.name, status="COMPLETE"), status="COMPLETE")
     with store.engine.connect() as connection:
         txids = connection.execute(sa.select(tables.events.c.txid).where(tables.events.c.stack_id == stack.id).order_by(tables.events.c.id)).scalars().all()
@@ -209,10 +209,10 @@ def test_event_feed_head_passes_over_what_is_written_and_waits_for_what_is_not(p
         stack = make_stack(store)
         with store.engine.connect() as slow:
             insert_uncommitted(slow, stack.id, "unfinished")
-            store.add_event(make_event(stack.id, "written"))
-            after, skip = store.event_feed_head(stack.id, 5)
-            reader = Feed(lambda cursor: store.event_page(stack.id, cursor, 5), after, skip=skip)
-            store.add_event(make_event(stack.id, "later"))
+            store.events.add_event(make_event(stack.id, "written"))
+            after, skip = store.events.event_feed_head(stack.id, 5)
+            reader = Feed(lambda cursor: store.events.event_page(stack.id, cursor, 5), after, skip=skip)
+            store.events.add_event(make_event(stack.id, "later"))
             assert reader.poll().events == []
             slow.commit()
         assert [item.event.resource_name for item in collect(reader, 2)[0]] == ["unfinished", "later"]

@@ -26,13 +26,13 @@ DEPTH = 5
 
 def join(streams: EventStreams, store: Store, root_id: str, shutdown: anyio.Event) -> Reader:
     def read_page(cursor):
-        return store.event_page(root_id, cursor, DEPTH)
+        return store.events.event_page(root_id, cursor, DEPTH)
 
     return streams.join(
         (root_id, DEPTH),
-        lambda: store.event_feed_head(root_id, DEPTH)[0],
+        lambda: store.events.event_feed_head(root_id, DEPTH)[0],
         read_page,
-        lambda cursor, upto: store.event_page(root_id, cursor, DEPTH, upto=upto),
+        lambda cursor, upto: store.events.event_page(root_id, cursor, DEPTH, upto=upto),
         Feed(read_page, START),
         shutdown,
     )
@@ -53,7 +53,7 @@ def names(found: list[FeedEvent]) -> list[str]:
 def test_event_hub_readers_behind_the_watch_get_every_event_once(store: Store) -> None:
     stack = make_stack(store)
     for number in range(3):
-        store.add_event(make_event(stack.id, f"before{number}"))
+        store.events.add_event(make_event(stack.id, f"before{number}"))
     expected = [f"before{number}" for number in range(3)] + [f"after{number}" for number in range(8)]
 
     async def scenario() -> None:
@@ -66,7 +66,7 @@ def test_event_hub_readers_behind_the_watch_get_every_event_once(store: Store) -
         # from the store, then the watch's pages follow.
         found = await take(prompt_polls, 3)
         for number in range(8):
-            await asyncio.to_thread(store.add_event, make_event(stack.id, f"after{number}"))
+            await asyncio.to_thread(store.events.add_event, make_event(stack.id, f"after{number}"))
             found += await take(prompt_polls, 1)  # one page each: the watch keeps two
         assert names(found) == expected
         # The slow reader's pages were dropped meanwhile: it reads what it missed.
@@ -85,7 +85,7 @@ def test_event_hub_readers_behind_the_watch_get_every_event_once(store: Store) -
 
 def test_event_hub_ends_a_reader_at_its_stack_deleted(store: Store) -> None:
     stack = make_stack(store)
-    store.add_event(make_event(stack.id, "first"))
+    store.events.add_event(make_event(stack.id, "first"))
 
     async def scenario() -> None:
         streams = EventStreams(-1, poll_interval_s=0.01)
@@ -134,16 +134,16 @@ def test_event_hub_a_stream_joining_a_watch_ends_on_its_own_action_not_a_page_fr
         await asyncio.to_thread(
             store.update_stack, stack.id, make_event(stack.id, stack.name, action="SUSPEND"), action="SUSPEND", status="IN_PROGRESS"
         )
-        head = store.event_feed_head(stack.id, DEPTH)[0]
+        head = store.events.event_feed_head(stack.id, DEPTH)[0]
 
         def read_page(cursor):
-            return store.event_page(stack.id, cursor, DEPTH)
+            return store.events.event_page(stack.id, cursor, DEPTH)
 
         cli = streams.join(
             (stack.id, DEPTH),
             lambda: head,
             read_page,
-            lambda cursor, upto: store.event_page(stack.id, cursor, DEPTH, upto=upto),
+            lambda cursor, upto: store.events.event_page(stack.id, cursor, DEPTH, upto=upto),
             Feed(read_page, head, terminal),
             anyio.Event(),
         )
@@ -183,7 +183,7 @@ def drop_the_events_table(store: Store) -> None:
 
 def test_event_hub_a_failed_read_ends_every_stream_of_the_stack_logged_once(store: Store, caplog) -> None:
     stack = make_stack(store)
-    store.add_event(make_event(stack.id, "first"))
+    store.events.add_event(make_event(stack.id, "first"))
 
     async def scenario() -> None:
         streams = EventStreams(-1, poll_interval_s=0.01)

@@ -121,11 +121,11 @@ def test_locks_row_ids_are_never_reused(make_service, database_url):
     again = ResourceRecord(id=None, uuid=str(uuid.uuid4()), stack_id=stack.id, name="r", type="OS::Heat::None")
     service.store.insert_resources([again])
     assert again.id > record.id
-    events = service.store.list_events(stack.id)
+    events = service.store.events.list_events(stack.id)
     with service.store.engine.begin() as connection:
         connection.execute(tables.events.delete().where(tables.events.c.id == events[-1].id))
-    service.store.add_event(dataclasses.replace(events[-1], id=None, uuid=str(uuid.uuid4())))
-    assert service.store.list_events(stack.id)[-1].id > events[-1].id
+    service.store.events.add_event(dataclasses.replace(events[-1], id=None, uuid=str(uuid.uuid4())))
+    assert service.store.events.list_events(stack.id)[-1].id > events[-1].id
 
 
 SLOW = """
@@ -171,10 +171,10 @@ def test_locks_an_accepted_action_starts_once(make_service, database_url):
     stack = service.create_stack("once", template(BODY))
     job = Job(stack.id, Action.CHECK, accepted=new_id())
     with service.store.engine.begin() as connection:  # as the enqueue writes it, with its job
-        service.store.accept_action_on(connection, job.accepted, stack.id, str(job.action), 1)
+        service.store.serving.accept_action_on(connection, job.accepted, stack.id, str(job.action), 1)
     assert asyncio.run(service.engine.run(job)).state == "CHECK_COMPLETE"
     with service.store.engine.connect() as connection:
-        assert not service.store.accepted_pending(connection, job.accepted)
+        assert not service.store.serving.accepted_pending(connection, job.accepted)
     assert asyncio.run(service.engine.run(job)).state == "CHECK_COMPLETE"
-    started = [e for e in service.store.list_events(stack.id) if e.resource_status_reason == "Stack CHECK started"]
+    started = [e for e in service.store.events.list_events(stack.id) if e.resource_status_reason == "Stack CHECK started"]
     assert len(started) == 1

@@ -246,8 +246,8 @@ def test_migration_0013_tenancy_clears_stack_user_projects_another_project_named
             kept = dict(connection.execute(sa.text("SELECT id, stack_user_project_id FROM software_deployments")).all())
         assert kept == {"injected": None, "own": "a", "plain": None}
         # So A's server no longer lists B's deployment; B still has it.
-        assert [d.id for d in store.list_software_deployments(server_id="server-of-a", project="a")] == ["own", "plain"]
-        assert [d.id for d in store.list_software_deployments(project="b")] == ["injected"]
+        assert [d.id for d in store.software_configs.list_software_deployments(server_id="server-of-a", project="a")] == ["own", "plain"]
+        assert [d.id for d in store.software_configs.list_software_deployments(project="b")] == ["injected"]
     finally:
         store.close()
 

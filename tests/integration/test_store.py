@@ -134,7 +134,7 @@ def test_stack_create_with_event_writes_both(store: Store) -> None:
 
     assert store.get_stack(record.id) is not None
     assert isinstance(event.id, int)
-    assert [e.uuid for e in store.list_events(record.id)] == [event.uuid]
+    assert [e.uuid for e in store.events.list_events(record.id)] == [event.uuid]
 
 
 def test_stack_get_unknown_id_returns_none(store: Store) -> None:
@@ -203,13 +203,13 @@ def test_services_report_delete_and_list(store: Store) -> None:
     now = datetime(2024, 5, 1, 12, 0, 0)
     row = {"engine_id": new_id(), "host": "h", "hostname": "h", "binary": "heat-engine", "topic": "engine", "report_interval": 60, "created_at": now, "updated_at": now, "deleted_at": None}
     first, second = new_id(), new_id()
-    store.add_service({**row, "id": first})
-    store.add_service({**row, "id": second, "created_at": now + timedelta(seconds=1)})
-    assert [s["id"] for s in store.list_services()] == [first, second]
-    store.report_service(first, now + timedelta(seconds=60))
-    assert store.list_services()[0]["updated_at"] == now + timedelta(seconds=60)
-    store.delete_services([second], now + timedelta(seconds=61))
-    assert [s["id"] for s in store.list_services()] == [first]
+    store.serving.add_service({**row, "id": first})
+    store.serving.add_service({**row, "id": second, "created_at": now + timedelta(seconds=1)})
+    assert [s["id"] for s in store.serving.list_services()] == [first, second]
+    store.serving.report_service(first, now + timedelta(seconds=60))
+    assert store.serving.list_services()[0]["updated_at"] == now + timedelta(seconds=60)
+    store.serving.delete_services([second], now + timedelta(seconds=61))
+    assert [s["id"] for s in store.serving.list_services()] == [first]
 
 
 def test_list_stacks_orders_by_created_at(store: Store) -> None:
@@ -235,7 +235,7 @@ def test_update_stack_with_event_writes_both_in_one_call(store: Store) -> None:
     # An event written with a state change gets its id from the database (batched
     # inserts do not hand it back); its time is set when it is queued.
     assert isinstance(event.created_at, datetime)
-    events = store.list_events(stack.id)
+    events = store.events.list_events(stack.id)
     assert [(e.uuid, e.resource_status_reason) for e in events] == [(event.uuid, "Stack CREATE completed successfully")]
     assert isinstance(events[0].id, int)
 
@@ -243,7 +243,7 @@ def test_update_stack_with_event_writes_both_in_one_call(store: Store) -> None:
 def test_update_stack_rolls_back_fields_when_event_fails(store: Store) -> None:
     stack = make_stack(store)
     first = make_event(stack.id, stack.name, "CREATE", "IN_PROGRESS")
-    store.add_event(first)
+    store.events.add_event(first)
     duplicate = make_event(stack.id, stack.name, "CREATE", "FAILED")
     duplicate.uuid = first.uuid
 
@@ -252,7 +252,7 @@ def test_update_stack_rolls_back_fields_when_event_fails(store: Store) -> None:
 
     found = store.get_stack(stack.id)
     assert found is not None and found.status == "IN_PROGRESS"
-    assert [e.id for e in store.list_events(stack.id)] == [first.id]
+    assert [e.id for e in store.events.list_events(stack.id)] == [first.id]
 
 
 def test_update_stack_keeps_explicit_updated_at(store: Store) -> None:
@@ -339,7 +339,7 @@ def test_update_resource_with_event_writes_both(store: Store) -> None:
     assert found.physical_resource_id == "srv-1"
     assert found.handler_token is None
     assert isinstance(found.updated_at, datetime)
-    assert [(e.uuid, e.resource_name, e.resource_status) for e in store.list_events(stack.id)] == [
+    assert [(e.uuid, e.resource_name, e.resource_status) for e in store.events.list_events(stack.id)] == [
         (event.uuid, "server", "COMPLETE")
     ]
 
@@ -354,7 +354,7 @@ def test_update_resource_without_event_writes_no_event(store: Store) -> None:
 
     [found] = store.list_resources(stack.id)
     assert found.status_reason == "polling"
-    assert store.list_events(stack.id) == []
+    assert store.events.list_events(stack.id) == []
 
 
 def test_update_resource_touches_only_the_given_row(store: Store) -> None:
@@ -441,9 +441,9 @@ def stack_with_events(store: Store) -> tuple[StackRecord, list[EventRecord]]:
     for index in range(12):
         name = ("server", "volume", "port")[index % 3]
         event = make_event(stack.id, name, reason=f"event {index}")
-        store.add_event(event)
+        store.events.add_event(event)
         events.append(event)
-        store.add_event(make_event(other.id, name, reason=f"other {index}"))
+        store.events.add_event(make_event(other.id, name, reason=f"other {index}"))
     return stack, events
 
 
@@ -452,7 +452,7 @@ def test_list_events_returns_the_stack_events_in_id_order(
 ) -> None:
     stack, events = stack_with_events
 
-    listed = store.list_events(stack.id)
+    listed = store.events.list_events(stack.id)
 
     assert [e.uuid for e in listed] == [e.uuid for e in events]
     assert [e.id for e in listed] == sorted(e.id for e in listed)
@@ -464,10 +464,10 @@ def test_list_events_filters_by_resource_name(
 ) -> None:
     stack, events = stack_with_events
 
-    listed = store.list_events(stack.id, resource_name="volume")
+    listed = store.events.list_events(stack.id, resource_name="volume")
 
     assert [e.resource_status_reason for e in listed] == ["event 1", "event 4", "event 7", "event 10"]
-    assert store.list_events(stack.id, resource_name="missing") == []
+    assert store.events.list_events(stack.id, resource_name="missing") == []
 
 
 def test_list_events_filters_after_id(
@@ -476,10 +476,10 @@ def test_list_events_filters_after_id(
     stack, events = stack_with_events
     marker = events[5].id
 
-    listed = store.list_events(stack.id, after_id=marker)
+    listed = store.events.list_events(stack.id, after_id=marker)
 
     assert [e.uuid for e in listed] == [e.uuid for e in events[6:]]
-    assert store.list_events(stack.id, after_id=events[-1].id) == []
+    assert store.events.list_events(stack.id, after_id=events[-1].id) == []
 
 
 def test_list_events_limits_from_the_oldest(
@@ -487,8 +487,8 @@ def test_list_events_limits_from_the_oldest(
 ) -> None:
     stack, events = stack_with_events
 
-    assert [e.uuid for e in store.list_events(stack.id, limit=4)] == [e.uuid for e in events[:4]]
-    assert store.list_events(stack.id, limit=0) == []
+    assert [e.uuid for e in store.events.list_events(stack.id, limit=4)] == [e.uuid for e in events[:4]]
+    assert store.events.list_events(stack.id, limit=0) == []
 
 
 def test_list_events_combines_resource_name_after_id_and_limit(
@@ -496,7 +496,7 @@ def test_list_events_combines_resource_name_after_id_and_limit(
 ) -> None:
     stack, events = stack_with_events
 
-    listed = store.list_events(stack.id, resource_name="server", after_id=events[0].id, limit=2)
+    listed = store.events.list_events(stack.id, resource_name="server", after_id=events[0].id, limit=2)
 
     assert [e.resource_status_reason for e in listed] == ["event 3", "event 6"]
 
@@ -507,7 +507,7 @@ def test_list_events_pages_through_every_event_once(
     stack, events = stack_with_events
     seen: list[str] = []
     after_id = None
-    while page := store.list_events(stack.id, after_id=after_id, limit=5):
+    while page := store.events.list_events(stack.id, after_id=after_id, limit=5):
         seen.extend(e.uuid for e in page)
         after_id = page[-1].id
     assert seen == [e.uuid for e in events]
@@ -516,10 +516,10 @@ def test_list_events_pages_through_every_event_once(
 def test_add_event_fills_id_and_created_at(store: Store) -> None:
     stack = make_stack(store)
     event = make_event(stack.id, "server")
-    store.add_event(event)
+    store.events.add_event(event)
     assert isinstance(event.id, int)
     assert isinstance(event.created_at, datetime)
-    [listed] = store.list_events(stack.id)
+    [listed] = store.events.list_events(stack.id)
     assert listed.created_at == event.created_at
 
 
@@ -587,8 +587,8 @@ def test_stack_row_delete_cascades_to_resources_and_events(store: Store) -> None
     survivor = make_stack(store, "survivor")
     store.insert_resources([make_resource(stack.id, "a"), make_resource(stack.id, "b")])
     store.insert_resources([make_resource(survivor.id, "kept")])
-    store.add_event(make_event(stack.id, "a"))
-    store.add_event(make_event(survivor.id, "kept"))
+    store.events.add_event(make_event(stack.id, "a"))
+    store.events.add_event(make_event(survivor.id, "kept"))
 
     # No Store method deletes stack rows; ondelete=CASCADE is the schema's promise, so
     # exercise it with plain SQL on the store's own engine (its connections are the ones
@@ -600,14 +600,14 @@ def test_stack_row_delete_cascades_to_resources_and_events(store: Store) -> None
 
     assert store.get_stack(stack.id) is None
     assert store.list_resources(stack.id) == []
-    assert store.list_events(stack.id) == []
+    assert store.events.list_events(stack.id) == []
     with store.engine.connect() as connection:
         orphans = connection.execute(
             sa.select(sa.func.count()).select_from(tables.resources).where(tables.resources.c.stack_id == stack.id)
         ).scalar()
     assert orphans == 0
     assert [r.name for r in store.list_resources(survivor.id)] == ["kept"]
-    assert len(store.list_events(survivor.id)) == 1
+    assert len(store.events.list_events(survivor.id)) == 1
 
 
 def test_resource_insert_for_unknown_stack_is_rejected(store: Store) -> None:

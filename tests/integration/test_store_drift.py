@@ -24,21 +24,21 @@ RESULT = {
 
 def test_store_keeps_one_drift_detection_per_stack_the_last(store: Store) -> None:
     stack, other = make_stack(store, "one"), make_stack(store, "two")
-    assert store.last_drift(stack.id) is None
+    assert store.drift.last_drift(stack.id) is None
     first = DriftRecord(
         stack.id,
         utcnow().replace(microsecond=0),
         {"stack_status": "DRIFTED", "modified": 1},
         [RESULT],
     )
-    store.save_drift(first)
-    assert store.last_drift(stack.id) == first
+    store.drift.save_drift(first)
+    assert store.drift.last_drift(stack.id) == first
     second = DriftRecord(
         stack.id,
         first.detected_at + timedelta(seconds=5),
         {"stack_status": "IN_SYNC", "modified": 0},
         [],
     )
-    store.save_drift(second)
-    assert store.last_drift(stack.id) == second
-    assert store.last_drift(other.id) is None
+    store.drift.save_drift(second)
+    assert store.drift.last_drift(stack.id) == second
+    assert store.drift.last_drift(other.id) is None

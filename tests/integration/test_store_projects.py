@@ -83,18 +83,18 @@ def test_store_stack_names_are_unique_per_project(store: Store) -> None:
 def test_store_lists_a_projects_software_configs_and_deployments(store: Store) -> None:
     mine = StoredSoftwareConfigs(store, tenant="a").create(name="mine", group="script", config="a")
     theirs = StoredSoftwareConfigs(store, tenant="b").create(name="theirs", group="script", config="b")
-    assert [c.id for c in store.list_software_configs(tenant="a")] == [mine["id"]]
+    assert [c.id for c in store.software_configs.list_software_configs(tenant="a")] == [mine["id"]]
     # Another project's config is no marker of this project's list (ignored, as unknown).
-    assert [c.id for c in store.list_software_configs(tenant="a", marker=theirs["id"])] == [mine["id"]]
-    assert [c.id for c in store.list_software_configs(tenant="a", marker=mine["id"])] == []
+    assert [c.id for c in store.software_configs.list_software_configs(tenant="a", marker=theirs["id"])] == [mine["id"]]
+    assert [c.id for c in store.software_configs.list_software_configs(tenant="a", marker=mine["id"])] == []
 
     made = StoredSoftwareDeployments(store, tenant="a").create(server_id="s", config_id=mine["id"])
     # Only a cloud admin makes a deployment for another project's stack users (issue 26).
     for_users = StoredSoftwareDeployments(store, tenant="a", admin=True).create(server_id="s", config_id=mine["id"], stack_user_project_id="users")
-    assert [d.id for d in store.list_software_deployments(project="a")] == [made["id"], for_users["id"]]
-    assert [d.id for d in store.list_software_deployments(server_id="s", project="users")] == [for_users["id"]]
-    assert store.list_software_deployments(server_id="s", project="b") == []
-    assert len(store.list_software_deployments(server_id="s")) == 2
+    assert [d.id for d in store.software_configs.list_software_deployments(project="a")] == [made["id"], for_users["id"]]
+    assert [d.id for d in store.software_configs.list_software_deployments(server_id="s", project="users")] == [for_users["id"]]
+    assert store.software_configs.list_software_deployments(server_id="s", project="b") == []
+    assert len(store.software_configs.list_software_deployments(server_id="s")) == 2
 
 
 def test_stored_software_configs_and_deployments_are_found_by_their_project(store: Store) -> None:
@@ -131,7 +131,7 @@ def test_stored_software_configs_and_deployments_are_found_by_their_project(stor
     with pytest.raises(SoftwareConfigNotFoundError):
         StoredSoftwareConfigs(store, stack_id=stack.id).show(config["id"])
     StoredSoftwareConfigs(store, tenant="a").delete(config["id"])
-    assert store.get_software_config(config["id"]) is None
+    assert store.software_configs.get_software_config(config["id"]) is None
 
 
 def test_stored_software_deployments_reach_no_server_of_another_projects_stack(store: Store) -> None:
@@ -139,7 +139,7 @@ def test_stored_software_deployments_reach_no_server_of_another_projects_stack(s
     config_b = StoredSoftwareConfigs(store, tenant="b").create(name="c", group="script", config="b")
     stack_a = make_stack(store, "a-stack", project_id="a")
     store.insert_resources([make_resource(stack_a.id, "server", physical_resource_id="server-of-a", action="CREATE", status="COMPLETE")])
-    assert store.physical_id_owner("server-of-a") == "a" and store.physical_id_owner("unheard-of") is None
+    assert store.software_configs.physical_id_owner("server-of-a") == "a" and store.software_configs.physical_id_owner("unheard-of") is None
     deployments_a, deployments_b = StoredSoftwareDeployments(store, tenant="a"), StoredSoftwareDeployments(store, tenant="b")
     deployments_a.create(server_id="server-of-a", config_id=config_a["id"])
     for attempt in (
@@ -161,7 +161,7 @@ def test_stored_software_deployments_reach_no_server_of_another_projects_stack(s
     # A cloud admin deploys anywhere; a deleted stack's server is nobody's.
     assert StoredSoftwareDeployments(store, tenant="b", admin=True).create(server_id="server-of-a", config_id=config_b["id"])
     store.update_stack(stack_a.id, deleted_at=utcnow())
-    assert store.physical_id_owner("server-of-a") == "b"
+    assert store.software_configs.physical_id_owner("server-of-a") == "b"
 
 
 @pytest.fixture

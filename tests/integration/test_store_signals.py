@@ -17,29 +17,29 @@ from tests.support.records import make_stack, new_id
 def test_signals_are_numbered_and_a_repeated_id_is_not_counted_twice(store: Store) -> None:
     stack = make_stack(store)
     resource = new_id()
-    first, new = store.add_signal(stack.id, resource, {"status": "SUCCESS"})
+    first, new = store.signals.add_signal(stack.id, resource, {"status": "SUCCESS"})
     assert (first.signal_id, first.ordinal, new) == ("1", 1, True)
-    named, new = store.add_signal(stack.id, resource, {"id": "x", "data": "ü"}, "x")
+    named, new = store.signals.add_signal(stack.id, resource, {"id": "x", "data": "ü"}, "x")
     assert (named.signal_id, named.ordinal, new) == ("x", 2, True)
-    again, new = store.add_signal(stack.id, resource, {"id": "x", "data": "changed"}, "x")
+    again, new = store.signals.add_signal(stack.id, resource, {"id": "x", "data": "changed"}, "x")
     assert (again.id, again.ordinal, new) == (named.id, 2, False)
-    third, _ = store.add_signal(stack.id, resource, {})
+    third, _ = store.signals.add_signal(stack.id, resource, {})
     assert third.signal_id == "3"
-    listed = store.list_signals(resource)
+    listed = store.signals.list_signals(resource)
     assert [(s.signal_id, s.ordinal, s.details) for s in listed] == [("1", 1, {"status": "SUCCESS"}), ("x", 2, {"id": "x", "data": "changed"}), ("3", 3, {})]
-    assert store.list_signals(new_id()) == []
-    store.mark_signals_handled([listed[0].id])
-    assert [s.handled_at is not None for s in store.list_signals(resource)] == [True, False, False]
-    assert store.delete_signals(resource) == 3
-    assert store.list_signals(resource) == []
+    assert store.signals.list_signals(new_id()) == []
+    store.signals.mark_signals_handled([listed[0].id])
+    assert [s.handled_at is not None for s in store.signals.list_signals(resource)] == [True, False, False]
+    assert store.signals.delete_signals(resource) == 3
+    assert store.signals.list_signals(resource) == []
 
 
 def test_signals_sent_at_once_each_get_their_own_number(store: Store) -> None:
     stack = make_stack(store)
     resource = new_id()
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda n: store.add_signal(stack.id, resource, {"n": n}), range(40)))
-    listed = store.list_signals(resource)
+        list(pool.map(lambda n: store.signals.add_signal(stack.id, resource, {"n": n}), range(40)))
+    listed = store.signals.list_signals(resource)
     assert sorted(int(s.signal_id) for s in listed) == list(range(1, 41))
 
 
@@ -49,7 +49,7 @@ def test_credentials_are_stored_hashed_checked_replaced_and_revoked(store: Store
     box = ResourceSignals(store, stack.id, resource)
     credential = box.issue_credential()
     assert credential.secret not in repr(credential)
-    (stored,) = store.signal_credentials(resource)
+    (stored,) = store.signals.signal_credentials(resource)
     assert stored.secret_hash == signals.secret_hash(credential.secret) != credential.secret
     assert signals.credential_valid(store, resource, credential.secret)
     assert not signals.credential_valid(store, new_id(), credential.secret)  # valid for that resource only

@@ -43,28 +43,28 @@ def test_software_deployment_round_trips(store: Store) -> None:
         tenant="demo",
         stack_user_project_id="p" * 64,
     )
-    assert store.create_software_deployment(record) is True
-    assert store.get_software_deployment(record.id) == record
+    assert store.software_configs.create_software_deployment(record) is True
+    assert store.software_configs.get_software_deployment(record.id) == record
 
 
 def test_software_deployment_defaults_and_nulls_round_trip(store: Store) -> None:
     record = SoftwareDeploymentRecord(id=new_id(), config_id=new_id(), server_id="s")
-    store.create_software_deployment(record)
-    found = store.get_software_deployment(record.id)
+    store.software_configs.create_software_deployment(record)
+    found = store.software_configs.get_software_deployment(record.id)
     assert found is not None and found.created_at is not None and found.updated_at is None
     assert (found.input_values, found.output_values, found.action, found.status, found.status_reason) == (None, None, "INIT", "COMPLETE", "")
 
 
 def test_software_deployment_with_a_taken_id_is_refused_and_changes_nothing(store: Store) -> None:
     first = _record("s", datetime(2024, 1, 1))
-    store.create_software_deployment(first)
+    store.software_configs.create_software_deployment(first)
     twin = _record("other", datetime(2024, 1, 2), deployment_id=first.id)
-    assert store.create_software_deployment(twin) is False
-    assert store.get_software_deployment(first.id) == first
+    assert store.software_configs.create_software_deployment(twin) is False
+    assert store.software_configs.get_software_deployment(first.id) == first
 
 
 def test_software_deployment_get_unknown_is_none(store: Store) -> None:
-    assert store.get_software_deployment(new_id()) is None
+    assert store.software_configs.get_software_deployment(new_id()) is None
 
 
 def test_software_deployment_list_is_oldest_first_and_filters_by_server(store: Store) -> None:
@@ -78,41 +78,41 @@ def test_software_deployment_list_is_oldest_first_and_filters_by_server(store: S
         _record("a", start),
     ]
     for record in records:
-        store.create_software_deployment(record)
-    assert [r.id for r in store.list_software_deployments()] == [records[3].id, same_time[0], same_time[1], records[0].id]
-    assert [r.id for r in store.list_software_deployments(server_id="a")] == [records[3].id, same_time[0], same_time[1]]
-    assert store.list_software_deployments(server_id="nobody") == []
+        store.software_configs.create_software_deployment(record)
+    assert [r.id for r in store.software_configs.list_software_deployments()] == [records[3].id, same_time[0], same_time[1], records[0].id]
+    assert [r.id for r in store.software_configs.list_software_deployments(server_id="a")] == [records[3].id, same_time[0], same_time[1]]
+    assert store.software_configs.list_software_deployments(server_id="nobody") == []
 
 
 def test_software_deployment_update_changes_only_the_fields_given(store: Store) -> None:
     record = _record("s", datetime(2024, 1, 1), status="IN_PROGRESS", tenant="demo")
-    store.create_software_deployment(record)
+    store.software_configs.create_software_deployment(record)
     when = datetime(2024, 2, 1, 8, 30)
-    updated = store.update_software_deployment(record.id, status="COMPLETE", output_values={"result": "ü"}, updated_at=when)
+    updated = store.software_configs.update_software_deployment(record.id, status="COMPLETE", output_values={"result": "ü"}, updated_at=when)
     assert updated is not None
     assert (updated.status, updated.output_values, updated.updated_at) == ("COMPLETE", {"result": "ü"}, when)
     assert (updated.action, updated.tenant, updated.created_at) == (record.action, "demo", record.created_at)
-    assert store.get_software_deployment(record.id) == updated
-    assert store.update_software_deployment(new_id(), status="FAILED") is None
+    assert store.software_configs.get_software_deployment(record.id) == updated
+    assert store.software_configs.update_software_deployment(new_id(), status="FAILED") is None
     with pytest.raises(TypeError, match="server_id"):
-        store.update_software_deployment(record.id, server_id="moved")
+        store.software_configs.update_software_deployment(record.id, server_id="moved")
 
 
 def test_software_deployment_update_guarded_by_status(store: Store) -> None:
     record = _record("s", datetime(2024, 1, 1), status="IN_PROGRESS")
-    store.create_software_deployment(record)
-    done = store.update_software_deployment(record.id, when_status="IN_PROGRESS", status="COMPLETE")
+    store.software_configs.create_software_deployment(record)
+    done = store.software_configs.update_software_deployment(record.id, when_status="IN_PROGRESS", status="COMPLETE")
     assert done is not None and done.status == "COMPLETE"
-    assert store.update_software_deployment(record.id, when_status="IN_PROGRESS", status="FAILED") is None
-    assert store.get_software_deployment(record.id).status == "COMPLETE"
+    assert store.software_configs.update_software_deployment(record.id, when_status="IN_PROGRESS", status="FAILED") is None
+    assert store.software_configs.get_software_deployment(record.id).status == "COMPLETE"
 
 
 def test_software_deployment_delete(store: Store) -> None:
     record = _record("s", datetime(2024, 1, 1))
-    store.create_software_deployment(record)
-    assert store.delete_software_deployment(record.id) is True
-    assert store.get_software_deployment(record.id) is None
-    assert store.delete_software_deployment(record.id) is False
+    store.software_configs.create_software_deployment(record)
+    assert store.software_configs.delete_software_deployment(record.id) is True
+    assert store.software_configs.get_software_deployment(record.id) is None
+    assert store.software_configs.delete_software_deployment(record.id) is False
 
 
 # -- signal credentials' purpose ----------------------------------------------------------
@@ -126,29 +126,29 @@ def test_signal_credentials_carry_their_purpose(store: Store) -> None:
     stack = make_stack(store)
     resource = new_id()
     plain, metadata = _credential(stack.id, resource), _credential(stack.id, resource, "metadata")
-    store.add_signal_credential(plain)
-    store.add_signal_credential(metadata)
-    assert store.get_signal_credential(metadata.id).purpose == "metadata"
-    assert store.get_signal_credential(plain.id).purpose is None
+    store.signals.add_signal_credential(plain)
+    store.signals.add_signal_credential(metadata)
+    assert store.signals.get_signal_credential(metadata.id).purpose == "metadata"
+    assert store.signals.get_signal_credential(plain.id).purpose is None
     # A metadata credential leaves the signal credential be, and the other way round.
-    assert {(c.id, c.purpose) for c in store.signal_credentials(resource)} == {(plain.id, None), (metadata.id, "metadata")}
+    assert {(c.id, c.purpose) for c in store.signals.signal_credentials(resource)} == {(plain.id, None), (metadata.id, "metadata")}
 
 
 def test_signal_credential_revokes_only_those_of_its_purpose(store: Store) -> None:
     stack = make_stack(store)
     resource = new_id()
     old_plain, old_signal, metadata = _credential(stack.id, resource), _credential(stack.id, resource, "signal"), _credential(stack.id, resource, "metadata")
-    store.add_signal_credential(old_plain)
-    store.add_signal_credential(metadata)
+    store.signals.add_signal_credential(old_plain)
+    store.signals.add_signal_credential(metadata)
     # None and "signal" are one purpose: an ordinary credential replaces either.
-    store.add_signal_credential(old_signal)
-    assert {c.id for c in store.signal_credentials(resource)} == {old_signal.id, metadata.id}
+    store.signals.add_signal_credential(old_signal)
+    assert {c.id for c in store.signals.signal_credentials(resource)} == {old_signal.id, metadata.id}
     newer_metadata = _credential(stack.id, resource, "metadata")
-    store.add_signal_credential(newer_metadata)
-    assert {c.id for c in store.signal_credentials(resource)} == {old_signal.id, newer_metadata.id}
-    assert store.get_signal_credential(metadata.id).revoked_at is not None
-    assert store.revoke_signal_credentials(resource) == 2
-    assert store.signal_credentials(resource) == []
+    store.signals.add_signal_credential(newer_metadata)
+    assert {c.id for c in store.signals.signal_credentials(resource)} == {old_signal.id, newer_metadata.id}
+    assert store.signals.get_signal_credential(metadata.id).revoked_at is not None
+    assert store.signals.revoke_signal_credentials(resource) == 2
+    assert store.signals.signal_credentials(resource) == []
 
 
 # -- engine.software_deployments ------------------------------------------------------------
@@ -179,7 +179,7 @@ def test_stored_deployments_answer_in_heat_shape(store: Store) -> None:
     assert deployments.list(server_id="server-1") == [created]
     assert deployments.list(server_id="") == [created]  # Heat filters only by a server id given
     assert deployments.list(server_id="other") == []
-    assert store.get_software_deployment(created["id"]).tenant == "demo"
+    assert store.software_configs.get_software_deployment(created["id"]).tenant == "demo"
     deployments.delete(created["id"])
     with pytest.raises(SoftwareDeploymentNotFoundError, match=f"Deployment with id {created['id']} not found"):
         deployments.show(created["id"])
@@ -206,7 +206,7 @@ def test_stored_deployments_refuse_unknown_configs_and_bad_fields_and_store_noth
         deployments.create(server_id="s", config_id=config["id"], stack_user_project_id="p" * 65)
     with pytest.raises(ValidationError, match='"server_id" should be no more than 255'):
         deployments.create(server_id="s" * 256, config_id=config["id"])
-    assert store.list_software_deployments() == []
+    assert store.software_configs.list_software_deployments() == []
 
 
 def test_stored_deployment_update_follows_heats_truthy_rule(store: Store) -> None:
@@ -285,7 +285,7 @@ def test_engine_hooks_offer_the_stored_deployments_to_plugins(store: Store) -> N
     offered = software_deployments(resource)
     assert isinstance(offered, StoredSoftwareDeployments)
     created = offered.create(server_id="s", config_id=_config(store, tenant="project-7")["id"])
-    assert store.get_software_deployment(created["id"]).tenant == "project-7"
+    assert store.software_configs.get_software_deployment(created["id"]).tenant == "project-7"
     assert software_deployments(SimpleNamespace(_hooks=object(), type="T", name="n"), required=False) is None
     with pytest.raises(Exception, match="needs the engine's software deployment store"):
         software_deployments(SimpleNamespace(_hooks=object(), type="T", name="n"))

@@ -47,7 +47,7 @@ def test_store_concurrent_update_resource_from_threads_all_land(store: Store) ->
         reads = 0
         for _ in range(UPDATES_PER_THREAD):
             assert len(store.list_resources(stack.id)) == THREADS
-            store.list_events(stack.id, limit=10)
+            store.events.list_events(stack.id, limit=10)
             reads += 1
         return reads
 
@@ -65,11 +65,11 @@ def test_store_concurrent_update_resource_from_threads_all_land(store: Store) ->
         assert found.handler_token == {"step": UPDATES_PER_THREAD - 1}
         assert found.physical_resource_id == f"{record.name}-{UPDATES_PER_THREAD - 1}"
 
-    events = store.list_events(stack.id)
+    events = store.events.list_events(stack.id)
     assert len(events) == THREADS * UPDATES_PER_THREAD
     assert len({e.id for e in events}) == len(events)
     for record in records:
-        reasons = [e.resource_status_reason for e in store.list_events(stack.id, resource_name=record.name)]
+        reasons = [e.resource_status_reason for e in store.events.list_events(stack.id, resource_name=record.name)]
         # One thread writes a resource's events in sequence, so their ids keep that order.
         assert reasons == [f"step {count}" for count in range(UPDATES_PER_THREAD)]
 
@@ -84,7 +84,7 @@ def test_store_concurrent_add_event_and_insert_resources_all_land(store: Store) 
         for index in range(10):
             record = make_resource(stack.id, f"r_{worker}_{index}")
             store.insert_resources([record])
-            store.add_event(make_event(stack.id, record.name))
+            store.events.add_event(make_event(stack.id, record.name))
             inserted.append(record)
         return inserted
 
@@ -94,7 +94,7 @@ def test_store_concurrent_add_event_and_insert_resources_all_land(store: Store) 
     inserted = [record for batch in results for record in batch]
     listed = store.list_resources(stack.id)
     assert {(r.id, r.name) for r in listed} == {(r.id, r.name) for r in inserted}
-    assert len(store.list_events(stack.id)) == THREADS * 10
+    assert len(store.events.list_events(stack.id)) == THREADS * 10
 
 
 @contextmanager
@@ -119,7 +119,7 @@ def test_store_failing_write_fails_alone_among_queued_writes(store: Store) -> No
     records = [make_resource(stack.id, f"server_{index}") for index in range(6)]
     store.insert_resources(records)
     taken = make_event(stack.id, "server_0")
-    store.add_event(taken)
+    store.events.add_event(taken)
     clash = make_event(stack.id, "server_3", reason="clash")
     clash.uuid = taken.uuid
 
@@ -144,7 +144,7 @@ def test_store_failing_write_fails_alone_among_queued_writes(store: Store) -> No
     statuses = {r.name: r.status for r in store.list_resources(stack.id)}
     # The failing call is one transaction: its resource update is rolled back with its event.
     assert statuses == {record.name: "COMPLETE" if record.name == "server_3" else "FAILED" for record in records}
-    reasons = sorted(e.resource_status_reason for e in store.list_events(stack.id))
+    reasons = sorted(e.resource_status_reason for e in store.events.list_events(stack.id))
     assert reasons == [""] + ["ok"] * 5
 
 

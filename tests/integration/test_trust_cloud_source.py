@@ -1,4 +1,4 @@
-"""Keystone mode's cloud regions (resources/openstack/trusts.py) over a real store: a
+"""Keystone mode's cloud regions (clouds/trusts.py) over a real store: a
 stack acts through its own trust, a nested stack through its root's, a request's work
 before any stack exists through the request's token, and nothing falls back to the
 server's own credentials. (tests/cloud/test_keystone_auth.py does it with a real
@@ -10,8 +10,8 @@ import pytest
 
 from stoker.api.auth import KeystoneTokens
 from stoker.api.policy import Policy
-from stoker.resources.openstack.cloud import CloudConfigurationError
-from stoker.resources.openstack.trusts import TrustCloudSource, Trustee, Trusts, User, acting_user
+from stoker.clouds.source import CloudConfigurationError
+from stoker.clouds.trusts import TrustCloudSource, Trustee, Trusts, User, acting_user
 from stoker.store import Store
 from tests.support.stacks import template
 

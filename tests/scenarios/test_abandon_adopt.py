@@ -34,7 +34,7 @@ def test_abandon_and_adopt_keep_the_physical_resources(make_service, tmp_path):
     data = service.abandon_stack("old")
     assert data["resources"] == exported["resources"]
     assert service.store.find_stack("old") is None
-    events = service.store.list_events(data["id"])
+    events = service.store.events.list_events(data["id"])
     assert not any(e.resource_action == "DELETE" and e.resource_name != "old" for e in events)
 
     stack = service.adopt_stack("new", data)

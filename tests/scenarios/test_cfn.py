@@ -102,7 +102,7 @@ def test_cfn_stack_create_update_delete(service):
 
     stack = service.delete_stack("cfn")
     assert stack.state == "DELETE_COMPLETE"
-    reasons = [e.resource_status_reason for e in service.store.list_events(stack.id, "backup")]
+    reasons = [e.resource_status_reason for e in service.store.events.list_events(stack.id, "backup")]
     assert reasons[-1] == "Retained: deletion_policy is Retain"
 
 

@@ -48,7 +48,7 @@ def order(service, stack_id: str, action: str) -> list[tuple[str, str]]:
     (read from the store, which keeps a deleted stack's events)."""
     return [
         (e.resource_name, e.resource_status)
-        for e in service.store.list_events(stack_id)
+        for e in service.store.events.list_events(stack_id)
         if e.resource_action == action and e.resource_type != "OS::Heat::Stack"
     ]
 

@@ -144,7 +144,7 @@ def test_lenience_deletion_policy_given_by_a_function_is_resolved_and_honoured(s
     deleted = service.delete_stack("policy")
 
     assert deleted.state == "DELETE_COMPLETE", deleted.status_reason
-    reasons = [event.resource_status_reason for event in service.store.list_events(stack.id, "kept")]
+    reasons = [event.resource_status_reason for event in service.store.events.list_events(stack.id, "kept")]
     assert "Retained: deletion_policy is Retain" in reasons
 
 

@@ -240,7 +240,7 @@ def touched(service, stack_id: str, since: dict[str, int]) -> dict[str, dict[str
     for owner, path in paths.items():
         rolling = False
         stack_name = service.store.get_stack(owner).name
-        for event in service.store.list_events(owner):
+        for event in service.store.events.list_events(owner):
             if event.resource_name == stack_name and event.physical_resource_id == owner:
                 if event.id > since.get(owner, 0) and event.resource_action == "ROLLBACK":
                     rolling = True

@@ -89,7 +89,7 @@ def applied_actions(
     actions: dict[str, str] = {}
     stack_ids = {stack_id} | set(paths)
     for owner in stack_ids:
-        for event in service.store.list_events(owner):
+        for event in service.store.events.list_events(owner):
             if (
                 event.id <= since.get(owner, 0)
                 or event.resource_name == service.store.get_stack(owner).name
@@ -118,7 +118,7 @@ def planned_actions(plan: dict) -> dict[str, str]:
 
 def _last_events(service, paths: dict[str, str]) -> dict[str, int]:
     return {
-        owner: max((event.id or 0 for event in service.store.list_events(owner)), default=0)
+        owner: max((event.id or 0 for event in service.store.events.list_events(owner)), default=0)
         for owner in paths
     }
 

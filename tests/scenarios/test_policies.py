@@ -40,7 +40,7 @@ def test_external_id_adopts_without_applying_or_deleting(service):
     assert "Update of external_id of resource adopted is not allowed" in stack.status_reason
     stack = service.delete_stack("ext")
     assert stack.state == "DELETE_COMPLETE"
-    reasons = [e.resource_status_reason for e in service.store.list_events(stack.id, "adopted")]
+    reasons = [e.resource_status_reason for e in service.store.events.list_events(stack.id, "adopted")]
     assert reasons[-1] == "External resource vol-1234 is not deleted"
 
 

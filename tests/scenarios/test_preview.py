@@ -33,7 +33,7 @@ resources:
 def actual_changes(service, name: str, since: int) -> dict[str, set[str]]:
     """What the update did, read from its events."""
     stack = service.get_stack(name)
-    events = [e for e in service.store.list_events(stack.id) if e.id > since and e.resource_name != name]
+    events = [e for e in service.store.events.list_events(stack.id) if e.id > since and e.resource_name != name]
     found = {kind: set() for kind in ("added", "deleted", "replaced", "updated", "unchanged")}
     touched = set()
     for event in events:

@@ -54,7 +54,7 @@ def child_of(service, stack: str):
 
 
 def member_events(service, child_id: str) -> list[tuple[str, str]]:
-    return [(e.resource_name, f"{e.resource_action}_{e.resource_status}") for e in service.store.list_events(child_id) if e.resource_name != "" and e.resource_type != "OS::Heat::Stack"]
+    return [(e.resource_name, f"{e.resource_action}_{e.resource_status}") for e in service.store.events.list_events(child_id) if e.resource_name != "" and e.resource_type != "OS::Heat::Stack"]
 
 
 def test_chain_creates_members_one_after_another(chained):

@@ -269,7 +269,7 @@ def test_software_configs_and_deployments_written_in_clear_are_read_and_sealed_a
     (old,) = sealing.resource_metadata(stack, "server")["deployments"]
     # Without its masked copy, the server's stack masks the value it knows.
     assert {item["name"]: item["value"] for item in old["inputs"]}["db_password"] == "******"
-    assert {item["name"]: item["value"] for item in sealing.store.get_software_config(old["id"]).config["inputs"]}["db_password"] == PASSWORD
+    assert {item["name"]: item["value"] for item in sealing.store.software_configs.get_software_config(old["id"]).config["inputs"]}["db_password"] == PASSWORD
 
     updated = sealing.update_stack("s", template(DEPLOYED), parameters={"db_password": "another-secret-value"}, existing=True)
     assert updated.state == "UPDATE_COMPLETE", updated.status_reason
@@ -284,6 +284,6 @@ def test_software_configs_and_deployments_written_in_clear_are_read_and_sealed_a
         engine.dispose()
     assert set(stored if isinstance(stored, dict) else json.loads(stored)) == {SEALED}
     assert all(set(value) == {SEALED} for value in stored_columns(database_url, tables.software_deployments.c.input_values))
-    derived = sealing.store.get_software_config(new["id"])
+    derived = sealing.store.software_configs.get_software_config(new["id"])
     assert {item["name"]: item["value"] for item in derived.config["inputs"]}["db_password"] == "another-secret-value"
     assert "another-secret-value" not in every_stored_text(database_url)

@@ -86,7 +86,7 @@ def physical_ids(service, name):
 
 
 def stored(service, config_id):
-    record = service.store.get_software_config(config_id)
+    record = service.store.software_configs.get_software_config(config_id)
     assert record is not None, f"no config {config_id}"
     return record
 
@@ -161,7 +161,7 @@ def test_software_configs_every_property_change_replaces_the_config(service):
     # script and cloud changed; mime names both, so its parts changed too.
     for name in ("script", "cloud", "mime"):
         assert after[name] != before[name], name
-        assert service.store.get_software_config(before[name]) is None, f"{name}: the old config is deleted"
+        assert service.store.software_configs.get_software_config(before[name]) is None, f"{name}: the old config is deleted"
         assert stored(service, after[name]) is not None
     for name in ("structured", "component"):
         assert after[name] == before[name], name
@@ -190,7 +190,7 @@ def test_software_configs_change_of_one_property_replaces_only_that_config(servi
     assert stack.state == "UPDATE_COMPLETE", stack.status_reason
     after = physical_ids(service, "sc")
     assert {key for key in after if after[key] != before[key]} == replaced
-    assert service.store.get_software_config(before[name]) is None
+    assert service.store.software_configs.get_software_config(before[name]) is None
     reason = next(e.resource_status_reason for e in service.list_events("sc", name) if "Replacing" in e.resource_status_reason)
     assert reason
 
@@ -200,17 +200,17 @@ def test_software_configs_delete_removes_every_config(service):
     ids = physical_ids(service, "sc")
     stack = service.delete_stack("sc")
     assert stack.state == "DELETE_COMPLETE", stack.status_reason
-    assert all(service.store.get_software_config(config_id) is None for config_id in ids.values())
-    assert service.store.list_software_configs() == []
+    assert all(service.store.software_configs.get_software_config(config_id) is None for config_id in ids.values())
+    assert service.store.software_configs.list_software_configs() == []
 
 
 def test_software_configs_delete_tolerates_a_config_already_gone(service):
     service.create_stack("sc", template(CONFIGS))
     ids = physical_ids(service, "sc")
-    assert service.store.delete_software_config(ids["script"])
+    assert service.store.software_configs.delete_software_config(ids["script"])
     stack = service.delete_stack("sc")
     assert stack.state == "DELETE_COMPLETE", stack.status_reason
-    assert service.store.list_software_configs() == []
+    assert service.store.software_configs.list_software_configs() == []
 
 
 def test_software_config_attribute_is_read_from_the_store_and_none_when_gone(service):
@@ -220,7 +220,7 @@ def test_software_config_attribute_is_read_from_the_store_and_none_when_gone(ser
     stack = service.create_stack("sc", template(unread))
     ids = physical_ids(service, "sc")
     assert service.resource_attributes(stack, "structured")["config"] == {"/etc/app.json": {"port": 80}}
-    service.store.delete_software_config(ids["structured"])
+    service.store.software_configs.delete_software_config(ids["structured"])
     # Heat's resource show: the attribute of a config that is gone is null.
     assert service.resource_attributes(stack, "structured")["config"] is None
     assert service.resource_attributes(stack, "script")["config"] == "#!/bin/sh\necho hello\n"
@@ -288,6 +288,6 @@ def test_software_configs_are_imported_by_the_id_they_had(make_service):
     service = make_service(enable_stack_abandon=True)
 
     def count() -> dict[str, int]:
-        return {"configs": len(service.store.list_software_configs())}
+        return {"configs": len(service.store.software_configs.list_software_configs())}
 
     round_trip(service, yaml.safe_load(CONFIGS), "rt-configs", count)

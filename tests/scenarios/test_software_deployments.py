@@ -193,12 +193,12 @@ def test_no_signal_completes_at_once_and_delete_cleans_up(service):
     [deployed] = agent.deployments()
     assert "deploy_signal_id" not in inputs(deployed)
     deployment = resource(service, "d", "deployment")
-    assert service.store.get_software_deployment(deployment.physical_resource_id).status == "COMPLETE"
+    assert service.store.software_configs.get_software_deployment(deployment.physical_resource_id).status == "COMPLETE"
     metadata_url = agent.metadata()["os-collect-config"]["request"]["metadata_url"]
     service.delete_stack("d")
     # The deployment and its derived config are gone, and so is the polling URL.
-    assert service.store.get_software_deployment(deployment.physical_resource_id) is None
-    assert service.store.get_software_config(deployed["id"]) is None
+    assert service.store.software_configs.get_software_deployment(deployment.physical_resource_id) is None
+    assert service.store.software_configs.get_software_config(deployed["id"]) is None
     with pytest.raises(SignalCredentialError):
         service.metadata_by_capability(*capability(metadata_url))
 
@@ -217,7 +217,7 @@ def test_update_redeploys_a_new_derived_config_and_waits_again(service):
     # The same signal URL serves every action of the deployment.
     assert inputs(second)["deploy_signal_id"] == inputs(first)["deploy_signal_id"]
     # The previous derived config is deleted.
-    assert service.store.get_software_config(first["id"]) is None
+    assert service.store.software_configs.get_software_config(first["id"]) is None
     assert resource(service, "d", "deployment").state == "UPDATE_IN_PROGRESS"
     agent.signal(second, {"deploy_status_code": 0, "result": "two"})
     stack = finished(thread, result)
@@ -445,7 +445,7 @@ def test_deployed_server_config_and_deployment_are_imported_by_the_id_they_had(m
     service = make_service(enable_stack_abandon=True)
 
     def count() -> dict[str, int]:
-        return {"configs": len(service.store.list_software_configs())}
+        return {"configs": len(service.store.software_configs.list_software_configs())}
 
     data = yaml.safe_load(DEPLOYED)
     data["parameters"]["transport"]["default"] = "NO_SIGNAL"

@@ -118,7 +118,7 @@ def test_delete_goes_in_reverse_dependency_order(service):
     service.create_stack("s", template(V1))
     stack = service.delete_stack("s")
     assert stack.state == "DELETE_COMPLETE"
-    deletes = [e.resource_name for e in service.store.list_events(stack.id) if e.resource_action == "DELETE" and e.resource_status == "COMPLETE" and e.resource_name != "s"]
+    deletes = [e.resource_name for e in service.store.events.list_events(stack.id) if e.resource_action == "DELETE" and e.resource_status == "COMPLETE" and e.resource_name != "s"]
     assert deletes.index("user") < deletes.index("base")
     assert deletes.index("user") < deletes.index("fixed")
     assert service.store.list_resources(stack.id) == []
@@ -128,7 +128,7 @@ def test_retain_policy_keeps_physical_resource(service):
     body = V1.replace("  doomed:\n    type: OS::Heat::None\n", "  doomed:\n    type: OS::Heat::None\n    deletion_policy: retain\n")
     stack = service.create_stack("s", template(body))
     service.delete_stack("s")
-    reasons = [e.resource_status_reason for e in service.store.list_events(stack.id, "doomed")]
+    reasons = [e.resource_status_reason for e in service.store.events.list_events(stack.id, "doomed")]
     assert reasons[-1] == "Retained: deletion_policy is Retain"
 
 
@@ -163,7 +163,7 @@ def test_chain_of_200_creates_updates_and_deletes(make_service):
         ]
     stack = service.delete_stack("chain")
     assert stack.state == "DELETE_COMPLETE"
-    assert len(service.store.list_events(stack.id)) == 200 * 8 + 6
+    assert len(service.store.events.list_events(stack.id)) == 200 * 8 + 6
 
 
 def test_limits_resources_per_stack_and_event_pruning(make_service):

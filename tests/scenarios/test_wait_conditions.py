@@ -148,7 +148,7 @@ def test_wait_condition_handle_rejects_a_signal_in_another_format(service):
         service.signal_resource("bad", "handle", {"status": "MAYBE"})
     with pytest.raises(SignalRejectedError, match="Metadata format invalid"):
         service.signal_resource("bad", "handle", {"unknown": 1})
-    assert service.store.list_signals(resource(service, "bad", "handle").uuid) == []
+    assert service.store.signals.list_signals(resource(service, "bad", "handle").uuid) == []
 
 
 def test_wait_condition_times_out_on_the_engine_clock(make_service):
@@ -205,10 +205,10 @@ def test_wrong_token_is_refused_and_delete_revokes_the_credential(service):
     assert "not-the-token" not in str(refused.value)
     service.signal_resource("c", "handle", {}, credential=token)
     record = resource(service, "c", "handle")
-    assert len(service.store.list_signals(record.uuid)) == 1
+    assert len(service.store.signals.list_signals(record.uuid)) == 1
     assert service.delete_stack("c").state == "DELETE_COMPLETE"
     assert not signals.credential_valid(service.store, record.uuid, token)
-    assert service.store.list_signals(record.uuid) == []
+    assert service.store.signals.list_signals(record.uuid) == []
 
 
 def test_cfn_handle_url_signals_its_wait_condition(service):

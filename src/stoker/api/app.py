@@ -60,7 +60,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None)
         if isinstance(authenticator, KeystoneTokens) and current.delegation is None:
             # Stacks act in the cloud for the users who make them (trusts), never with
             # the server's own cloud settings.
-            from stoker.resources.openstack.trusts import Trustee, Trusts
+            from stoker.clouds.trusts import Trustee, Trusts
 
             trustee = Trustee(authenticator.conf, authenticator.GROUP, settings.region_name, allow_redelegation=settings.allow_trusts_redelegation)
             current.act_for_users(Trusts(trustee, current.store, remote_jobs=settings.job_queue == "procrastinate"))

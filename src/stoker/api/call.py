@@ -50,8 +50,8 @@ from stoker.api.errors import (
     escaped,
     fault,
 )
+from stoker.clouds.trusts import User, acting_user
 from stoker.engine.validation import type_check
-from stoker.resources.openstack.trusts import User, acting_user
 from stoker.service import Service
 from stoker.store import StackRecord
 from stoker.store.stale import fresh

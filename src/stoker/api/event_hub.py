@@ -8,16 +8,16 @@ stream's place in its watch (``Reader``) and the per-project count of open strea
 whose pages and cursors it passes on).
 
 Cost. A watch reads the store every ``POLL_INTERVAL_S`` seconds (the stack's lock
-holder, then one ``Store.event_page``) in a worker thread, however many streams read
-it: N streams of one stack cost one poll. A stream waits on an event of its own and is
+holder, then one ``Store.events.event_page``) in a worker thread, however many streams
+read it: N streams of one stack cost one poll. A stream waits on an event of its own and is
 woken only by news: a page with events, or a change of the root stack's state or of
 its lock, which is all a stream's end depends on. A stream that has seen its end coming
 (on PostgreSQL it then waits for the transactions before that state to settle) is
 woken by every poll until it ends. An idle stream costs no query and no wake-up; the
 watch goes when its last stream does.
 
-Places. A watch starts at the head of the feed (``Store.event_feed_head``: every event
-up to that cursor is final, and every later one will be in a page of the watch) and
+Places. A watch starts at the head of the feed (``Store.events.event_feed_head``: every
+event up to that cursor is final, and every later one will be in a page of the watch) and
 keeps its last ``KEPT_NEWS`` pages with news. A reader has every event up to its
 cursor (``Feed.after``). At or after where the watch's kept pages start (``base``), it
 takes those pages in order, each event after its cursor once (``Feed.take``). Before it

@@ -1,8 +1,8 @@
 """``GET /v1/{tenant_id}/stacks/{stack_name}/{stack_id}/events/stream``: a stack's events
 as they are recorded, nested stacks' included, as server-sent events (text/event-stream).
 
-What it owns: the stream's query parameters, what it reads (``Store.event_page``, in
-the reads it hands its watch) and its messages. What it must not do: poll or wait
+What it owns: the stream's query parameters, what it reads
+(``Store.events.event_page``, in the reads it hands its watch) and its messages. What it must not do: poll or wait
 itself (``api/event_hub.py`` does, once for every stream of a stack) or decide the
 order events come in (``store/event_feed.py``, whose cursor each message's ``id`` is).
 
@@ -116,24 +116,24 @@ def event_stream(call: Call) -> EventSourceResponse:
     store = call.service.store
     after, skip = _start(call), frozenset[int]()
     if after is None:
-        after, skip = store.event_feed_head(stack.id, depth) if origin == "now" else (START, skip)
+        after, skip = store.events.event_feed_head(stack.id, depth) if origin == "now" else (START, skip)
     # An action has ended when the stack is out of IN_PROGRESS *and* no job holds its
     # lock: a create that failed is CREATE_FAILED for a moment before its rollback,
     # which the same job runs under the same lock. The lock is read before the page, so
     # a free lock means the state the page then shows is the job's last (Feed.take).
 
     def read_head() -> Cursor:
-        return store.event_feed_head(stack.id, depth)[0]
+        return store.events.event_feed_head(stack.id, depth)[0]
 
     def read_page(cursor: Cursor) -> EventPage:
         holder = store.lock_holder(stack.id)
         busy = holder is not None and holder.alive(utcnow())
-        page = store.event_page(stack.id, cursor, depth)
+        page = store.events.event_page(stack.id, cursor, depth)
         page.busy = busy
         return page
 
     def read_upto(cursor: Cursor, upto: Cursor) -> EventPage:
-        return store.event_page(stack.id, cursor, depth, upto=upto)
+        return store.events.event_page(stack.id, cursor, depth, upto=upto)
 
     feed = Feed(read_page, after, _terminal if until else _never, skip, stack.id if until == "next_action" else None)
     heartbeat = max(0.0, call.service.settings.event_stream_heartbeat_s)

@@ -100,7 +100,7 @@ def stack_detail(call: Links, stack: StackRecord, resolve_outputs: bool = True) 
 
     body.update(implementations.shown(service.store, stack))
     # stoker's own key (docs/drift.md): the last drift detection's counts, or None.
-    body["stoker_drift"] = drift_summary(service.store.last_drift(stack.id))
+    body["stoker_drift"] = drift_summary(service.store.drift.last_drift(stack.id))
     # Heat: outputs unless the stack is DELETE_COMPLETE (or not asked for).
     if resolve_outputs and not deleted:
         body["outputs"] = service.outputs(stack.id)

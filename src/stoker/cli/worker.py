@@ -38,7 +38,7 @@ def worker(ctx, concurrency, shutdown_timeout):
             # Stacks act in the cloud for their users, through the trusts the API made.
             from stoker.api.auth import KeystoneTokens
             from stoker.api.policy import Policy
-            from stoker.resources.openstack.trusts import Trustee, Trusts
+            from stoker.clouds.trusts import Trustee, Trusts
 
             keystone = KeystoneTokens(settings.keystone_config_file, settings.keystone_authtoken, Policy(settings.policy_file))
             service.act_for_users(Trusts(Trustee(keystone.conf, keystone.GROUP, settings.region_name, allow_redelegation=settings.allow_trusts_redelegation), service.store, remote_jobs=True))

@@ -186,7 +186,7 @@ class _Detection:
             self.records.append(record)
             self.owners.append(owners)
             if result.status != DriftStatus.IN_SYNC:
-                self.store.add_event(
+                self.store.events.add_event(
                     resource_event(record, record.action, record.status, _event_reason(result))
                 )
 
@@ -405,7 +405,7 @@ def absorb(engine: Any, store: Store, stack: StackRecord, refresh: bool = False)
             f"Drift refreshed: {taken} resource(s) took their live values, {gone} marked "
             "CHECK_FAILED (their objects are gone); the cloud was not changed"
         )
-        store.add_event(stack_event(stack, stack.action, stack.status, reason))
+        store.events.add_event(stack_event(stack, stack.action, stack.status, reason))
     return record, list(zip(detection.results, detection.records, strict=True))
 
 
@@ -423,6 +423,6 @@ def _detected(detection: _Detection, store: Store, stack: StackRecord) -> DriftR
     )
     counts = ", ".join(f"{summary[str(status).lower()]} {status}" for status in DriftStatus)
     reason = f"Drift detection: {summary['stack_status']} ({counts})"
-    store.add_event(stack_event(stack, stack.action, stack.status, reason))
-    store.save_drift(record)
+    store.events.add_event(stack_event(stack, stack.action, stack.status, reason))
+    store.drift.save_drift(record)
     return record

@@ -288,7 +288,7 @@ class Engine(NestedJobs):
         if lost.done():
             LOG.warning("stack %s: the %s job lost the stack's lock and stopped; its later writes were refused", stack.id, job.action)
         elif self.settings.max_events_per_stack >= 0:
-            self.store.prune_events(stack.id, self.settings.max_events_per_stack)
+            self.store.events.prune_events(stack.id, self.settings.max_events_per_stack)
         result = self.store.get_stack(stack.id)
         assert result is not None
         return result

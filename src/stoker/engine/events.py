@@ -94,7 +94,7 @@ class Recorder:
     async def stack_event(self, action: Action, status: Status, reason: str) -> None:
         """An event about the stack that does not change its state (e.g. a warning)."""
         event = self._stack_event(action, status, reason)
-        await self.store.add_event_async(event)
+        await self.store.events.add_event_async(event)
         self._announce(event)
 
     async def stack_state(self, action: Action, status: Status, reason: str, **fields: Any) -> None:

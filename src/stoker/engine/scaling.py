@@ -63,7 +63,7 @@ async def signal(engine: Engine, stack_id: str, resource_name: str, details: Map
     async with engine.holding(stack_id, accepted=accepted) as stack:
         faults.point("lock-taken")
         if accepted is not None:
-            await engine.store.start_accepted_async(accepted)
+            await engine.store.serving.start_accepted_async(accepted)
         fence = current_fence.get()
         renewal = asyncio.create_task(_renew(engine, fence)) if fence is not None else None
         try:
@@ -89,7 +89,7 @@ async def _signal_held(engine: Engine, stack: StackRecord, resource_name: str, d
     try:
         token = await engine.runner.call(plugin.handle_signal, dict(details))
     except Exception as error:
-        engine.store.add_event(resource_event(record, "SIGNAL", "FAILED", f"Signal: {error}"))
+        engine.store.events.add_event(resource_event(record, "SIGNAL", "FAILED", f"Signal: {error}"))
         raise
     finally:
         # A child's job the handler queued ends before anything else happens.
@@ -119,7 +119,7 @@ async def _signal_held(engine: Engine, stack: StackRecord, resource_name: str, d
         if fields:
             engine.store.update_resource(touched, **fields)
     if failure is not None:
-        engine.store.add_event(resource_event(record, "SIGNAL", "FAILED", f"Signal: {failure}"))
+        engine.store.events.add_event(resource_event(record, "SIGNAL", "FAILED", f"Signal: {failure}"))
         raise failure
     text = result if result else json.dumps(dict(details), sort_keys=True)
-    engine.store.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal: {text}"))
+    engine.store.events.add_event(resource_event(record, "SIGNAL", "COMPLETE", f"Signal: {text}"))

@@ -46,7 +46,7 @@ class ServiceReport:
         now = utcnow()
         if self.service_id is None:
             self.service_id = new_id()
-            self.store.add_service(
+            self.store.serving.add_service(
                 {
                     "id": self.service_id,
                     "engine_id": self.engine_id,
@@ -62,7 +62,7 @@ class ServiceReport:
                 }
             )
         else:
-            self.store.report_service(self.service_id, now)
+            self.store.serving.report_service(self.service_id, now)
         self.prune(now)
 
     def prune(self, now: datetime) -> None:
@@ -70,13 +70,13 @@ class ServiceReport:
         before = now - timedelta(seconds=3 * self.report_interval_s)
         stale = [
             row["id"]
-            for row in self.store.list_services()
+            for row in self.store.serving.list_services()
             if row["id"] != self.service_id
             and (row["host"], row["binary"], row["hostname"]) == (self.host, BINARY, self.hostname)
             and row["updated_at"] is not None
             and row["updated_at"] < before
         ]
-        self.store.delete_services(stale, now)
+        self.store.serving.delete_services(stale, now)
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Report now, then every interval on ``loop`` until ``stop``."""
@@ -99,7 +99,7 @@ class ServiceReport:
                 await self._task
             self._task = None
         if self.service_id is not None:
-            await asyncio.to_thread(self.store.delete_services, [self.service_id], utcnow())
+            await asyncio.to_thread(self.store.serving.delete_services, [self.service_id], utcnow())
             self.service_id = None
 
 

@@ -28,6 +28,7 @@ from stoker.sdk.exceptions import StokerError
 from stoker.sdk.signals import Credential, SignalSource
 from stoker.store import Store
 from stoker.store.records import ResourceRecord, SignalCredentialRecord, SignalRecord, StackRecord
+from stoker.store.signals import SignalRepository
 
 if TYPE_CHECKING:
     from stoker.engine.stack import StackRuntime
@@ -57,7 +58,7 @@ def _matches(record: SignalCredentialRecord, secret: str) -> bool:
 
 
 def _signalling(store: Store, resource_uuid: str) -> list[SignalCredentialRecord]:
-    return [record for record in store.signal_credentials(resource_uuid) if record.purpose in (None, SIGNAL)]
+    return [record for record in store.signals.signal_credentials(resource_uuid) if record.purpose in (None, SIGNAL)]
 
 
 def credential_matches(record: SignalCredentialRecord, secret: str) -> bool:
@@ -80,7 +81,7 @@ def credential_by_url(store: Store, credential_id: str, secret: str, purposes: t
     """The live credential a capability URL names (its id and secret), if it was issued
     for one of ``purposes``, or SignalCredentialError. (An ALARM credential is a
     scaling policy's ``alarm_url``: a capability URL only, never an X-Auth-Token.)"""
-    record = store.get_signal_credential(credential_id)
+    record = store.signals.get_signal_credential(credential_id)
     if record is None or not secret or not _matches(record, secret) or (record.purpose or SIGNAL) not in purposes:
         raise SignalCredentialError("The URL is not valid: its credential is unknown, revoked or does not match")
     return record
@@ -100,7 +101,7 @@ def credential_resource(store: Store, credential: SignalCredentialRecord, gone: 
 
 def keypair_credential(store: Store, access: str) -> SignalCredentialRecord | None:
     """The live CFN keypair whose access key is ``access``, or None."""
-    record = store.get_signal_credential(access) if access else None
+    record = store.signals.get_signal_credential(access) if access else None
     if record is None or record.revoked_at is not None or record.purpose != KEYPAIR:
         return None
     return record
@@ -164,19 +165,19 @@ class ResourceSignals:
 
     # -- credentials ------------------------------------------------------------------
 
-    def _writable(self, what: str) -> Store:
+    def _writable(self, what: str) -> SignalRepository:
         if self.read_only or self.store is None:
             raise StokerError(f"{what} is not possible here: nothing may be recorded while validating or previewing")
-        return self.store
+        return self.store.signals
 
     def server_metadata_url(self, credential: Credential) -> str:
         return server_metadata_url(self.public_url, credential)
 
     def issue_credential(self, purpose: str = SIGNAL) -> Credential:
         """A new credential for this resource; its earlier ones are revoked."""
-        store = self._writable("Issuing a signal credential")
+        signals = self._writable("Issuing a signal credential")
         credential = Credential(new_id(), new_secret())
-        store.add_signal_credential(
+        signals.add_signal_credential(
             SignalCredentialRecord(credential.id, self.stack_id, self.resource_uuid, secret_hash(credential.secret), purpose=purpose)
         )
         return credential
@@ -192,11 +193,11 @@ class ResourceSignals:
 
     def received(self) -> list[SignalRecord]:
         """The resource's signals, in the order they first arrived."""
-        return self.store.list_signals(self.resource_uuid) if self.store is not None else []
+        return self.store.signals.list_signals(self.resource_uuid) if self.store is not None else []
 
     def mark_handled(self, signals: list[SignalRecord]) -> None:
         if not self.read_only and self.store is not None:
-            self.store.mark_signals_handled(s.id for s in signals if s.handled_at is None)
+            self.store.signals.mark_signals_handled(s.id for s in signals if s.handled_at is None)
 
     def clear(self) -> int:
         """Forget the resource's signals (a wait condition deleted: Heat clears them)."""

@@ -72,11 +72,11 @@ class StoredSoftwareConfigs:
         record = SoftwareConfigRecord(
             id=new_id(), name=_bounded(name), group=_bounded(group), config=body, tenant=self._project(), shown=self._hidden.shown(body)
         )
-        self.store.create_software_config(record)
+        self.store.software_configs.create_software_config(record)
         return present(record, masked=self._masked)
 
     def _record(self, config_id: str) -> SoftwareConfigRecord:
-        record = self.store.get_software_config(config_id)
+        record = self.store.software_configs.get_software_config(config_id)
         if record is None or not (self._admin or record.tenant == self._project()):
             raise SoftwareConfigNotFoundError(config_id)  # another project's, as a missing one
         return record
@@ -87,15 +87,15 @@ class StoredSoftwareConfigs:
     def list(self, limit: int | None = None, marker: str | None = None) -> list[dict[str, Any]]:
         """Summaries (id, name, group, creation_time), newest first."""
         tenant = None if self._admin else self._project()
-        return [present(record, detail=False) for record in self.store.list_software_configs(limit=limit, marker=marker, tenant=tenant)]
+        return [present(record, detail=False) for record in self.store.software_configs.list_software_configs(limit=limit, marker=marker, tenant=tenant)]
 
     def find_by_name(self, name: str) -> str | None:
-        found = self.store.list_software_configs(limit=1, name=_bounded(name), tenant=self._project())
+        found = self.store.software_configs.list_software_configs(limit=1, name=_bounded(name), tenant=self._project())
         return found[0].id if found else None
 
     def delete(self, config_id: str) -> None:
         self._record(config_id)
-        if not self.store.delete_software_config(config_id):
+        if not self.store.software_configs.delete_software_config(config_id):
             raise SoftwareConfigNotFoundError(config_id)
 
 

@@ -111,7 +111,7 @@ class StoredSoftwareDeployments:
     def _config(self, config_id: str, masked: bool = False) -> dict[str, Any] | None:
         """A deployment's config (as Heat joins it: the deployment was allowed it);
         ``masked``: as users see it."""
-        record = self.store.get_software_config(config_id)
+        record = self.store.software_configs.get_software_config(config_id)
         return present_config(record, masked=masked) if record is not None else None
 
     def _view(self, record: SoftwareDeploymentRecord) -> dict[str, Any]:
@@ -133,7 +133,7 @@ class StoredSoftwareDeployments:
 
     def _deployable(self, config_id: str) -> bool:
         """Whether the project may deploy the config: it exists and is its own."""
-        record = self.store.get_software_config(config_id)
+        record = self.store.software_configs.get_software_config(config_id)
         return record is not None and (self._admin or record.tenant == self._project())
 
     def _check_server(self, server_id: str) -> None:
@@ -141,7 +141,7 @@ class StoredSoftwareDeployments:
         no stack (one made outside it) may be deployed to, as in Heat."""
         if self._admin:
             return
-        owner = self.store.physical_id_owner(server_id)
+        owner = self.store.software_configs.physical_id_owner(server_id)
         if owner is not None and owner != self._project():
             raise DeploymentServerNotFoundError(server_id)
 
@@ -149,7 +149,7 @@ class StoredSoftwareDeployments:
         return None if self._admin else self._project()
 
     def _record(self, deployment_id: str) -> SoftwareDeploymentRecord:
-        record = self.store.get_software_deployment(deployment_id)
+        record = self.store.software_configs.get_software_deployment(deployment_id)
         if record is None or not (self._admin or self._project() in (record.tenant, record.stack_user_project_id)):
             raise SoftwareDeploymentNotFoundError(deployment_id)  # another project's, as a missing one
         return record
@@ -177,18 +177,18 @@ class StoredSoftwareDeployments:
         if not self._deployable(fields["config_id"]):
             raise DeploymentConfigNotFoundError(fields["config_id"])
         record = SoftwareDeploymentRecord(**fields, tenant=self._project(), shown_input_values=self._hidden.shown(fields["input_values"]))
-        if not self.store.create_software_deployment(record):
+        if not self.store.software_configs.create_software_deployment(record):
             raise ValidationError(f'"id": a software deployment with id {record.id} exists already')
         # Answered as stored: PostgreSQL's JSON gives a number back as it keeps it
         # (1e300 is an integer there), and a create must show what a show will.
-        return self._view(self.store.get_software_deployment(record.id) or record)
+        return self._view(self.store.software_configs.get_software_deployment(record.id) or record)
 
     def show(self, deployment_id: str) -> dict[str, Any]:
         return self._view(self._record(deployment_id))
 
     def list(self, server_id: str | None = None) -> list[dict[str, Any]]:
         # Heat filters only by a server id that is given and not empty.
-        return [self._view(record) for record in self.store.list_software_deployments(server_id=server_id or None, project=self._scope())]
+        return [self._view(record) for record in self.store.software_configs.list_software_deployments(server_id=server_id or None, project=self._scope())]
 
     def update(
         self,
@@ -209,14 +209,14 @@ class StoredSoftwareDeployments:
         self._record(deployment_id)  # a missing deployment is a 404 before a bad config is a 400
         if "config_id" in changes and not self._deployable(changes["config_id"]):
             raise DeploymentConfigNotFoundError(changes["config_id"])
-        record = self.store.update_software_deployment(deployment_id, **self._with_shown(changes))
+        record = self.store.software_configs.update_software_deployment(deployment_id, **self._with_shown(changes))
         if record is None:
             raise SoftwareDeploymentNotFoundError(deployment_id)
         return self._view(record)
 
     def delete(self, deployment_id: str) -> None:
         self._record(deployment_id)
-        if not self.store.delete_software_deployment(deployment_id):
+        if not self.store.software_configs.delete_software_deployment(deployment_id):
             raise SoftwareDeploymentNotFoundError(deployment_id)
 
     def signal(self, deployment_id: str, details: Any, updated_at: datetime | str | None = None) -> str | None:
@@ -226,7 +226,7 @@ class StoredSoftwareDeployments:
             return None
         changes = deployment_changes(output_values=outcome.output_values, status=outcome.status, status_reason=outcome.status_reason, updated_at=updated_at)
         # Only while still IN_PROGRESS: of two signals racing, the second finds it done.
-        if self.store.update_software_deployment(deployment_id, when_status=IN_PROGRESS, **self._with_shown(changes)) is None:
+        if self.store.software_configs.update_software_deployment(deployment_id, when_status=IN_PROGRESS, **self._with_shown(changes)) is None:
             return None
         return outcome.event_reason
 
@@ -234,5 +234,5 @@ class StoredSoftwareDeployments:
         if not server_id:
             raise ValidationError("server_id must be specified")
         self._check_server(server_id)
-        records = self.store.list_software_deployments(server_id=server_id, project=self._scope())
+        records = self.store.software_configs.list_software_deployments(server_id=server_id, project=self._scope())
         return deployment_metadata([self._config(record.config_id, masked=self._masked) for record in records])

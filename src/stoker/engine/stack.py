@@ -178,7 +178,7 @@ class _Hooks:
         if self.runtime is not None:
             message = self.runtime.hidden_values().text(message)
         event = resource_event(self.record, action, "IN_PROGRESS", f"Warning: {message}")
-        self.store.add_event(event)
+        self.store.events.add_event(event)
         # Shown live too, as the action's state changes are (an embedded command's output).
         for listener in self.runtime.listeners if self.runtime is not None else ():
             try:

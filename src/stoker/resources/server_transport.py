@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stoker.resources.openstack.cloud import NoCloudError
+from stoker.clouds.source import NoCloudError
 from stoker.resources.openstack.keystone import stack_user
 from stoker.resources.openstack.zaqar import signal_queue
 from stoker.sdk.exceptions import StokerError, ValidationError

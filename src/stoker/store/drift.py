@@ -1,5 +1,5 @@
-"""The drift part of the repository, a mixin of ``Store``: the last drift detection of
-each stack (``tables.stack_drift``).
+"""The drift part of the repository, ``Store.drift``: the last drift detection of each
+stack (``tables.stack_drift``).
 
 What it owns: that table's queries. What it must not do: read live objects or compare
 them (``engine/drift.py`` does).
@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import tables
 from stoker.store.connection_loss import reads
@@ -32,10 +32,12 @@ class DriftRecord:
 
 
 class DriftRepository:
-    """The last drift detection of each stack; ``Store`` gives the connections."""
+    """The last drift detection of each stack, read on ``engine``'s pooled connections
+    and written through ``writes`` (the store's one writer)."""
 
-    writes: WriteQueue
-    _read: Callable[[], Any]
+    def __init__(self, engine: Engine, writes: WriteQueue):
+        self._writes = writes
+        self._read: Callable[[], Connection] = engine.connect
 
     def save_drift(self, record: DriftRecord) -> None:
         """Keep ``record`` as its stack's last detection (replacing the one before)."""
@@ -53,7 +55,7 @@ class DriftRepository:
             if not done:
                 connection.execute(table.insert().values(stack_id=record.stack_id, **values))
 
-        self.writes.run(write, fence=None)  # no job's: a detection changes no stack state
+        self._writes.run(write, fence=None)  # no job's: a detection changes no stack state
 
     @reads
     def last_drift(self, stack_id: str) -> DriftRecord | None:

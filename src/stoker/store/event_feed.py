@@ -1,9 +1,9 @@
 """The event feed: a stack's events and its nested stacks', in an order a reader can
 resume from without skipping or repeating one, whichever process wrote them.
 
-What it owns: the feed's cursor (``Cursor``), its queries (run by ``Store.event_page``)
-and a reader's position (``Feed``). What it must not do: format events for anyone
-(``api/event_stream.py`` does) or wait (its caller polls).
+What it owns: the feed's cursor (``Cursor``), its queries (run by
+``Store.events.event_page``) and a reader's position (``Feed``). What it must not do:
+format events for anyone (``api/event_stream.py`` does) or wait (its caller polls).
 
 Why not the event id alone. Ids come from a sequence (PostgreSQL) or AUTOINCREMENT
 (SQLite) when the row is inserted, not when it commits. On PostgreSQL two writers (two
@@ -100,10 +100,10 @@ class TreeStack:
 
 @dataclass(slots=True)
 class EventPage:
-    """What one snapshot holds (``Store.event_page``). ``xmin``/``xmax``: the snapshot's
-    bounds on PostgreSQL (None on SQLite, where every visible row is final). ``busy``:
-    whether a job held the root's lock, read just before the snapshot (by the page's
-    reader: a feed does not end on a state such a job may still change)."""
+    """What one snapshot holds (``Store.events.event_page``). ``xmin``/``xmax``: the
+    snapshot's bounds on PostgreSQL (None on SQLite, where every visible row is final).
+    ``busy``: whether a job held the root's lock, read just before the snapshot (by the
+    page's reader: a feed does not end on a state such a job may still change)."""
 
     root: StackRecord | None
     tree: list[TreeStack]

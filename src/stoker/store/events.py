@@ -1,9 +1,11 @@
-"""The events part of the repository, a mixin of ``Store``: writing a stack's events
-and reading them back, as a list or as pages of the event feed.
+"""The events part of the repository, ``Store.events``: writing a stack's events and
+reading them back, as a list or as pages of the event feed.
 
-What it owns: the events table's queries (the feed's own queries and why they are so
-live in ``event_feed.py``). What it must not do: format events for anyone
-(``engine/events.py`` and ``api/`` do).
+What it owns: the events table's queries, its insert statement (an event written with a
+stack's or a resource's change goes through ``add_event_on`` or ``event_insert``, in
+that change's transaction), and the feed's snapshot reads (the feed's own queries and
+why they are so live in ``event_feed.py``). What it must not do: format events for
+anyone (``engine/events.py`` and ``api/`` do), or change any other table.
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import event_feed, tables
 from stoker.store.connection_loss import reads
-from stoker.store.records import EventRecord, StackRecord, utcnow
+from stoker.store.records import EventRecord, stack_record, utcnow
 from stoker.store.writer import WriteQueue
 
 # ``txid`` orders the event feed (event_feed.py) and is no part of an event.
@@ -28,28 +30,39 @@ _event_getter = operator.attrgetter(*_EVENT_VALUE_FIELDS)
 
 
 class EventRepository:
-    """A stack's events; ``Store`` gives the connections and the insert statement."""
+    """A stack's events, read on ``engine``'s pooled connections and written through
+    ``writes`` (the store's one writer)."""
 
-    writes: WriteQueue
-    is_sqlite: bool
-    _read: Callable[[], Any]
-    _insert_event_statement: Any
-    _stack: Callable[[Any], StackRecord]
+    def __init__(self, engine: Engine, writes: WriteQueue):
+        self._writes = writes
+        self._read: Callable[[], Connection] = engine.connect
+        self._is_sqlite = engine.dialect.name == "sqlite"
+        self._insert_statement = tables.events.insert()
+        if not self._is_sqlite:
+            # The writing transaction's id orders the event feed (event_feed.py).
+            self._insert_statement = self._insert_statement.values(txid=event_feed.txid_value())
 
-    def _event_values(self, event: EventRecord) -> dict[str, Any]:
+    def _values(self, event: EventRecord) -> dict[str, Any]:
         values = dict(zip(_EVENT_VALUE_FIELDS, _event_getter(event), strict=True))
         values["created_at"] = event.created_at = values["created_at"] or utcnow()
         return values
 
-    def _insert_event(self, connection: Connection, event: EventRecord) -> None:
-        result = connection.execute(self._insert_event_statement, self._event_values(event))
+    def add_event_on(self, connection: Connection, event: EventRecord) -> None:
+        """Insert ``event`` in the caller's transaction (``connection``); its ``id`` is
+        filled in."""
+        result = connection.execute(self._insert_statement, self._values(event))
         event.id = tables.inserted_id(result)
 
+    def event_insert(self, event: EventRecord) -> tuple[Any, dict[str, Any], None]:
+        """The ``(statement, parameters, row)`` triple that inserts ``event`` as one of a
+        ``writer.Statements`` write's statements (its ``id`` is not filled in)."""
+        return (self._insert_statement, self._values(event), None)
+
     def add_event(self, event: EventRecord) -> None:
-        self.writes.run(lambda connection: self._insert_event(connection, event))
+        self._writes.run(lambda connection: self.add_event_on(connection, event))
 
     async def add_event_async(self, event: EventRecord) -> None:
-        await self.writes.submit_async(lambda connection: self._insert_event(connection, event))
+        await self._writes.submit_async(lambda connection: self.add_event_on(connection, event))
 
     @reads
     def event_page(
@@ -62,7 +75,7 @@ class EventRepository:
         in the same snapshot."""
         with self._read() as connection:
             xmin = xmax = None
-            if not self.is_sqlite:
+            if not self._is_sqlite:
                 connection.execution_options(isolation_level="REPEATABLE READ")
                 xmin, xmax = event_feed.snapshot_bounds(connection)
             row = connection.execute(sa.select(tables.stacks).where(tables.stacks.c.id == root_id)).first()
@@ -70,16 +83,16 @@ class EventRepository:
             # Every event up to ``upto`` is final (its reader knows): no snapshot bound.
             below = xmin if upto is None else None
             events = event_feed.read_events(connection, [stack.id for stack in tree], after, below, limit, _EVENT_FIELDS, upto)
-        return event_feed.EventPage(self._stack(row) if row else None, tree, events, len(events) >= limit, xmin, xmax)
+        return event_feed.EventPage(stack_record(row) if row else None, tree, events, len(events) >= limit, xmin, xmax)
 
     @reads
     def event_feed_head(self, root_id: str, max_depth: int) -> tuple[event_feed.Cursor, frozenset[int]]:
         """Where a feed of only the events written from now on starts, and the events
         after it to pass over (event_feed.head)."""
         with self._read() as connection:
-            if not self.is_sqlite:
+            if not self._is_sqlite:
                 connection.execution_options(isolation_level="REPEATABLE READ")
-            return event_feed.head(connection, not self.is_sqlite, root_id, max_depth)
+            return event_feed.head(connection, not self._is_sqlite, root_id, max_depth)
 
     def prune_events(self, stack_id: str, keep: int) -> int:
         """Delete all but the newest ``keep`` events of a stack; returns how many went."""
@@ -93,7 +106,7 @@ class EventRepository:
                 return 0
             return connection.execute(table.delete().where(table.c.stack_id == stack_id, table.c.id <= cutoff)).rowcount
 
-        return self.writes.run(write)
+        return self._writes.run(write)
 
     @reads
     def list_events(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,6 +40,14 @@ class StackRecord:
     @property
     def state(self) -> str:
         return f"{self.action}_{self.status}"
+
+
+_STACK_FIELDS = tuple(stack_field.name for stack_field in fields(StackRecord))
+
+
+def stack_record(row: Any) -> StackRecord:
+    """A stack's record from a row of ``tables.stacks`` (each field is a column)."""
+    return StackRecord(**{name: getattr(row, name) for name in _STACK_FIELDS})
 
 
 @dataclass(slots=True)

@@ -9,10 +9,16 @@ threads). Reads use pooled connections of their own; each read method is repeate
 on a lost connection (``@reads``, ``connection_loss.py``), as the writer repeats a
 transaction lost before its COMMIT.
 
-This module holds the connections, the schema, stacks, templates, resources, snapshots
-and locks; the rest of ``Store`` comes from mixins beside it, one a seam: events
-(events.py), signals and their credentials (signals.py), software configs and
-deployments (software_configs.py), and what serve mode keeps (serving.py).
+What it owns: the connections and the one writer, the schema's migration, and the
+core every action runs on: stacks, templates, resources, snapshots and locks. The rest
+are parts beside it, each a class of its own made here with the collaborators it uses
+(the read engine and the writer) and held as a member, so a caller names the part it
+uses: ``store.events`` (events.py), ``store.signals`` (signals and their credentials,
+signals.py), ``store.software_configs`` (software configs and deployments,
+software_configs.py), ``store.serving`` (what serve mode keeps, serving.py) and
+``store.drift`` (the last drift detection, drift.py). What it must not do: reach into a
+part's private members (a write of the core that carries an event asks ``events`` for
+it), or let a part reach into the core's (tests/unit/test_store_parts.py).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from stoker.store import event_feed, locks, tables
+from stoker.store import locks, tables
 from stoker.store.connection_loss import quiet_lost_checkins, reads
 from stoker.store.drift import DriftRepository
 from stoker.store.events import EventRepository
@@ -39,6 +45,7 @@ from stoker.store.records import (
     SnapshotRecord,
     StackRecord,
     TemplateRecord,
+    stack_record,
     utcnow,
 )
 from stoker.store.sealing import SealedJSON, Sealer, attach
@@ -155,7 +162,9 @@ class _Refused:
         self.error = error
 
 
-class Store(EventRepository, SignalRepository, SoftwareConfigRepository, ServingRepository, DriftRepository):
+class Store:
+    """The core (stacks, templates, resources, snapshots, locks) and its parts."""
+
     def __init__(self, url: str, sealer: Sealer | None = None):
         self.url = url
         # Seals the redacted values of resource data (see sealing.py).
@@ -176,10 +185,13 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
             .where(resources.c.id == sa.bindparam("_id"), resources.c.stack_id == sa.bindparam("_stack_id"))
             .values(current=sa.bindparam("current"), replaced_by=replacement_id, updated_at=sa.bindparam("updated_at"))
         )
-        self._insert_event_statement = tables.events.insert()
-        if not self.is_sqlite:
-            # The writing transaction's id orders the event feed (event_feed.py).
-            self._insert_event_statement = self._insert_event_statement.values(txid=event_feed.txid_value())
+        # The parts: each reads on the engine's pooled connections and writes through
+        # the one writer; none knows another, nor the core.
+        self.events = EventRepository(self.engine, self.writes)
+        self.signals = SignalRepository(self.engine, self.writes)
+        self.software_configs = SoftwareConfigRepository(self.engine, self.writes)
+        self.serving = ServingRepository(self.engine, self.writes)
+        self.drift = DriftRepository(self.engine, self.writes)
 
     def _update_resource(self, connection: Connection, record: ResourceRecord, fields: dict[str, Any]) -> None:
         connection.execute(self._update_statement_for(tables.resources, fields), {"_id": record.id, "_stack_id": record.stack_id, **fields})
@@ -279,7 +291,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
                     {"stack_id": record.id, "kind": credential[0], "credential": dict(credential[1]), "created_at": values["created_at"]},
                 )
             if event is not None:
-                self._insert_event(connection, event)
+                self.events.add_event_on(connection, event)
             return also(connection) if also is not None else None
 
         result = self.writes.run(write)
@@ -298,14 +310,11 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         )
         return connection.execute(query).first() is not None
 
-    def _stack(self, row: Any) -> StackRecord:
-        return StackRecord(**{name: getattr(row, name) for name in _STACK_FIELDS})
-
     @reads
     def get_stack(self, stack_id: str) -> StackRecord | None:
         with self._read() as connection:
             row = connection.execute(sa.select(tables.stacks).where(tables.stacks.c.id == stack_id)).first()
-        return self._stack(row) if row else None
+        return stack_record(row) if row else None
 
     def left_stack_state(self, stack_id: str, timeout: float = 5.0) -> str | None:
         """The state (e.g. ``ROLLBACK_IN_PROGRESS``) a stack is left in when this
@@ -345,7 +354,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
                     .where(table.c.name == name_or_id, *live)
                     .order_by(table.c.created_at.desc())
                 ).first()
-        return self._stack(row) if row else None
+        return stack_record(row) if row else None
 
     @reads
     def list_stacks(
@@ -365,7 +374,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         hidden = set(hidden_tags)
         with self._read() as connection:
             # Tags are a JSON list: filtered here, the same on every database.
-            stacks = [self._stack(row) for row in connection.execute(query)]
+            stacks = [stack_record(row) for row in connection.execute(query)]
         return [stack for stack in stacks if not hidden.intersection(stack.tags or ())] if hidden else stacks
 
     @reads
@@ -374,7 +383,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         table = tables.stacks
         query = sa.select(table).where(table.c.owner_id == owner_id, table.c.deleted_at.is_(None)).order_by(table.c.created_at)
         with self._read() as connection:
-            return [self._stack(row) for row in connection.execute(query)]
+            return [stack_record(row) for row in connection.execute(query)]
 
     @reads
     def count_tree_resources(self, root_id: str) -> int:
@@ -478,7 +487,7 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         parameters = {"_id": row_id, **fields} if stack_id is None else {"_id": row_id, "_stack_id": stack_id, **fields}
         ops: list[tuple[Any, dict[str, Any], Any]] = [(self._update_statement_for(table, fields), parameters, (table.name, row_id))]
         if event is not None:
-            ops.append((self._insert_event_statement, self._event_values(event), None))
+            ops.append(self.events.event_insert(event))
         return Statements(ops)
 
     # -- resources ---------------------------------------------------------------
@@ -625,11 +634,11 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
                     stacks = tables.stacks
                     query = sa.select(stacks).where(stacks.c.id == stack_id)
                     row = connection.execute(query.with_for_update() if holder is None else query).first()
-                    stack = self._stack(row) if row is not None else None
+                    stack = stack_record(row) if row is not None else None
                     if accepted is None:
                         admit(stack)
                     else:
-                        admit(stack, accepted_pending=self.accepted_pending(connection, accepted, lock=holder is None))
+                        admit(stack, accepted_pending=self.serving.accepted_pending(connection, accepted, lock=holder is None))
             except Exception as refusal:  # noqa: BLE001 - handed back to the caller to raise
                 if isinstance(refusal, sa.exc.DBAPIError) or connection.invalidated:
                     # The database failed (a lost connection): no answer, but the
@@ -679,5 +688,5 @@ class Store(EventRepository, SignalRepository, SoftwareConfigRepository, Serving
         deleted = sa.and_(table.c.action == "DELETE", table.c.status == "COMPLETE")
         query = sa.select(table).where(sa.or_(table.c.status == "IN_PROGRESS", deleted), table.c.deleted_at.is_(None)).order_by(table.c.created_at)
         with self._read() as connection:
-            return [self._stack(row) for row in connection.execute(query)]
+            return [stack_record(row) for row in connection.execute(query)]
 

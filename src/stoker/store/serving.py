@@ -1,13 +1,13 @@
-"""The part of the repository a served engine needs beside its stacks, a mixin of
-``Store``: Heat's service table (the engines serving the API), the credential a
+"""The part of the repository a served engine needs beside its stacks,
+``Store.serving``: Heat's service table (the engines serving the API), the credential a
 top-level stack acts for its user with, the status of a queued job, and the actions the
 API accepted for workers that no job has started yet.
 
 What it owns: the services, stack_credentials and accepted_actions tables' queries, and
 the one read of procrastinate's job table. What it must not do: write a stack's
 credential apart from its stack (``Store.create_stack`` commits the two together),
-write an accepted action apart from its job's enqueue, or run jobs (``workers.py``
-does).
+write an accepted action apart from its job's enqueue (``accept_action_on``, in the
+enqueue's transaction), or run jobs (``workers.py`` does).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import tables
 from stoker.store.connection_loss import reads
@@ -25,21 +26,24 @@ from stoker.store.writer import WriteQueue
 
 
 class ServingRepository:
-    """Services, stack credentials and queued jobs; ``Store`` gives the connections."""
+    """Services, stack credentials, accepted actions and queued jobs, read on
+    ``engine``'s pooled connections and written through ``writes`` (the store's one
+    writer)."""
 
-    writes: WriteQueue
-    _read: Callable[[], Any]
+    def __init__(self, engine: Engine, writes: WriteQueue):
+        self._writes = writes
+        self._read: Callable[[], Connection] = engine.connect
 
     # -- services ----------------------------------------------------------------
     # Heat's service table: the engines serving the API (engine/services.py reports).
 
     def add_service(self, values: Mapping[str, Any]) -> None:
-        self.writes.run(lambda connection: connection.execute(tables.services.insert(), dict(values)), fence=None)
+        self._writes.run(lambda connection: connection.execute(tables.services.insert(), dict(values)), fence=None)
 
     def report_service(self, service_id: str, now: datetime) -> None:
         """The engine is alive: ``updated_at`` is now (and a row pruned meanwhile lives again)."""
         table = tables.services
-        self.writes.run(lambda connection: connection.execute(table.update().where(table.c.id == service_id).values(updated_at=now, deleted_at=None)), fence=None)
+        self._writes.run(lambda connection: connection.execute(table.update().where(table.c.id == service_id).values(updated_at=now, deleted_at=None)), fence=None)
 
     def delete_services(self, service_ids: Iterable[str], now: datetime) -> None:
         """Soft delete, as Heat's service_delete."""
@@ -47,7 +51,7 @@ class ServingRepository:
         if not ids:
             return
         table = tables.services
-        self.writes.run(lambda connection: connection.execute(table.update().where(table.c.id.in_(ids)).values(deleted_at=now)), fence=None)
+        self._writes.run(lambda connection: connection.execute(table.update().where(table.c.id.in_(ids)).values(deleted_at=now)), fence=None)
 
     @reads
     def list_services(self) -> list[dict[str, Any]]:
@@ -69,7 +73,7 @@ class ServingRepository:
 
     def delete_stack_credential(self, stack_id: str) -> None:
         table = tables.stack_credentials
-        self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.stack_id == stack_id)), fence=None)
+        self._writes.run(lambda connection: connection.execute(table.delete().where(table.c.stack_id == stack_id)), fence=None)
 
     # -- queued jobs -------------------------------------------------------------
 
@@ -108,13 +112,13 @@ class ServingRepository:
         its row goes in a write fenced by that lock (the caller's context), so that from
         here on no job of it starts it again."""
         table = tables.accepted_actions
-        await self.writes.submit_async(lambda connection: connection.execute(table.delete().where(table.c.id == accepted)))
+        await self._writes.submit_async(lambda connection: connection.execute(table.delete().where(table.c.id == accepted)))
 
     def forget_accepted(self, accepted: str) -> None:
         """A job of the accepted action ended without starting it (refused under the
         stack's lock, or failed before): that is its outcome, no other job runs it."""
         table = tables.accepted_actions
-        self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == accepted)), fence=None)
+        self._writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == accepted)), fence=None)
 
     @reads
     def queued_job_status(self, job_id: int) -> str | None:

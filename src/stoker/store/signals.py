@@ -1,8 +1,9 @@
-"""The signals part of the repository, a mixin of ``Store``: the signals sent to
-resources and the credentials they are sent with.
+"""The signals part of the repository, ``Store.signals``: the signals sent to resources
+and the credentials they are sent with.
 
 What it owns: the signals and signal_credentials tables' queries. What it must not do:
-check a credential's secret or act on a signal (``engine/signals.py`` does).
+check a credential's secret or act on a signal (``engine/signals.py`` does), or change
+any other table.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import tables
 from stoker.store.connection_loss import reads
@@ -28,11 +29,13 @@ def _signal_credential(row: Any) -> SignalCredentialRecord:
 
 
 class SignalRepository:
-    """Signals and signal credentials; ``Store`` gives the connections."""
+    """Signals and signal credentials, read on ``engine``'s pooled connections and
+    written through ``writes`` (the store's one writer)."""
 
-    writes: WriteQueue
-    is_sqlite: bool
-    _read: Callable[[], Any]
+    def __init__(self, engine: Engine, writes: WriteQueue):
+        self._writes = writes
+        self._read: Callable[[], Connection] = engine.connect
+        self._is_sqlite = engine.dialect.name == "sqlite"
 
     def add_signal(self, stack_id: str, resource_uuid: str, details: Any, signal_id: str | None = None) -> tuple[SignalRecord, bool]:
         """Record a signal to a resource; returns its row and whether it is new.
@@ -44,7 +47,7 @@ class SignalRepository:
         of_resource = table.c.resource_uuid == resource_uuid
 
         def write(connection: Connection) -> tuple[SignalRecord, bool]:
-            if not self.is_sqlite:
+            if not self._is_sqlite:
                 # Two signals numbered at once must not get the same number (SQLite's
                 # BEGIN IMMEDIATE already serialises them).
                 connection.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": "stoker.signals." + resource_uuid})
@@ -60,7 +63,7 @@ class SignalRepository:
             ordinal = connection.execute(sa.select(sa.func.count()).select_from(table).where(of_resource, table.c.id <= existing.id)).scalar()
             return SignalRecord(existing.id, stack_id, resource_uuid, key, details, existing.created_at, existing.handled_at, int(ordinal or 0)), False
 
-        return self.writes.run(write)
+        return self._writes.run(write)
 
     @reads
     def list_signals(self, resource_uuid: str) -> list[SignalRecord]:
@@ -81,12 +84,12 @@ class SignalRepository:
             return
         table = tables.signals
         statement = table.update().where(table.c.id.in_(ids), table.c.handled_at.is_(None)).values(handled_at=utcnow())
-        self.writes.run(lambda connection: connection.execute(statement))
+        self._writes.run(lambda connection: connection.execute(statement))
 
     def delete_signals(self, resource_uuid: str) -> int:
         """Forget a resource's signals; returns how many there were."""
         table = tables.signals
-        return self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.resource_uuid == resource_uuid)).rowcount)
+        return self._writes.run(lambda connection: connection.execute(table.delete().where(table.c.resource_uuid == resource_uuid)).rowcount)
 
     def add_signal_credential(self, record: SignalCredentialRecord) -> None:
         """Store a resource's new credential and revoke its others of the same purpose
@@ -105,7 +108,7 @@ class SignalRepository:
             connection.execute(table.update().where(live).values(revoked_at=record.created_at))
             connection.execute(table.insert(), values)
 
-        self.writes.run(write)
+        self._writes.run(write)
 
     @reads
     def get_signal_credential(self, credential_id: str) -> SignalCredentialRecord | None:
@@ -127,4 +130,4 @@ class SignalRepository:
         """Revoke every live credential of a resource; returns how many there were."""
         table = tables.signal_credentials
         live = sa.and_(table.c.resource_uuid == resource_uuid, table.c.revoked_at.is_(None))
-        return self.writes.run(lambda connection: connection.execute(table.update().where(live).values(revoked_at=utcnow())).rowcount)
+        return self._writes.run(lambda connection: connection.execute(table.update().where(live).values(revoked_at=utcnow())).rowcount)

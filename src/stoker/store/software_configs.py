@@ -1,10 +1,11 @@
 """The software configs and software deployments part of the repository (Heat's
-software_config and software_deployment tables), a mixin of ``Store``.
+software_config and software_deployment tables), ``Store.software_configs``.
 
 What it owns: those two tables' queries, and which project's stack holds the server a
-deployment names (``physical_id_owner``). What it must not do: shape a config or a
-deployment for anyone (``sdk/software_config.py`` does) or decide what an update may
-mean beyond the columns it may change (``engine/software_deployments.py`` does).
+deployment names (``physical_id_owner``, a read of the stacks and resources tables).
+What it must not do: shape a config or a deployment for anyone
+(``sdk/software_config.py`` does), decide what an update may mean beyond the columns it
+may change (``engine/software_deployments.py`` does), or change any other table.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from stoker.store import tables
 from stoker.store.connection_loss import reads
@@ -37,10 +38,12 @@ def _software_deployment(row: Any) -> SoftwareDeploymentRecord:
 
 
 class SoftwareConfigRepository:
-    """Software configs and deployments; ``Store`` gives the connections."""
+    """Software configs and deployments, read on ``engine``'s pooled connections and
+    written through ``writes`` (the store's one writer)."""
 
-    writes: WriteQueue
-    _read: Callable[[], Any]
+    def __init__(self, engine: Engine, writes: WriteQueue):
+        self._writes = writes
+        self._read: Callable[[], Connection] = engine.connect
 
     # -- software configs -----------------------------------------------------------
 
@@ -48,7 +51,7 @@ class SoftwareConfigRepository:
         """Insert a software config row (``created_at`` is set when not given)."""
         record.created_at = record.created_at or utcnow()
         values = {name: getattr(record, name) for name in _SOFTWARE_CONFIG_FIELDS}
-        self.writes.run(lambda connection: connection.execute(tables.software_config.insert(), values))
+        self._writes.run(lambda connection: connection.execute(tables.software_config.insert(), values))
 
     @reads
     def get_software_config(self, config_id: str) -> SoftwareConfigRecord | None:
@@ -85,7 +88,7 @@ class SoftwareConfigRepository:
     def delete_software_config(self, config_id: str) -> bool:
         """Delete a software config row; False when there was none."""
         table = tables.software_config
-        return bool(self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == config_id)).rowcount))
+        return bool(self._writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == config_id)).rowcount))
 
     # -- software deployments -------------------------------------------------------
 
@@ -108,7 +111,7 @@ class SoftwareConfigRepository:
                 raise
             return True
 
-        return bool(self.writes.run(write))
+        return bool(self._writes.run(write))
 
     @reads
     def get_software_deployment(self, deployment_id: str) -> SoftwareDeploymentRecord | None:
@@ -176,9 +179,9 @@ class SoftwareConfigRepository:
             row = connection.execute(sa.select(table).where(*read)).first()
             return _software_deployment(row) if row is not None else None
 
-        return self.writes.run(write)
+        return self._writes.run(write)
 
     def delete_software_deployment(self, deployment_id: str) -> bool:
         """Delete a software deployment row; False when there was none."""
         table = tables.software_deployments
-        return bool(self.writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == deployment_id)).rowcount))
+        return bool(self._writes.run(lambda connection: connection.execute(table.delete().where(table.c.id == deployment_id)).rowcount))

@@ -246,7 +246,7 @@ software_deployments = sa.Table(
 )
 
 # The credential stoker acts for a top-level stack's user with, in keystone mode
-# (resources/openstack/trusts.py): ``kind`` "trust", ``credential`` the trust's id, its
+# (clouds/trusts.py): ``kind`` "trust", ``credential`` the trust's id, its
 # trustor and project, always sealed. Nested stacks act with their root's. Deleted with
 # the stack (its trust with it, where Keystone lets stoker).
 stack_credentials = sa.Table(

@@ -65,7 +65,7 @@ def _session(
 ) -> Any:
     from keystoneauth1.identity import v3
 
-    from stoker.resources.openstack.cloud import keystone_session
+    from stoker.clouds.source import keystone_session
 
     # An id names the project alone; a name needs its domain; neither: unscoped.
     by_name = project_name if not project_id else None

@@ -4,7 +4,7 @@
 
 Owns: the lists of what this package registers (``resource_mapping``,
 ``client_mapping``, ``constraint_mapping``). Importing it imports no openstacksdk: that
-happens when a stack first asks a cloud for something (``cloud.connection_for``).
+happens when a stack first asks a cloud for something (``clouds.source.connection_for``).
 """
 
 from __future__ import annotations

@@ -24,8 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
-from stoker.resources.openstack import cloud
-from stoker.resources.openstack.cloud import connection_for
+from stoker.clouds.source import connection_for, rest_region
 from stoker.resources.openstack.constraints import CACHE
 from stoker.sdk.clients import LATEST, ClientPlugin
 from stoker.sdk.exceptions import ClientPluginError, EntityNotFound, MicroversionUnavailableError
@@ -78,7 +77,7 @@ def _is_sdk_error(error: BaseException, name: str) -> bool:
 
 class OpenStackClientPlugin(ClientPlugin):
     """A client plugin whose client is the openstacksdk proxy ``proxy_name`` of the
-    context's connection (``cloud.connection_for``)."""
+    context's connection (``clouds.source.connection_for``)."""
 
     # The attribute of openstack.connection.Connection: "network", "compute"...
     proxy_name: ClassVar[str] = ""
@@ -300,7 +299,7 @@ class OpenStackClientPlugin(ClientPlugin):
         if value is not None:
             return value, source
         try:
-            region = cloud.rest_region(self.connection)
+            region = rest_region(self.connection)
         except ClientPluginError:
             return None, ""
         configured = region.get_default_microversion(self.service_name)

@@ -8,9 +8,9 @@ import pytest
 import requests
 from openstack import exceptions as sdk_exceptions
 
+from stoker.clouds.source import EnvironmentCloudSource, set_cloud_source
 from stoker.resources.openstack import client_mapping
 from stoker.resources.openstack.client_plugin import AmbiguousNameError
-from stoker.resources.openstack.cloud import EnvironmentCloudSource, set_cloud_source
 from stoker.resources.openstack.neutron.client_plugin import NeutronClientPlugin
 from stoker.resources.openstack.nova.client_plugin import NovaClientPlugin
 from stoker.sdk.exceptions import EntityNotFound
@@ -172,32 +172,6 @@ def test_client_plugins_share_one_connection_per_cloud_configuration(clouds_yaml
     assert NovaClientPlugin(first).connection is NeutronClientPlugin(first).connection
     assert NovaClientPlugin(second).connection is NovaClientPlugin(first).connection
     assert NovaClientPlugin(third).connection is not NovaClientPlugin(first).connection
-
-
-def test_cloud_source_error_names_the_fix_and_no_credentials(clouds_yaml):
-    from stoker.resources.openstack.cloud import CloudConfigurationError
-
-    set_cloud_source(EnvironmentCloudSource({**clouds_yaml, "OS_CLOUD": "missing"}))
-
-    with pytest.raises(CloudConfigurationError) as raised:
-        _ = NovaClientPlugin(_Context()).connection
-
-    text = str(raised.value)
-    assert "cloud 'missing' of clouds.yaml (OS_CLOUD)" in text
-    assert "set OS_CLOUD to a cloud in clouds.yaml" in text
-    assert "s3cret" not in text
-
-
-def test_cloud_source_without_any_cloud_says_how_to_configure_one():
-    from stoker.resources.openstack.cloud import CloudConfigurationError
-
-    with pytest.raises(CloudConfigurationError) as raised:
-        EnvironmentCloudSource({}).cloud_region(_Context())
-
-    assert str(raised.value) == (
-        "No OpenStack cloud is configured for resource types that need one "
-        "(set OS_CLOUD to a cloud in clouds.yaml, or OS_AUTH_URL and the other OS_* variables)"
-    )
 
 
 def test_neutron_objects_read_as_neutron_fields_with_none_for_missing_ones():

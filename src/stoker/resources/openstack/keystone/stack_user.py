@@ -302,7 +302,7 @@ def user_session(resource: Resource, password: str | None = None) -> Any:
     stack users' project), with the stack's cloud's TLS settings."""
     from keystoneauth1.identity import v3
 
-    from stoker.resources.openstack.cloud import keystone_session
+    from stoker.clouds.source import keystone_session
 
     data = resource.data()
     auth = v3.Password(

@@ -1,5 +1,7 @@
 """Where the OpenStack resource types get their cloud: one ``openstack.connection.Connection``
-per stack context, made from a pluggable ``CloudSource``.
+per stack context, made from a pluggable ``CloudSource``. The plugins of
+``resources/openstack/`` ask it for their connection (``client_plugin.py``); serve mode
+(``serving.py``) installs the source, ``clouds/trusts.py``'s in keystone mode.
 
 Owns:
   ``CloudSource``             the protocol: a context in, an ``openstack.config`` cloud region out.

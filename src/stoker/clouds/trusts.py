@@ -27,6 +27,12 @@ it either way.
 
 Validation and preview, which run before any trust exists, act with the request's own
 token (``acting_user``).
+
+Who uses it: the API server (api/app.py) and ``stoker worker`` (cli/worker.py) make the
+``Trusts``; ``serving.Serving.act_for_users`` installs its ``TrustCloudSource`` as the
+process's cloud source (clouds/source.py), from which the OpenStack plugins' connections
+are made. Must not: put a trust's id anywhere but the sealed stack credential and, when
+a trust is left in Keystone, the log line that tells an operator to delete it.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from stoker.resources.openstack.cloud import (
+from stoker.clouds.source import (
     DEFAULT_API_TIMEOUT_S,
     CloudConfigurationError,
     keystone_session,
@@ -180,14 +186,14 @@ class Trusts:
             threading.Thread(target=self._watch_delete, args=(stack_id, user), name=f"trust-{stack_id}", daemon=True).start()
 
     async def stack_deleted(self, stack: Any) -> None:
-        credential = self.store.stack_credential(stack.id)
+        credential = self.store.serving.stack_credential(stack.id)
         user = self._deleters.pop(stack.id, None)
         if credential is None:
             return
         if user is None and self.remote_jobs:
             return  # the API server that took the delete holds the user's token
         await asyncio.to_thread(self._delete_trust, credential[1], user, f"stack {stack.name} ({stack.id}) was deleted")
-        self.store.delete_stack_credential(stack.id)
+        self.store.serving.delete_stack_credential(stack.id)
 
     def _watch_delete(self, stack_id: str, user: User) -> None:
         """Workers run the delete: wait here for its end, then delete the trust with the
@@ -198,10 +204,10 @@ class Trusts:
             try:
                 stack = self.store.get_stack(stack_id)
                 if stack is None or stack.deleted_at is not None:
-                    credential = self.store.stack_credential(stack_id)
+                    credential = self.store.serving.stack_credential(stack_id)
                     if credential is not None:
                         self._delete_trust(credential[1], user, f"stack {stack_id} was deleted")
-                        self.store.delete_stack_credential(stack_id)
+                        self.store.serving.delete_stack_credential(stack_id)
                     break
                 if stack.action == "DELETE" and stack.status == "FAILED":
                     break
@@ -212,10 +218,10 @@ class Trusts:
 
     def forget(self, stack: Any, user: User | None) -> None:
         """A stack abandoned: its resources stay, stoker no longer acts for it."""
-        credential = self.store.stack_credential(stack.id)
+        credential = self.store.serving.stack_credential(stack.id)
         if credential is not None:
             self._delete_trust(credential[1], user, f"stack {stack.name} ({stack.id}) was abandoned")
-            self.store.delete_stack_credential(stack.id)
+            self.store.serving.delete_stack_credential(stack.id)
 
     def _delete_trust(self, credential: Mapping[str, str], user: User | None, why: str) -> None:
         trust_id = credential.get("trust_id")
@@ -245,7 +251,7 @@ class Trusts:
             stack = self.store.get_stack(stack.owner_id)
         if stack is None:
             return None
-        found = self.store.stack_credential(stack.id)
+        found = self.store.serving.stack_credential(stack.id)
         return found[1] if found is not None and found[0] == KIND else None
 
 
