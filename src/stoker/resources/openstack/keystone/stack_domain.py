@@ -294,7 +294,7 @@ def _admin_session(identity_url: str, domain: str, admin: str, password: str, ve
     from keystoneauth1 import exceptions as keystone_exceptions
     from keystoneauth1.identity import v3
 
-    from stoker.resources.openstack.cloud import keystone_session
+    from stoker.clouds.source import keystone_session
 
     as_id: dict[str, Any] = {"user_domain_id": domain, "domain_id": domain}
     as_name: dict[str, Any] = {"user_domain_name": domain, "domain_name": domain}
