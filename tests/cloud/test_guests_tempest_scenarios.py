@@ -20,10 +20,11 @@ WaitConditionHandle's ``curl_cli`` carries a token stoker issued and checks itse
 (keystonemiddleware logs "Authorization failed for token" for it, then stoker takes it
 as the handle's).
 
-Two runs: as the demo user (``RUNS_HERE``), as Heat's gate runs the plugin, and as the
-cloud's admin (``RUNS_AS_ADMIN``) for CfnInitIntegrationTest, whose stack users stoker can
-make only with an admin's credentials (it has no stack domain: ``STACK_USER_REFUSED``). What
-each guest does, and why SoftwareConfigIntegrationTest cannot pass, is in those lists and
+One run, as the demo user (``RUNS_HERE``), as Heat's gate runs the plugin: the stack users
+CfnInitIntegrationTest needs are made by the test cloud's stack domain admin in its
+``heat`` domain (Heat's stack_user_domain; ``keystone_stoker`` gives the server
+``identity.STACK_DOMAIN_ENVIRONMENT``), as Heat makes them for a member. What each guest
+does, and why SoftwareConfigIntegrationTest cannot pass, is in ``RUNS_HERE`` and
 ``CANNOT_RUN_HERE`` below and in tests/cloud/README.md ("heat-tempest-plugin's scenario
 tests").
 """
@@ -56,41 +57,20 @@ RUNS_HERE = {
     "scenario.test_server_signal.ServerSignalIntegrationTest.test_server_signal_userdata_format_raw",
     # The same script as the last part of Heat's multipart SOFTWARE_CONFIG bundle.
     "scenario.test_server_signal.ServerSignalIntegrationTest.test_server_signal_userdata_format_software_config",
-}
-# The stack users CfnInit and SoftwareConfig need, refused by Keystone when the demo user's
-# stack asks for them (seen: the resource's CREATE_FAILED reason).
-STACK_USER_REFUSED = (
-    "ForbiddenException: 403: Client Error for url: http://127.0.0.1:<keystone>/v3/users?"
-    "name=<stack>-<resource>-<suffix>, You are not authorized to perform the requested "
-    "action: identity:list_users. stoker makes a stack user with the stack's own "
-    "credentials (the demo user's trust), which Keystone's default policy lets only an "
-    "admin do; Heat makes it as its stack domain admin in its stack_user_domain, which "
-    "stoker did not build when this was seen. It does now (resources/openstack/keystone/"
-    "stack_domain.py, docs/operations.md), and keystone_stoker gives the server the test "
-    "cloud's domain (identity.STACK_DOMAIN_ENVIRONMENT): the run as demo is still to be "
-    "tried on the guests' host"
-)
-# The tests that run as the cloud's admin, in a run of their own (with a network of the
-# admin project's), each with what its guest does and why not as demo.
-RUNS_AS_ADMIN = {
-    # AWS::IAM::User and AccessKey (the key in the server's cfn-credentials file), then
-    # AWS::EC2::Instance's HEAT_CFNTOOLS user data: cfn-init writes the metadata's files,
-    # cfn-signal PUTs to the AWS WaitConditionHandle's URL; the EIP answers ping and
-    # ec2-user logs in over SSH with the test's key pair. Why not as demo: CfnUser fails.
-    "scenario.test_server_cfn_init.CfnInitIntegrationTest.test_server_cfn_init": (
-        STACK_USER_REFUSED
-    ),
+    # AWS::IAM::User and AccessKey (made by the stack domain admin; the key in the server's
+    # cfn-credentials file), then AWS::EC2::Instance's HEAT_CFNTOOLS user data: cfn-init
+    # writes the metadata's files, cfn-signal PUTs to the AWS WaitConditionHandle's URL; the
+    # EIP answers ping and ec2-user logs in over SSH with the test's key pair.
+    "scenario.test_server_cfn_init.CfnInitIntegrationTest.test_server_cfn_init",
 }
 # Class (or Class.test) of RUN_WITH_GUESTS -> why it cannot pass here, from the runs.
 # Skipped rather than KNOWN_FAILURES: run, it costs the plugin's whole build timeout
 # waiting for deployments that never complete.
 CANNOT_RUN_HERE = {
     "SoftwareConfigIntegrationTest": (
-        "as demo, the server (software_config_transport POLL_SERVER_CFN: os-collect-config's "
-        "cfn collector signs its metadata requests with the server's stack user's EC2 "
-        "keypair) fails: " + STACK_USER_REFUSED + ". As the cloud's admin, the server and "
-        "its deployments are made, the guest runs cloud-init to its end (config drive, "
-        "164 s), and then nothing on it asks stoker's CFN API for the metadata (no request "
+        "in a run as the cloud's admin (before stoker had the stack domain), the server and "
+        "its deployments were made, the guest ran cloud-init to its end (config "
+        "drive, 164 s), and then nothing on it asks stoker's CFN API for the metadata (no request "
         "in serve.log in the 2 minutes watched after): the deployments stay "
         "CREATE_IN_PROGRESS. The guest image "
         "has os-collect-config, os-refresh-config and os-apply-config but not heat-agents' "
@@ -124,7 +104,6 @@ def guest_deployment(openstack_cloud, guests_service: GuestsService, tmp_path):
     suffix = secrets.token_hex(3)
     admin = identity.Keystone(openstack_cloud.keystone_url)
     demo = openstack_cloud.connect("demo")
-    cloud_admin = openstack_cloud.connect("admin")
     external = guests_service.external_network
     with scenarios.keystone_stoker(
         openstack_cloud, tmp_path, suffix, host=external.host_address
@@ -135,10 +114,6 @@ def guest_deployment(openstack_cloud, guests_service: GuestsService, tmp_path):
         subnet = demo.network.create_subnet(network_id=network.id, name=f"heat-subnet-{suffix}", ip_version=4, cidr="10.9.0.0/24")  # fmt: skip
         router = demo.network.create_router(name=f"heat-router-{suffix}", external_gateway_info={"network_id": external.id})  # fmt: skip
         demo.network.add_interface_to_router(router, subnet=subnet.id)
-        admin_network = cloud_admin.network.create_network(name=f"heat-net-admin-{suffix}")
-        admin_subnet = cloud_admin.network.create_subnet(network_id=admin_network.id, name=f"heat-subnet-admin-{suffix}", ip_version=4, cidr="10.10.0.0/24")  # fmt: skip
-        admin_router = cloud_admin.network.create_router(name=f"heat-router-admin-{suffix}", external_gateway_info={"network_id": external.id})  # fmt: skip
-        cloud_admin.network.add_interface_to_router(admin_router, subnet=admin_subnet.id)
         guests = {
             "image": guests_service.image_id,
             "flavor": guests_service.flavor_id,
@@ -157,23 +132,9 @@ def guest_deployment(openstack_cloud, guests_service: GuestsService, tmp_path):
                     skipped=skipped_here(RUNS_HERE),
                     **guests,
                 ),
-                scenarios.scenario_conf(
-                    openstack_cloud,
-                    tmp_path / "as-admin" / "suite",
-                    admin_network.name,
-                    admin_subnet.name,
-                    external.name,
-                    skipped=skipped_here(RUNS_AS_ADMIN.keys()),
-                    user=("admin", identity.ADMIN_PASSWORD),
-                    **guests,
-                ),
             )
         finally:
             admin.call("DELETE", f"/services/{catalog['id']}")
-            cloud_admin.network.remove_interface_from_router(admin_router, subnet=admin_subnet.id)
-            cloud_admin.network.delete_router(admin_router, ignore_missing=True)
-            cloud_admin.network.delete_network(admin_network.id, ignore_missing=True)
-            cloud_admin.close()
             demo.network.remove_interface_from_router(router, subnet=subnet.id)
             demo.network.delete_router(router, ignore_missing=True)
             demo.network.delete_network(network.id, ignore_missing=True)
@@ -186,9 +147,9 @@ def skipped_here(runs) -> set[str]:
 
 
 def test_guests_tempest_scenarios(guest_deployment, openstack_cloud, tmp_path):
-    server, configuration, admin_configuration = guest_deployment
+    server, configuration = guest_deployment
     assert (
-        {name.split(".")[2] for name in RUNS_HERE | RUNS_AS_ADMIN.keys()} | CANNOT_RUN_HERE.keys()
+        {name.split(".")[2] for name in RUNS_HERE} | CANNOT_RUN_HERE.keys()
     ) == scenarios.RUN_WITH_GUESTS
     run = scenarios.run_scenarios(
         server,
@@ -198,15 +159,4 @@ def test_guests_tempest_scenarios(guest_deployment, openstack_cloud, tmp_path):
         timeout_s=SUITE_TIMEOUT_S,
         test_timeout_s=TEST_TIMEOUT_S,
     )
-    as_admin = scenarios.run_scenarios(
-        server,
-        admin_configuration,
-        openstack_cloud,
-        tmp_path / "as-admin",
-        timeout_s=SUITE_TIMEOUT_S,
-        test_timeout_s=TEST_TIMEOUT_S,
-    )
     scenarios.assert_outcomes(run, RUNS_HERE, skipped_here(RUNS_HERE), KNOWN_FAILURES)
-    scenarios.assert_outcomes(
-        as_admin, set(RUNS_AS_ADMIN), skipped_here(RUNS_AS_ADMIN.keys()), KNOWN_FAILURES
-    )
