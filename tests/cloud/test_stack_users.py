@@ -628,3 +628,39 @@ def test_a_members_stack_users_live_in_the_stack_user_domain(served, openstack_c
     assert users_named(admin, f"{name}-") == []
     assert [c for c in admin.credentials() if c.id == credential.id] == []
     assert admin.find_project(project.id, ignore_missing=True) is None
+
+
+def test_a_stack_user_project_outside_the_stack_user_domain_is_never_deleted(served, openstack_cloud, tmp_path):
+    """The stack's delete deletes its stack user project only if it is one of the stack
+    user domain's (Heat's delete_stack_domain_project): a stack whose record names another
+    domain's project (the stack's own, as one made before the domain was set up would)
+    deletes and leaves that project alone. Two guards hold it on this Keystone: stoker reads
+    the project's domain first, and Keystone's default policy lets a domain admin read or
+    delete only its domain's projects (so stoker's check matters where an operator's policy
+    is wider)."""
+    from stoker.store import Store
+
+    admin = openstack_cloud.connect("admin").identity
+    demo = identity.Keystone(openstack_cloud.keystone_url, username="demo", password=identity.DEMO_PASSWORD, project="demo")
+    member = Served(served.server, demo.token, demo.project_id)
+    name = f"own-{secrets.token_hex(3)}"
+    template = {"heat_template_version": "2021-04-16", "resources": {"nothing": {"type": "OS::Heat::None"}}}
+    status, body = member.call("POST", "/stacks", {"stack_name": name, "template": template})
+    assert status == 201, body
+    stack_id = body["stack"]["id"]
+    path = f"/stacks/{name}/{stack_id}"
+    assert wait_state(member, path, "CREATE_COMPLETE")["stack_status"] == "CREATE_COMPLETE"
+    store = Store(f"sqlite:///{tmp_path / 'stoker.sqlite'}")
+    try:
+        store.set_stack_user_project([stack_id], demo.project_id)
+    finally:
+        store.close()
+    assert member.call("GET", path)[1]["stack"]["stack_user_project_id"] == demo.project_id
+    status, body = member.call("DELETE", path)
+    assert status == 204, body
+    deadline = time.monotonic() + WAIT_S
+    while (shown := member.call("GET", path))[0] == 200 and shown[1]["stack"]["stack_status"] != "DELETE_COMPLETE":
+        assert shown[1]["stack"]["stack_status"] != "DELETE_FAILED", shown[1]["stack"]["stack_status_reason"]
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    assert admin.get_project(demo.project_id).id == demo.project_id
