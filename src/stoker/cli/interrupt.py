@@ -109,11 +109,16 @@ class Interruption:
         # The state it is left in: nothing more commits, then its row is read (the cancel
         # may have begun the rollback, stored before its event reached the progress).
         state = self.backend.left_state() or self.progress.stack_state or f"{self.action.upper()}_IN_PROGRESS"
-        left = message_text(
-            "note",
-            f"Left at once (second Ctrl-C): stack {self.name} stays {state}; "
-            "the next stoker command that changes stacks finishes it.",
-        )
+        if state.endswith("_IN_PROGRESS"):
+            then = "the next stoker command that changes stacks finishes it."
+        else:
+            # The cancel had stored the action FAILED and its rollback had not begun: no
+            # action is left to finish (recovery resumes IN_PROGRESS stacks only).
+            then = (
+                f"its rollback had not begun, and nothing finishes it: 'stoker stack delete "
+                f"{self.name}', or an update, goes on from here."
+            )
+        left = message_text("note", f"Left at once (second Ctrl-C): stack {self.name} stays {state}; {then}")
         leave_at_once(left, EXIT_INTERRUPTED)
 
     def _cancel(self) -> None:
