@@ -553,6 +553,18 @@ DOMAIN_USERS = {
 }
 
 
+def delete_and_wait(served: Served, path: str) -> None:
+    """Delete the stack at ``path`` and wait until it is gone or DELETE_COMPLETE (never
+    DELETE_FAILED)."""
+    status, body = served.call("DELETE", path)
+    assert status == 204, body
+    deadline = time.monotonic() + WAIT_S
+    while (shown := served.call("GET", path))[0] == 200 and shown[1]["stack"]["stack_status"] != "DELETE_COMPLETE":
+        assert shown[1]["stack"]["stack_status"] != "DELETE_FAILED", shown[1]["stack"]["stack_status_reason"]
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+
+
 def test_a_members_stack_users_live_in_the_stack_user_domain(served, openstack_cloud):
     """Heat's stack user domain in keystone mode: the demo user (a member) has a stack with
     an AWS::IAM::User, its AccessKey, a HEAT_SIGNAL handle's user and a POLL_SERVER_HEAT
@@ -618,13 +630,7 @@ def test_a_members_stack_users_live_in_the_stack_user_domain(served, openstack_c
     # Another project's path is not the token's.
     assert Served(served.server, handle_user.token, demo.project_id).call("GET", f"{path}/resources/server/metadata")[0] == 403
 
-    status, body = member.call("DELETE", path)
-    assert status == 204, body
-    deadline = time.monotonic() + WAIT_S
-    while (shown := member.call("GET", path))[0] == 200 and shown[1]["stack"]["stack_status"] != "DELETE_COMPLETE":
-        assert shown[1]["stack"]["stack_status"] != "DELETE_FAILED", shown[1]["stack"]["stack_status_reason"]
-        assert time.monotonic() < deadline
-        time.sleep(0.5)
+    delete_and_wait(member, path)
     assert users_named(admin, f"{name}-") == []
     assert [c for c in admin.credentials() if c.id == credential.id] == []
     assert admin.find_project(project.id, ignore_missing=True) is None
@@ -656,11 +662,5 @@ def test_a_stack_user_project_outside_the_stack_user_domain_is_never_deleted(ser
     finally:
         store.close()
     assert member.call("GET", path)[1]["stack"]["stack_user_project_id"] == demo.project_id
-    status, body = member.call("DELETE", path)
-    assert status == 204, body
-    deadline = time.monotonic() + WAIT_S
-    while (shown := member.call("GET", path))[0] == 200 and shown[1]["stack"]["stack_status"] != "DELETE_COMPLETE":
-        assert shown[1]["stack"]["stack_status"] != "DELETE_FAILED", shown[1]["stack"]["stack_status_reason"]
-        assert time.monotonic() < deadline
-        time.sleep(0.5)
+    delete_and_wait(member, path)
     assert admin.get_project(demo.project_id).id == demo.project_id

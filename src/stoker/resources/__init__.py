@@ -18,6 +18,7 @@ _HEAT_AFTER_OPENSTACK = (
     "multi_part",
     "software_component",
     "software_deployment",
+    "software_deployment_group",
     "deployed_server",
     "autoscaling_group",
     "scaling_policy",

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from stoker.resources.heat.software_config import SoftwareConfig
-from stoker.resources.heat.software_deployment import SoftwareDeployment, SoftwareDeploymentGroup
+from stoker.resources.heat.software_deployment import SoftwareDeployment
+from stoker.resources.heat.software_deployment_group import SoftwareDeploymentGroup
 from stoker.sdk import constraints, properties, support
 from stoker.sdk.exceptions import ValidationError
 from stoker.sdk.resource import Resource
